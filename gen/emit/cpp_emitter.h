@@ -1,0 +1,33 @@
+// The C++ backend: prints a compiled graph as NAME.h, NAME.cpp,
+// NAME_weights.cpp and NAME.manifest.json following the generated-code
+// contract (docs/generated-code.md): C++11, no heap, no mutable globals, the
+// caller owns the arena, an extern "C" entry point.
+//
+//   std::vector<EmittedFile> files = emit_cpp(compile_graph(g), {"mlp", "mlp"});
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pipeline.h"
+
+namespace hybgen {
+
+struct CppEmitOptions {
+  std::string name = "model";  // file stem and C symbol prefix
+  std::string ns;              // C++ namespace; empty: same as name
+  std::string source;          // model file name, for comments
+};
+
+struct EmittedFile {
+  std::string filename;
+  std::string content;
+};
+
+// Throws Error when a weight has no data, or a name is not a C identifier.
+std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOptions& options);
+
+// "dense0_fwd" -> "dense0_fwd"; "conv-1/out" -> "conv_1_out"; leading digit gets "v_".
+std::string c_identifier(const std::string& name);
+
+}  // namespace hybgen

@@ -1,0 +1,1 @@
+// Temporary: removed once the room has sources.

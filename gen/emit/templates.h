@@ -1,0 +1,23 @@
+// Emitted code lives as real C++ text under templates/; CMake embeds those
+// files into the binary (cmake/embed_templates.cmake), so hybgen is one file.
+//
+//   const std::string& text = template_text("model.h");        // templates/model.h.in
+//   const std::string& kernel = template_text("kernels/dense"); // templates/kernels/dense.inc
+//   std::string out = fill_template(text, {{"NAME", "mlp"}}, "model.h");
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace hybgen {
+
+// Throws Error for an unknown template name.
+const std::string& template_text(const std::string& name);
+
+// Replaces every {{KEY}} in `text`. Throws Error naming the template and key
+// when `text` has a key missing from `values`, or `values` has a key the text
+// never uses.
+std::string fill_template(const std::string& text, const std::map<std::string, std::string>& values,
+                          const std::string& template_name);
+
+}  // namespace hybgen

@@ -1,0 +1,40 @@
+// hybgen's own model format: `NAME.json` (the graph, docs/model-format.md)
+// beside `NAME.safetensors` (the weights).
+//
+//   save_model(graph, "out/mlp");                    // out/mlp.json + out/mlp.safetensors
+//   Graph g = load_model("out/mlp.json");            // weights from the .safetensors beside it
+//   Graph g = load_model("m.json", "w.safetensors");
+//   nlohmann::json j = graph_to_json(g);             // what model.json holds
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/graph.h"
+
+namespace hybgen {
+
+constexpr int kModelFormatVersion = 1;
+constexpr const char* kModelFormatName = "hybgen-graph";
+
+// The graph without weight data; weights are listed with name, shape, dtype.
+// Values whose type is unknown are written with "shape": null.
+nlohmann::json graph_to_json(const Graph& graph);
+// Throws Error naming `source` and the offending node or field.
+Graph graph_from_json(const nlohmann::json& json, const std::string& source);
+
+// Graph only: the weights stay without data.
+Graph read_model_json(const std::string& path);
+// Graph and weights. `weights_path` defaults to the json path with its
+// extension replaced by `.safetensors`; a missing file, a missing tensor or a
+// tensor whose shape disagrees with the graph is an Error naming both.
+Graph load_model(const std::string& json_path, const std::optional<std::string>& weights_path = std::nullopt);
+// Writes PREFIX.json and PREFIX.safetensors (each atomically).
+void save_model(const Graph& graph, const std::string& prefix);
+
+// Path with its extension replaced: ("a/m.json", ".safetensors") -> "a/m.safetensors".
+std::string replace_extension(const std::string& path, const std::string& extension);
+
+}  // namespace hybgen

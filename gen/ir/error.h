@@ -1,0 +1,29 @@
+// Error type for everything the tool reports to a user.
+//
+//   throw hybgen::Error("node 'fc1' (FullyConnected): weight has 2 dims, expected 2");
+//   try { ... } catch (const hybgen::Error& e) { std::cerr << e.what(); }
+//
+// Messages name the file, the node and what was expected; callers that know
+// more context (the file) prepend it with `with_context`.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace hybgen {
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Returns a copy of `e` whose message starts with `context: `.
+inline Error with_context(const std::string& context, const std::exception& e) {
+  return Error(context + ": " + e.what());
+}
+
+// "node 'name' (Op)" — the way every message names a node.
+inline std::string node_label(const std::string& name, const std::string& op) {
+  return "node '" + name + "' (" + op + ")";
+}
+
+}  // namespace hybgen

@@ -1,0 +1,68 @@
+#include "ir/graph.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "ir/error.h"
+
+namespace hybgen {
+
+Constant Constant::f32(const Shape& shape, const std::vector<float>& values) {
+  Constant c;
+  c.type = TensorType{shape, DType::kFloat32};
+  if (static_cast<int64_t>(values.size()) != c.type.num_elements())
+    throw Error("constant of shape " + shape_str(shape) + " given " + std::to_string(values.size()) + " values");
+  c.data.resize(values.size() * sizeof(float));
+  if (!values.empty()) std::memcpy(c.data.data(), values.data(), c.data.size());
+  return c;
+}
+
+void Graph::add_input(const std::string& value, const TensorType& type) {
+  inputs.push_back(value);
+  types[value] = type;
+}
+
+void Graph::add_constant(const std::string& value, Constant constant) {
+  types[value] = constant.type;
+  constants[value] = std::move(constant);
+}
+
+bool Graph::is_input(const std::string& value) const {
+  return std::find(inputs.begin(), inputs.end(), value) != inputs.end();
+}
+
+bool Graph::is_output(const std::string& value) const {
+  return std::find(outputs.begin(), outputs.end(), value) != outputs.end();
+}
+
+const TensorType& Graph::type(const std::string& value) const {
+  auto it = types.find(value);
+  if (it == types.end()) throw Error("value '" + value + "' has no known type (run shape inference first)");
+  return it->second;
+}
+
+int Graph::producer(const std::string& value) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    for (const auto& out : nodes[i].outputs)
+      if (out == value) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<int> Graph::consumers(const std::string& value) const {
+  std::vector<int> result;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    for (const auto& in : nodes[i].inputs)
+      if (in == value) {
+        result.push_back(static_cast<int>(i));
+        break;
+      }
+  return result;
+}
+
+int64_t Graph::parameter_count() const {
+  int64_t n = 0;
+  for (const auto& [name, c] : constants) n += c.type.num_elements();
+  return n;
+}
+
+}  // namespace hybgen

@@ -1,0 +1,44 @@
+#include "ir/tensor_type.h"
+
+#include "ir/error.h"
+
+namespace hybgen {
+
+std::string dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return "float32";
+  }
+  return "unknown";
+}
+
+DType parse_dtype(const std::string& name) {
+  if (name == "float32") return DType::kFloat32;
+  throw Error("unsupported dtype '" + name + "' (supported: float32)");
+}
+
+std::size_t dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return 4;
+  }
+  return 0;
+}
+
+int64_t num_elements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string shape_str(const Shape& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+std::string TensorType::str() const { return dtype_name(dtype) + shape_str(shape); }
+
+}  // namespace hybgen

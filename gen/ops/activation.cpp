@@ -1,0 +1,63 @@
+// Activation: relu, sigmoid, tanh, softrelu (log(1+e^x)), softsign (x/(1+|x|)).
+// The frontend's F.relu / F.sigmoid / ... build this op.
+#include <cmath>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+// Same formulas as templates/kernels/activation.inc; softrelu returns x above
+// 20 where log1p(e^x) == x in float, as MXNet does.
+float apply(const std::string& act, float x) {
+  if (act == "relu") return x > 0.0f ? x : 0.0f;
+  if (act == "sigmoid") return 1.0f / (1.0f + std::exp(-x));
+  if (act == "tanh") return std::tanh(x);
+  if (act == "softrelu") return x > 20.0f ? x : std::log1p(std::exp(x));
+  return x / (1.0f + std::fabs(x));  // softsign
+}
+
+void reference(const KernelIO& io) {
+  const std::string& act = io.attrs.get_string("act_type");
+  const int64_t n = io.out_types[0].num_elements();
+  for (int64_t i = 0; i < n; ++i) io.out[0][i] = apply(act, io.in[0][i]);
+}
+
+CppCall emit_cpp(const CppEmitContext& ctx) {
+  const std::string& act = ctx.node.attrs.get_string("act_type");
+  return {{"activation"}, "hg_" + act + "(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                              std::to_string(ctx.out_types[0].num_elements()) + ");"};
+}
+
+Attrs act(const std::string& type) {
+  Attrs a;
+  a.set("act_type", type);
+  return a;
+}
+
+OpRegistrar reg([] {
+  OpDef d;
+  d.name = "Activation";
+  d.summary = "elementwise activation function";
+  d.input_names = {"data"};
+  d.attrs = {{"act_type", AttrKind::kString, std::nullopt, "which function",
+              {"relu", "sigmoid", "tanh", "softrelu", "softsign"}}};
+  d.fusion = FusionClass::kElementwise;
+  d.inplace = true;
+  d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
+  d.reference = reference;
+  d.emit_cpp = emit_cpp;
+  d.flops = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
+    // relu is one compare; the others cost an exp or a division, counted as 4.
+    const double per = a.get_string("act_type") == "relu" ? 1.0 : 4.0;
+    return per * static_cast<double>(out[0].num_elements());
+  };
+  d.examples = {{act("relu"), {{2, 37}}},   {act("sigmoid"), {{3, 5, 7}}}, {act("tanh"), {{1}}},
+                {act("softrelu"), {{4, 9}}}, {act("softsign"), {{17}}}};
+  return d;
+}());
+
+}  // namespace
+}  // namespace hybgen

@@ -1,0 +1,103 @@
+// FullyConnected (Gluon nn.Dense): y = x · Wᵀ + b, W of shape (num_hidden, K).
+// flatten=true folds all axes after the first into K; false applies the
+// product on the last axis only.
+#include <cblas.h>
+
+#include <cstring>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+struct FcDims {
+  int64_t rows, k, hidden;
+};
+
+FcDims fc_dims(const Attrs& attrs, const Shape& data) {
+  const int64_t hidden = attrs.get_int("num_hidden");
+  if (data.empty()) throw Error("data must have at least one axis");
+  if (attrs.get_bool("flatten")) return {data[0], dims_product(data, 1, data.size()), hidden};
+  return {dims_product(data, 0, data.size() - 1), data.back(), hidden};
+}
+
+std::vector<TensorType> infer(const Attrs& attrs, const std::vector<TensorType>& in) {
+  const Shape& data = in[0].shape;
+  const FcDims d = fc_dims(attrs, data);
+  if (d.hidden <= 0) throw Error("num_hidden must be positive, got " + std::to_string(d.hidden));
+  const Shape want_w{d.hidden, d.k};
+  if (in[1].shape != want_w)
+    throw Error("weight has shape " + shape_str(in[1].shape) + ", expected " + shape_str(want_w) + " for data " +
+                shape_str(data));
+  if (in.size() > 2 && in[2].shape != Shape{d.hidden})
+    throw Error("bias has shape " + shape_str(in[2].shape) + ", expected " + shape_str({d.hidden}));
+  Shape out;
+  if (attrs.get_bool("flatten")) {
+    out = {data[0], d.hidden};
+  } else {
+    out.assign(data.begin(), data.end() - 1);
+    out.push_back(d.hidden);
+  }
+  return {TensorType{out, in[0].dtype}};
+}
+
+void reference(const KernelIO& io) {
+  const FcDims d = fc_dims(io.attrs, io.in_types[0].shape);
+  const int m = static_cast<int>(d.rows), k = static_cast<int>(d.k), n = static_cast<int>(d.hidden);
+  float* y = io.out[0];
+  if (m == 1) {
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, n, k, 1.0f, io.in[1], k, io.in[0], 1, 0.0f, y, 1);
+  } else {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, io.in[0], k, io.in[1], k, 0.0f, y, n);
+  }
+  if (io.in.size() > 2)
+    for (int r = 0; r < m; ++r)
+      for (int j = 0; j < n; ++j) y[r * n + j] += io.in[2][j];
+}
+
+CppCall emit_cpp(const CppEmitContext& ctx) {
+  const FcDims d = fc_dims(ctx.node.attrs, ctx.in_types[0].shape);
+  const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
+  return {{"dense"},
+          "hg_dense(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", " + std::to_string(d.rows) +
+              ", " + std::to_string(d.k) + ", " + std::to_string(d.hidden) + ");"};
+}
+
+Attrs fc_attrs(int64_t hidden, bool no_bias, bool flatten) {
+  Attrs a;
+  a.set("num_hidden", hidden);
+  a.set("no_bias", no_bias);
+  a.set("flatten", flatten);
+  return a;
+}
+
+OpRegistrar reg([] {
+  OpDef d;
+  d.name = "FullyConnected";
+  d.summary = "y = x * weight^T + bias (Gluon nn.Dense)";
+  d.input_names = {"data", "weight", "bias"};
+  d.min_inputs = 2;
+  d.max_inputs = 3;
+  d.attrs = {{"num_hidden", AttrKind::kInt, std::nullopt, "number of output units", {}},
+             {"no_bias", AttrKind::kBool, false, "no bias input", {}},
+             {"flatten", AttrKind::kBool, true, "fold all axes after the first into the input size", {}}};
+  d.fusion = FusionClass::kOutElemwiseFusable;
+  d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
+  d.infer = infer;
+  d.reference = reference;
+  d.emit_cpp = emit_cpp;
+  d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+    const FcDims dims = fc_dims(a, in[0].shape);
+    return 2.0 * static_cast<double>(dims.rows * dims.k * dims.hidden);
+  };
+  d.examples = {{fc_attrs(8, false, true), {{1, 5}, {8, 5}, {8}}},
+                {fc_attrs(7, false, true), {{3, 2, 2, 3}, {7, 12}, {7}}},
+                {fc_attrs(6, true, false), {{2, 3, 17}, {6, 17}}},
+                {fc_attrs(33, false, true), {{4, 40}, {33, 40}, {33}}}};
+  return d;
+}());
+
+}  // namespace
+}  // namespace hybgen

@@ -1,0 +1,124 @@
+// The operator registry: everything hybgen knows about an op sits in one
+// OpDef — schema (inputs, typed attributes with defaults), shape/dtype rule,
+// fusion class, reference kernel, C++ printer, FLOP count and the examples
+// the generic op test runs. Each file under gen/ops/ registers its ops with a
+// static OpRegistrar; nothing else lists them.
+//
+//   static OpRegistrar reg(OpDef{.name = "relu", ...});  // in gen/ops/foo.cpp
+//   const OpDef& def = find_op("FullyConnected");
+//   for (const OpDef* op : all_ops()) std::cout << op->name;
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/graph.h"
+#include "ir/tensor_type.h"
+
+namespace hybgen {
+
+// How an op may be fused (the TVM patterns): fusion reads this, never names.
+enum class FusionClass {
+  kElementwise,         // out[i] = f(in[i]) on same-shape inputs
+  kBroadcast,           // elementwise after numpy broadcasting
+  kInjective,           // each output element reads one input element (reshape, transpose)
+  kReduction,           // reduces over axes (softmax, sum)
+  kOutElemwiseFusable,  // GEMM/conv: an elementwise epilogue may fuse into its output
+  kOpaque,              // none of the above
+};
+std::string fusion_class_name(FusionClass fusion);
+
+struct AttrSpec {
+  std::string name;
+  AttrKind kind;
+  std::optional<AttrValue> default_value;  // nullopt: the attribute is required
+  std::string doc;
+  std::vector<std::string> choices;  // allowed values of a string attribute; empty: any
+};
+
+// Concrete float32 buffers handed to a reference kernel.
+struct KernelIO {
+  const Attrs& attrs;
+  std::vector<const float*> in;
+  std::vector<TensorType> in_types;
+  std::vector<float*> out;
+  std::vector<TensorType> out_types;
+};
+
+// What an op's C++ printer gets: pointer expressions for its buffers.
+struct CppEmitContext {
+  const Node& node;
+  std::vector<std::string> in;  // expressions of type `const float*`
+  std::vector<TensorType> in_types;
+  std::vector<std::string> out;  // expressions of type `float*`
+  std::vector<TensorType> out_types;
+};
+
+// What an op's C++ printer returns: the statements of one kernel call and the
+// kernel bodies (files templates/kernels/NAME.inc) those statements call.
+struct CppCall {
+  std::vector<std::string> kernels;
+  std::string code;
+};
+
+// One configuration the generic op test runs through every backend.
+struct OpExample {
+  Attrs attrs;
+  std::vector<Shape> inputs;
+};
+
+struct OpDef {
+  std::string name;
+  std::vector<std::string> aliases;  // other names that resolve to this op (MXNet spellings)
+  std::string summary;
+  std::vector<std::string> input_names;  // documented inputs, required ones first
+  int min_inputs = 1;
+  int max_inputs = 1;  // -1: any number
+  int num_outputs = 1;
+  std::vector<AttrSpec> attrs;
+  FusionClass fusion = FusionClass::kOpaque;
+  bool inplace = false;  // output 0 may share input 0's buffer
+
+  // Number of inputs required by these attributes (FullyConnected with
+  // no_bias takes 2); unset: anything in [min_inputs, max_inputs].
+  std::function<int(const Attrs&)> arity;
+  // Output types from input types; throws Error saying what is wrong.
+  std::function<std::vector<TensorType>(const Attrs&, const std::vector<TensorType>&)> infer;
+  std::function<void(const KernelIO&)> reference;
+  std::function<CppCall(const CppEmitContext&)> emit_cpp;
+  // Floating-point operations; unset: one per output element.
+  std::function<double(const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&)> flops;
+  // True when, with these attributes, the node forwards input 0 unchanged at
+  // inference (Dropout); such nodes are removed before code generation.
+  std::function<bool(const Attrs&)> is_identity;
+
+  std::vector<OpExample> examples;
+};
+
+struct OpRegistrar {
+  explicit OpRegistrar(OpDef def);
+};
+
+// nullptr when no op or alias has this name.
+const OpDef* lookup_op(const std::string& name);
+// Throws Error("unknown op 'X'") when no op or alias has this name.
+const OpDef& find_op(const std::string& name);
+// Every registered op, sorted by name.
+std::vector<const OpDef*> all_ops();
+
+// Checks `attrs` against the schema of `def` and returns them complete:
+// defaults filled in, ints accepted where floats are expected, unknown names
+// and bad string choices rejected (Error names the attribute).
+Attrs normalize_attrs(const OpDef& def, const Attrs& attrs);
+
+// Number of inputs a node with these attributes must have, as [lo, hi]
+// (hi = -1 for variadic ops).
+std::pair<int, int> expected_inputs(const OpDef& def, const Attrs& attrs);
+
+double op_flops(const OpDef& def, const Attrs& attrs, const std::vector<TensorType>& in,
+                const std::vector<TensorType>& out);
+
+}  // namespace hybgen

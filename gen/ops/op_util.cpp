@@ -1,0 +1,64 @@
+#include "ops/op_util.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "ir/error.h"
+
+namespace hybgen {
+
+int normalize_axis(int64_t axis, std::size_t rank) {
+  const auto r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r)
+    throw Error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return static_cast<int>(axis < 0 ? axis + r : axis);
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw Error("shapes " + shape_str(a) + " and " + shape_str(b) + " cannot be broadcast together");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
+  std::vector<int64_t> strides(out.size(), 0);
+  int64_t stride = 1;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    const std::size_t i = shape.size() - 1 - k;        // axis in `shape`
+    const std::size_t o = out.size() - 1 - k;          // the same axis in `out`
+    strides[o] = shape[i] == 1 ? 0 : stride;
+    stride *= shape[i];
+  }
+  return strides;
+}
+
+int64_t dims_product(const Shape& shape, std::size_t begin, std::size_t end) {
+  int64_t n = 1;
+  for (std::size_t i = begin; i < end && i < shape.size(); ++i) n *= shape[i];
+  return n;
+}
+
+std::string cpp_float(double value) {
+  const float f = static_cast<float>(value);
+  if (!std::isfinite(f)) throw Error("value " + std::to_string(value) + " is not a finite float32");
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
+std::string cpp_int_list(const std::vector<int64_t>& values) {
+  std::string s = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "}";
+}
+
+}  // namespace hybgen

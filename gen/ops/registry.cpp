@@ -1,0 +1,125 @@
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "ir/error.h"
+#include "ops/op.h"
+
+namespace hybgen {
+
+std::string fusion_class_name(FusionClass fusion) {
+  switch (fusion) {
+    case FusionClass::kElementwise: return "elementwise";
+    case FusionClass::kBroadcast: return "broadcast";
+    case FusionClass::kInjective: return "injective";
+    case FusionClass::kReduction: return "reduction";
+    case FusionClass::kOutElemwiseFusable: return "out-elemwise-fusable";
+    case FusionClass::kOpaque: return "opaque";
+  }
+  return "opaque";
+}
+
+namespace {
+
+struct Registry {
+  std::map<std::string, std::unique_ptr<OpDef>> ops;
+  std::map<std::string, const OpDef*> by_name;  // names and aliases
+};
+
+// Function-local static: registrars in other translation units may run first.
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+OpRegistrar::OpRegistrar(OpDef def) {
+  Registry& r = registry();
+  auto owned = std::make_unique<OpDef>(std::move(def));
+  const OpDef* ptr = owned.get();
+  std::vector<std::string> names = ptr->aliases;
+  names.push_back(ptr->name);
+  for (const auto& n : names) {
+    if (r.by_name.count(n)) throw Error("op '" + n + "' registered twice");
+    r.by_name[n] = ptr;
+  }
+  r.ops[ptr->name] = std::move(owned);
+}
+
+const OpDef* lookup_op(const std::string& name) {
+  const Registry& r = registry();
+  auto it = r.by_name.find(name);
+  return it == r.by_name.end() ? nullptr : it->second;
+}
+
+const OpDef& find_op(const std::string& name) {
+  if (const OpDef* def = lookup_op(name)) return *def;
+  throw Error("unknown op '" + name + "' (`hybgen ops` lists the supported ones)");
+}
+
+std::vector<const OpDef*> all_ops() {
+  std::vector<const OpDef*> result;
+  for (const auto& [name, def] : registry().ops) result.push_back(def.get());
+  return result;
+}
+
+Attrs normalize_attrs(const OpDef& def, const Attrs& attrs) {
+  Attrs out;
+  for (const auto& [name, value] : attrs.values()) {
+    auto spec = std::find_if(def.attrs.begin(), def.attrs.end(), [&](const AttrSpec& s) { return s.name == name; });
+    if (spec == def.attrs.end()) {
+      std::string known;
+      for (const auto& s : def.attrs) known += (known.empty() ? "" : ", ") + s.name;
+      throw Error("unknown attribute '" + name + "' (" + def.name + " takes: " + (known.empty() ? "none" : known) + ")");
+    }
+    AttrKind kind = attr_kind_of(value);
+    AttrValue converted = value;
+    if (kind != spec->kind) {
+      if (spec->kind == AttrKind::kFloat && kind == AttrKind::kInt) {
+        converted = static_cast<double>(std::get<int64_t>(value));
+      } else if (spec->kind == AttrKind::kFloats && kind == AttrKind::kInts) {
+        const auto& ints = std::get<std::vector<int64_t>>(value);
+        converted = std::vector<double>(ints.begin(), ints.end());
+      } else if (spec->kind == AttrKind::kInts && kind == AttrKind::kInt) {
+        converted = std::vector<int64_t>{std::get<int64_t>(value)};
+      } else {
+        throw Error("attribute '" + name + "' is a " + attr_kind_name(kind) + ", expected " +
+                    attr_kind_name(spec->kind));
+      }
+    }
+    if (!spec->choices.empty()) {
+      const auto& s = std::get<std::string>(converted);
+      if (std::find(spec->choices.begin(), spec->choices.end(), s) == spec->choices.end()) {
+        std::string allowed;
+        for (const auto& c : spec->choices) allowed += (allowed.empty() ? "" : ", ") + c;
+        throw Error("attribute '" + name + "' is '" + s + "', expected one of: " + allowed);
+      }
+    }
+    out.set(name, converted);
+  }
+  for (const auto& spec : def.attrs) {
+    if (out.has(spec.name)) continue;
+    if (!spec.default_value) throw Error("required attribute '" + spec.name + "' is missing");
+    out.set(spec.name, *spec.default_value);
+  }
+  return out;
+}
+
+std::pair<int, int> expected_inputs(const OpDef& def, const Attrs& attrs) {
+  if (def.arity) {
+    int n = def.arity(attrs);
+    return {n, n};
+  }
+  return {def.min_inputs, def.max_inputs};
+}
+
+double op_flops(const OpDef& def, const Attrs& attrs, const std::vector<TensorType>& in,
+                const std::vector<TensorType>& out) {
+  if (def.flops) return def.flops(attrs, in, out);
+  double n = 0;
+  for (const auto& t : out) n += static_cast<double>(t.num_elements());
+  return n;
+}
+
+}  // namespace hybgen

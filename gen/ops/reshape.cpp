@@ -1,0 +1,145 @@
+// Shape-only ops: Reshape (with MXNet's special codes), Flatten, and the
+// identity copy (_copy). The data is unchanged, so each may run in place and
+// the emitted copy is skipped when input and output share a buffer.
+#include <algorithm>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+// MXNet's Reshape codes (src/operator/tensor/matrix_op-inl.h): 0 copies an
+// input dim, -1 is inferred, -2 copies all remaining dims, -3 merges two dims,
+// -4 splits one into the next two values (one may be -1). reverse=true
+// applies the rules right to left.
+Shape reshape_shape(const Shape& input, std::vector<int64_t> spec, bool reverse) {
+  Shape in = input;
+  if (reverse) {
+    std::reverse(in.begin(), in.end());
+    std::reverse(spec.begin(), spec.end());
+  }
+  Shape out;
+  std::size_t src = 0;
+  int inferred = -1;
+  auto take = [&](const char* code) {
+    if (src >= in.size())
+      throw Error(std::string("shape code ") + code + " has no input dim left in " + shape_str(input));
+    return in[src++];
+  };
+  for (std::size_t i = 0; i < spec.size(); ++i) {
+    const int64_t d = spec[i];
+    if (d == 0) {
+      out.push_back(take("0"));
+    } else if (d == -1) {
+      if (inferred >= 0) throw Error("shape has more than one -1");
+      inferred = static_cast<int>(out.size());
+      out.push_back(1);
+      ++src;
+    } else if (d == -2) {
+      while (src < in.size()) out.push_back(in[src++]);
+    } else if (d == -3) {
+      const int64_t a = take("-3"), b = take("-3");
+      out.push_back(a * b);
+    } else if (d == -4) {
+      const int64_t whole = take("-4");
+      if (i + 2 >= spec.size()) throw Error("shape code -4 must be followed by two dims");
+      int64_t d1 = spec[++i], d2 = spec[++i];
+      if (d1 == -1 && d2 > 0) d1 = whole / d2;
+      if (d2 == -1 && d1 > 0) d2 = whole / d1;
+      if (d1 <= 0 || d2 <= 0 || d1 * d2 != whole)
+        throw Error("shape code -4 cannot split dim " + std::to_string(whole) + " into " + std::to_string(spec[i - 1]) +
+                    " x " + std::to_string(spec[i]));
+      out.push_back(d1);
+      out.push_back(d2);
+    } else if (d > 0) {
+      out.push_back(d);
+      ++src;
+    } else {
+      throw Error("invalid shape code " + std::to_string(d));
+    }
+  }
+  const int64_t total = num_elements(input);
+  if (inferred >= 0) {
+    const int64_t known = num_elements(out);
+    if (known == 0 || total % known != 0)
+      throw Error("cannot infer -1 reshaping " + shape_str(input) + " with " + shape_str(spec));
+    out[static_cast<std::size_t>(inferred)] = total / known;
+  }
+  if (reverse) std::reverse(out.begin(), out.end());
+  if (num_elements(out) != total)
+    throw Error("cannot reshape " + shape_str(input) + " (" + std::to_string(total) + " elements) to " +
+                shape_str(out));
+  return out;
+}
+
+void copy_reference(const KernelIO& io) {
+  std::copy(io.in[0], io.in[0] + io.in_types[0].num_elements(), io.out[0]);
+}
+
+CppCall copy_emit(const CppEmitContext& ctx) {
+  return {{"copy"}, "hg_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                        std::to_string(ctx.out_types[0].num_elements()) + ");"};
+}
+
+OpDef shape_op(const std::string& name, const std::string& summary) {
+  OpDef d;
+  d.name = name;
+  d.summary = summary;
+  d.input_names = {"data"};
+  d.fusion = FusionClass::kInjective;
+  d.inplace = true;
+  d.reference = copy_reference;
+  d.emit_cpp = copy_emit;
+  d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
+  return d;
+}
+
+Attrs reshape_attrs(std::vector<int64_t> shape, bool reverse = false) {
+  Attrs a;
+  a.set("shape", std::move(shape));
+  a.set("reverse", reverse);
+  return a;
+}
+
+const OpRegistrar reshape([] {
+  OpDef d = shape_op("Reshape", "same data, new shape (MXNet codes 0, -1, -2, -3, -4)");
+  d.aliases = {"reshape"};
+  d.attrs = {{"shape", AttrKind::kInts, std::vector<int64_t>{}, "target shape with special codes", {}},
+             {"reverse", AttrKind::kBool, false, "apply the codes right to left", {}}};
+  d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
+    return std::vector<TensorType>{
+        TensorType{reshape_shape(in[0].shape, a.get_ints("shape"), a.get_bool("reverse")), in[0].dtype}};
+  };
+  d.examples = {{reshape_attrs({0, -1}), {{2, 3, 4}}},
+                {reshape_attrs({-3, -2}), {{2, 3, 4, 5}}},
+                {reshape_attrs({-4, 2, -1, 0}), {{6, 5}}},
+                {reshape_attrs({-1, 3}, true), {{4, 6}}}};
+  return d;
+}());
+
+const OpRegistrar flatten([] {
+  OpDef d = shape_op("Flatten", "(N, d1, d2, ...) -> (N, d1*d2*...)");
+  d.aliases = {"flatten"};
+  d.infer = [](const Attrs&, const std::vector<TensorType>& in) {
+    const Shape& s = in[0].shape;
+    if (s.empty()) throw Error("cannot flatten a scalar");
+    return std::vector<TensorType>{TensorType{{s[0], dims_product(s, 1, s.size())}, in[0].dtype}};
+  };
+  d.examples = {{Attrs{}, {{2, 3, 4}}}, {Attrs{}, {{5}}}};
+  return d;
+}());
+
+const OpRegistrar copy([] {
+  OpDef d = shape_op("_copy", "identity");
+  d.aliases = {"identity"};
+  d.fusion = FusionClass::kElementwise;
+  d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
+  d.is_identity = [](const Attrs&) { return true; };
+  d.examples = {{Attrs{}, {{3, 3}}}};
+  return d;
+}());
+
+}  // namespace
+}  // namespace hybgen
