@@ -1,0 +1,60 @@
+# hybgen_add_model(TARGET <target> MODEL <model.json>
+#                  [WEIGHTS <model.safetensors>] [NAMESPACE <ns>] [NAME <stem>])
+#
+# Generates C++ for a model at build time and wraps it in a static library
+# target that a firmware or app project links:
+#
+#   find_package(hybgen REQUIRED)          # or add_subdirectory(hybgen)
+#   hybgen_add_model(TARGET mlp_model MODEL model/mlp.json NAMESPACE mlp)
+#   target_link_libraries(app PRIVATE mlp_model)   # then #include "mlp_model.h"
+#
+# The code is regenerated when the model, its weights or the hybgen binary
+# (which embeds the templates) change. WEIGHTS defaults to the .safetensors
+# beside MODEL; NAME (file stem and C symbol prefix) defaults to TARGET;
+# NAMESPACE defaults to NAME.
+function(hybgen_add_model)
+  cmake_parse_arguments(PARSE_ARGV 0 HG "" "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME" "")
+  if(HG_UNPARSED_ARGUMENTS)
+    message(WARNING "hybgen_add_model: ignoring unknown arguments: ${HG_UNPARSED_ARGUMENTS}")
+  endif()
+  foreach(required TARGET MODEL)
+    if(NOT HG_${required})
+      message(FATAL_ERROR "hybgen_add_model: ${required} is required")
+    endif()
+  endforeach()
+  if(NOT TARGET hybgen::hybgen)
+    message(FATAL_ERROR "hybgen_add_model: the hybgen::hybgen executable is not known; "
+                        "call find_package(hybgen) or add_subdirectory(<hybgen source>) first")
+  endif()
+
+  get_filename_component(model "${HG_MODEL}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(HG_WEIGHTS)
+    get_filename_component(weights "${HG_WEIGHTS}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  else()
+    string(REGEX REPLACE "\\.[^./]*$" ".safetensors" weights "${model}")
+  endif()
+  set(name "${HG_TARGET}")
+  if(HG_NAME)
+    set(name "${HG_NAME}")
+  endif()
+  set(namespace "${name}")
+  if(HG_NAMESPACE)
+    set(namespace "${HG_NAMESPACE}")
+  endif()
+
+  set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/hybgen/${HG_TARGET}")
+  set(outputs "${out_dir}/${name}.h" "${out_dir}/${name}.cpp" "${out_dir}/${name}_weights.cpp"
+              "${out_dir}/${name}.manifest.json")
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND hybgen::hybgen "${model}" -o "${out_dir}" --weights "${weights}" --name "${name}"
+            --namespace "${namespace}"
+    DEPENDS "${model}" "${weights}" hybgen::hybgen
+    COMMENT "hybgen: generating ${name} from ${HG_MODEL}"
+    VERBATIM)
+
+  add_library(${HG_TARGET} STATIC "${out_dir}/${name}.cpp" "${out_dir}/${name}_weights.cpp" "${out_dir}/${name}.h")
+  target_include_directories(${HG_TARGET} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
+  target_compile_features(${HG_TARGET} PUBLIC cxx_std_11)
+  set_target_properties(${HG_TARGET} PROPERTIES HYBGEN_MANIFEST "${out_dir}/${name}.manifest.json")
+endfunction()

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hybgen builds with, if any is missing.
+# Safe to run again: installed packages are left alone.
+set -euo pipefail
+packages=(cmake make g++ nlohmann-json3-dev libcli11-dev libopenblas-dev libgtest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "Installing: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
