@@ -1,0 +1,23 @@
+# Installs the built hybgen into a scratch prefix, then configures, builds and
+# runs examples/cmake-consumer against it with find_package(hybgen), the way
+# an outside project would. Run with:
+#   cmake -DHYBGEN_BUILD_DIR=... -DCONSUMER_DIR=... -DWORK_DIR=... -P cmake_consumer_test.cmake
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  message(STATUS "${what}: ok")
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+run_step("install hybgen" ${CMAKE_COMMAND} --install "${HYBGEN_BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
+run_step("configure consumer" ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${WORK_DIR}/build"
+         "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix" -DCMAKE_BUILD_TYPE=Release)
+run_step("build consumer" ${CMAKE_COMMAND} --build "${WORK_DIR}/build")
+run_step("run consumer" "${WORK_DIR}/build/consumer")
+message(STATUS "${step_output}")
+if(NOT step_output MATCHES "OK: max difference")
+  message(FATAL_ERROR "consumer output lacks the OK line")
+endif()
