@@ -96,6 +96,9 @@ struct OpDef {
   std::function<bool(const Attrs&)> is_identity;
 
   std::vector<OpExample> examples;
+  // Inputs that must be positive (a variance); random test data for them is
+  // drawn from (0.1, 2).
+  std::vector<int> positive_inputs;
 };
 
 struct OpRegistrar {

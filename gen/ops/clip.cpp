@@ -1,0 +1,43 @@
+// clip(a_min, a_max): clamp every element (relu6 is clip(0, 6)).
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+const OpRegistrar reg([] {
+  OpDef d;
+  d.name = "clip";
+  d.summary = "clamp to [a_min, a_max]";
+  d.input_names = {"data"};
+  d.attrs = {{"a_min", AttrKind::kFloat, std::nullopt, "lower bound", {}},
+             {"a_max", AttrKind::kFloat, std::nullopt, "upper bound", {}}};
+  d.fusion = FusionClass::kElementwise;
+  d.inplace = true;
+  d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
+  d.reference = [](const KernelIO& io) {
+    const float lo = static_cast<float>(io.attrs.get_float("a_min"));
+    const float hi = static_cast<float>(io.attrs.get_float("a_max"));
+    const int64_t n = io.out_types[0].num_elements();
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = io.in[0][i];
+      io.out[0][i] = v < lo ? lo : (v > hi ? hi : v);
+    }
+  };
+  d.emit_cpp = [](const CppEmitContext& ctx) {
+    return CppCall{{"clip"}, "hg_clip(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                                 std::to_string(ctx.out_types[0].num_elements()) + ", " +
+                                 cpp_float(ctx.node.attrs.get_float("a_min")) + ", " +
+                                 cpp_float(ctx.node.attrs.get_float("a_max")) + ");"};
+  };
+  Attrs relu6, narrow;
+  relu6.set("a_min", 0.0);
+  relu6.set("a_max", 6.0);
+  narrow.set("a_min", -0.5);
+  narrow.set("a_max", 0.25);
+  d.examples = {{relu6, {{2, 9}}}, {narrow, {{3, 4, 5}}}};
+  return d;
+}());
+
+}  // namespace
+}  // namespace hybgen

@@ -1,0 +1,92 @@
+// Concat along `dim` (Gluon's HybridConcurrent). Each input is copied into its
+// slice of the output viewed as [outer, total, inner].
+#include <algorithm>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
+  if (a.has("num_args") && a.get_int("num_args") != static_cast<int64_t>(in.size()))
+    throw Error("num_args is " + std::to_string(a.get_int("num_args")) + " but the node has " +
+                std::to_string(in.size()) + " inputs");
+  const int axis = normalize_axis(a.get_int("dim"), in[0].shape.size());
+  Shape out = in[0].shape;
+  for (std::size_t i = 1; i < in.size(); ++i) {
+    const Shape& s = in[i].shape;
+    bool same = s.size() == out.size();
+    for (std::size_t d = 0; same && d < s.size(); ++d) same = static_cast<int>(d) == axis || s[d] == out[d];
+    if (!same)
+      throw Error("input " + std::to_string(i) + " has shape " + shape_str(s) + ", which does not match " +
+                  shape_str(in[0].shape) + " outside axis " + std::to_string(axis));
+    out[axis] += s[axis];
+  }
+  return {TensorType{out, in[0].dtype}};
+}
+
+void reference(const KernelIO& io) {
+  const Shape& out = io.out_types[0].shape;
+  const int axis = normalize_axis(io.attrs.get_int("dim"), out.size());
+  const int64_t outer = dims_product(out, 0, axis), inner = dims_product(out, axis + 1, out.size());
+  int64_t offset = 0;
+  for (std::size_t i = 0; i < io.in.size(); ++i) {
+    const int64_t part = io.in_types[i].shape[axis] * inner;
+    for (int64_t o = 0; o < outer; ++o)
+      std::copy(io.in[i] + o * part, io.in[i] + (o + 1) * part, io.out[0] + o * out[axis] * inner + offset);
+    offset += part;
+  }
+}
+
+CppCall emit_cpp(const CppEmitContext& ctx) {
+  const Shape& out = ctx.out_types[0].shape;
+  const int axis = normalize_axis(ctx.node.attrs.get_int("dim"), out.size());
+  const int64_t outer = dims_product(out, 0, axis), inner = dims_product(out, axis + 1, out.size());
+  std::string code;
+  int64_t offset = 0;
+  for (std::size_t i = 0; i < ctx.in.size(); ++i) {
+    const int64_t part = ctx.in_types[i].shape[axis] * inner;
+    code += (i ? "\n" : "") + std::string("hg_concat_part(") + ctx.in[i] + ", " + ctx.out[0] + " + " +
+            std::to_string(offset) + ", " + std::to_string(outer) + ", " + std::to_string(part) + ", " +
+            std::to_string(out[axis] * inner) + ");";
+    offset += part;
+  }
+  return {{"concat"}, code};
+}
+
+Attrs concat(int64_t dim, int64_t n) {
+  Attrs a;
+  a.set("dim", dim);
+  a.set("num_args", n);
+  return a;
+}
+
+const OpRegistrar reg([] {
+  OpDef d;
+  d.name = "Concat";
+  d.aliases = {"concat"};
+  d.summary = "join inputs along an axis";
+  d.input_names = {"data0", "data1", "..."};
+  d.min_inputs = 1;
+  d.max_inputs = -1;
+  d.attrs = {{"dim", AttrKind::kInt, int64_t{1}, "the axis to join", {}},
+             {"num_args", AttrKind::kInt, int64_t{0}, "number of inputs (MXNet bookkeeping; 0: any)", {}}};
+  d.fusion = FusionClass::kInjective;
+  d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
+    Attrs checked = a;
+    if (a.get_int("num_args") == 0) checked.erase("num_args");
+    return infer(checked, in);
+  };
+  d.reference = reference;
+  d.emit_cpp = emit_cpp;
+  d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
+  d.examples = {{concat(1, 3), {{2, 3, 4}, {2, 1, 4}, {2, 2, 4}}},
+                {concat(0, 2), {{1, 5}, {3, 5}}},
+                {concat(-1, 2), {{2, 2, 3}, {2, 2, 1}}}};
+  return d;
+}());
+
+}  // namespace
+}  // namespace hybgen

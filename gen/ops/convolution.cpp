@@ -1,0 +1,153 @@
+// Convolution, 2-D, NCHW: stride, padding, dilation, groups (depthwise when
+// num_group equals the channels) and an optional bias. The reference runs
+// im2col + sgemm per group; the generated kernel is a direct convolution.
+#include <cblas.h>
+
+#include <vector>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+struct ConvGeometry {
+  int64_t n, c, h, w;      // input
+  int64_t f, kh, kw;       // filters and kernel
+  int64_t oh, ow;          // output
+  int64_t sh, sw, ph, pw, dh, dw, groups;
+};
+
+int64_t pair_at(const std::vector<int64_t>& v, std::size_t i, int64_t fallback) {
+  return v.empty() ? fallback : v[i];
+}
+
+ConvGeometry geometry(const Attrs& a, const Shape& data) {
+  const auto& kernel = a.get_ints("kernel");
+  if (kernel.size() != 2) throw Error("only 2-D convolution is supported (kernel " + shape_str(kernel) + ")");
+  for (const char* name : {"stride", "dilate", "pad"}) {
+    const auto& v = a.get_ints(name);
+    if (!v.empty() && v.size() != 2) throw Error(std::string(name) + " must have 2 values, got " + shape_str(v));
+  }
+  if (data.size() != 4) throw Error("data must be NCHW (4 dims), got " + shape_str(data));
+  ConvGeometry g{};
+  g.n = data[0], g.c = data[1], g.h = data[2], g.w = data[3];
+  g.f = a.get_int("num_filter");
+  g.kh = kernel[0], g.kw = kernel[1];
+  g.sh = pair_at(a.get_ints("stride"), 0, 1), g.sw = pair_at(a.get_ints("stride"), 1, 1);
+  g.dh = pair_at(a.get_ints("dilate"), 0, 1), g.dw = pair_at(a.get_ints("dilate"), 1, 1);
+  g.ph = pair_at(a.get_ints("pad"), 0, 0), g.pw = pair_at(a.get_ints("pad"), 1, 0);
+  g.groups = a.get_int("num_group");
+  if (g.f <= 0 || g.kh <= 0 || g.kw <= 0 || g.sh <= 0 || g.sw <= 0 || g.dh <= 0 || g.dw <= 0 || g.ph < 0 ||
+      g.pw < 0 || g.groups <= 0)
+    throw Error("num_filter, kernel, stride, dilate and num_group must be positive and pad non-negative");
+  if (g.c % g.groups || g.f % g.groups)
+    throw Error("num_group " + std::to_string(g.groups) + " must divide channels " + std::to_string(g.c) +
+                " and num_filter " + std::to_string(g.f));
+  g.oh = (g.h + 2 * g.ph - (g.dh * (g.kh - 1) + 1)) / g.sh + 1;
+  g.ow = (g.w + 2 * g.pw - (g.dw * (g.kw - 1) + 1)) / g.sw + 1;
+  if (g.oh <= 0 || g.ow <= 0)
+    throw Error("kernel " + shape_str(kernel) + " does not fit input " + shape_str(data) + " with this padding");
+  return g;
+}
+
+std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
+  const ConvGeometry g = geometry(a, in[0].shape);
+  const Shape want_w{g.f, g.c / g.groups, g.kh, g.kw};
+  if (in[1].shape != want_w)
+    throw Error("weight has shape " + shape_str(in[1].shape) + ", expected " + shape_str(want_w));
+  if (in.size() > 2 && in[2].shape != Shape{g.f})
+    throw Error("bias has shape " + shape_str(in[2].shape) + ", expected " + shape_str({g.f}));
+  return {TensorType{{g.n, g.f, g.oh, g.ow}, in[0].dtype}};
+}
+
+void reference(const KernelIO& io) {
+  const ConvGeometry g = geometry(io.attrs, io.in_types[0].shape);
+  const int64_t cg = g.c / g.groups, fg = g.f / g.groups, k = cg * g.kh * g.kw, spatial = g.oh * g.ow;
+  std::vector<float> col(static_cast<std::size_t>(k * spatial));
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      const float* x = io.in[0] + (n * g.c + grp * cg) * g.h * g.w;
+      for (int64_t c = 0; c < cg; ++c)
+        for (int64_t ky = 0; ky < g.kh; ++ky)
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            float* row = col.data() + ((c * g.kh + ky) * g.kw + kx) * spatial;
+            for (int64_t oy = 0; oy < g.oh; ++oy)
+              for (int64_t ox = 0; ox < g.ow; ++ox) {
+                const int64_t iy = oy * g.sh - g.ph + ky * g.dh, ix = ox * g.sw - g.pw + kx * g.dw;
+                row[oy * g.ow + ox] =
+                    iy >= 0 && iy < g.h && ix >= 0 && ix < g.w ? x[(c * g.h + iy) * g.w + ix] : 0.0f;
+              }
+          }
+      float* y = io.out[0] + (n * g.f + grp * fg) * spatial;
+      const float* w = io.in[1] + grp * fg * k;
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(fg), static_cast<int>(spatial),
+                  static_cast<int>(k), 1.0f, w, static_cast<int>(k), col.data(), static_cast<int>(spatial), 0.0f, y,
+                  static_cast<int>(spatial));
+      if (io.in.size() > 2)
+        for (int64_t f = 0; f < fg; ++f)
+          for (int64_t i = 0; i < spatial; ++i) y[f * spatial + i] += io.in[2][grp * fg + f];
+    }
+}
+
+CppCall emit_cpp(const CppEmitContext& ctx) {
+  const ConvGeometry g = geometry(ctx.node.attrs, ctx.in_types[0].shape);
+  const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
+  const std::vector<int64_t> dims{g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
+                                  g.groups};
+  std::string args;
+  for (int64_t d : dims) args += ", " + std::to_string(d);
+  return {{"conv2d"}, "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d(" + ctx.in[0] +
+                          ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry);\n}"};
+}
+
+Attrs conv(std::vector<int64_t> kernel, int64_t filters, std::vector<int64_t> stride, std::vector<int64_t> pad,
+           std::vector<int64_t> dilate, int64_t groups, bool no_bias) {
+  Attrs a;
+  a.set("kernel", std::move(kernel));
+  a.set("num_filter", filters);
+  a.set("stride", std::move(stride));
+  a.set("pad", std::move(pad));
+  a.set("dilate", std::move(dilate));
+  a.set("num_group", groups);
+  a.set("no_bias", no_bias);
+  return a;
+}
+
+const OpRegistrar reg([] {
+  OpDef d;
+  d.name = "Convolution";
+  d.summary = "2-D convolution, NCHW, with groups (Gluon nn.Conv2D)";
+  d.input_names = {"data", "weight", "bias"};
+  d.min_inputs = 2;
+  d.max_inputs = 3;
+  d.attrs = {{"kernel", AttrKind::kInts, std::nullopt, "(kh, kw)", {}},
+             {"num_filter", AttrKind::kInt, std::nullopt, "output channels", {}},
+             {"stride", AttrKind::kInts, std::vector<int64_t>{}, "(sh, sw); default 1", {}},
+             {"dilate", AttrKind::kInts, std::vector<int64_t>{}, "(dh, dw); default 1", {}},
+             {"pad", AttrKind::kInts, std::vector<int64_t>{}, "(ph, pw); default 0", {}},
+             {"num_group", AttrKind::kInt, int64_t{1}, "groups; = channels for depthwise", {}},
+             {"no_bias", AttrKind::kBool, false, "no bias input", {}},
+             {"layout", AttrKind::kString, std::string("NCHW"), "data layout", {"NCHW"}}};
+  d.fusion = FusionClass::kOutElemwiseFusable;
+  d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
+  d.infer = infer;
+  d.reference = reference;
+  d.emit_cpp = emit_cpp;
+  d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+    const ConvGeometry g = geometry(a, in[0].shape);
+    return 2.0 * static_cast<double>(g.n * g.f * g.oh * g.ow * (g.c / g.groups) * g.kh * g.kw);
+  };
+  d.examples = {
+      {conv({3, 3}, 4, {}, {1, 1}, {}, 1, false), {{1, 3, 6, 5}, {4, 3, 3, 3}, {4}}},
+      {conv({1, 1}, 5, {}, {}, {}, 1, true), {{2, 4, 3, 3}, {5, 4, 1, 1}}},
+      {conv({3, 3}, 6, {2, 2}, {1, 1}, {}, 6, false), {{1, 6, 7, 7}, {6, 1, 3, 3}, {6}}},  // depthwise
+      {conv({3, 2}, 4, {1, 2}, {2, 1}, {2, 1}, 2, false), {{1, 4, 5, 6}, {4, 2, 3, 2}, {4}}},
+      {conv({3, 3}, 2, {}, {3, 3}, {}, 1, false), {{1, 1, 1, 1}, {2, 1, 3, 3}, {2}}},  // 1x1 input, pad > k/2
+  };
+  return d;
+}());
+
+}  // namespace
+}  // namespace hybgen
