@@ -131,6 +131,48 @@ const OpRegistrar flatten([] {
   return d;
 }());
 
+// expand_dims: insert a size-1 axis at `axis` (may be negative: counted from
+// the end of the output).
+const OpRegistrar expand_dims([] {
+  OpDef d = shape_op("expand_dims", "insert a size-1 axis");
+  d.attrs = {{"axis", AttrKind::kInt, std::nullopt, "where the new axis goes", {}}};
+  d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
+    Shape s = in[0].shape;
+    const int axis = normalize_axis(a.get_int("axis"), s.size() + 1);
+    s.insert(s.begin() + axis, 1);
+    return std::vector<TensorType>{TensorType{s, in[0].dtype}};
+  };
+  Attrs front, back;
+  front.set("axis", int64_t{0});
+  back.set("axis", int64_t{-1});
+  d.examples = {{front, {{3, 4}}}, {back, {{2, 3}}}};
+  return d;
+}());
+
+// squeeze: drop the given size-1 axes, or every size-1 axis when none given.
+const OpRegistrar squeeze([] {
+  OpDef d = shape_op("squeeze", "remove size-1 axes");
+  d.attrs = {{"axis", AttrKind::kInts, std::vector<int64_t>{}, "axes to remove; empty: all of size 1", {}}};
+  d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
+    const Shape& s = in[0].shape;
+    std::vector<bool> drop(s.size(), false);
+    const auto& axes = a.get_ints("axis");
+    for (int64_t ax : axes) {
+      const int i = normalize_axis(ax, s.size());
+      if (s[i] != 1) throw Error("cannot squeeze axis " + std::to_string(ax) + " of size " + std::to_string(s[i]));
+      drop[i] = true;
+    }
+    Shape out;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if (!(axes.empty() ? s[i] == 1 : drop[i])) out.push_back(s[i]);
+    return std::vector<TensorType>{TensorType{out, in[0].dtype}};
+  };
+  Attrs one;
+  one.set("axis", std::vector<int64_t>{1});
+  d.examples = {{Attrs{}, {{1, 3, 1, 2}}}, {one, {{2, 1, 3}}}};
+  return d;
+}());
+
 const OpRegistrar copy([] {
   OpDef d = shape_op("_copy", "identity");
   d.aliases = {"identity"};

@@ -80,5 +80,87 @@ OpDef softmax_op(const std::string& name, bool log_output) {
 const OpRegistrar softmax(softmax_op("softmax", false));
 const OpRegistrar log_softmax(softmax_op("log_softmax", true));
 
+// SoftmaxOutput (MXNet's training head) at inference is a softmax: over all
+// axes after the first by default, over axis 1 with multi_output, over the
+// last axis with preserve_shape. The label input is training-only; the MXNet
+// importer drops it.
+AxisView softmax_output_view(const Attrs& a, const Shape& s) {
+  if (s.empty()) throw Error("data must have at least one axis");
+  if (a.get_bool("preserve_shape")) return {dims_product(s, 0, s.size() - 1), s.back(), 1};
+  if (a.get_bool("multi_output")) {
+    if (s.size() < 2) throw Error("multi_output needs at least 2 axes");
+    return {s[0], s[1], dims_product(s, 2, s.size())};
+  }
+  return {s[0], dims_product(s, 1, s.size()), 1};
+}
+
+// SoftmaxActivation: per instance (over all axes after the first), or per
+// position over the channel axis 1 (mode=channel).
+AxisView softmax_activation_view(const Attrs& a, const Shape& s) {
+  if (s.size() < 2) throw Error("data must have at least two axes");
+  if (a.get_string("mode") == "channel") return {s[0], s[1], dims_product(s, 2, s.size())};
+  return {s[0], dims_product(s, 1, s.size()), 1};
+}
+
+OpDef fixed_view_softmax(const std::string& name, AxisView (*view_of)(const Attrs&, const Shape&)) {
+  OpDef d;
+  d.name = name;
+  d.fusion = FusionClass::kReduction;
+  d.input_names = {"data"};
+  d.infer = [view_of](const Attrs& a, const std::vector<TensorType>& in) {
+    view_of(a, in[0].shape);
+    return std::vector<TensorType>{in[0]};
+  };
+  d.reference = [view_of](const KernelIO& io) {
+    Attrs plain;
+    const AxisView v = view_of(io.attrs, io.in_types[0].shape);
+    // Reuse the softmax reference on the [outer, n, inner] view.
+    plain.set("axis", int64_t{1});
+    plain.set("temperature", 1.0);
+    plain.set("use_length", false);
+    KernelIO viewed{plain, io.in, {TensorType{{v.outer, v.n, v.inner}}}, io.out, {TensorType{{v.outer, v.n, v.inner}}}};
+    reference(viewed, false);
+  };
+  d.emit_cpp = [view_of](const CppEmitContext& ctx) {
+    const AxisView v = view_of(ctx.node.attrs, ctx.in_types[0].shape);
+    return CppCall{{"softmax"}, "hg_softmax(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) +
+                                    ", " + std::to_string(v.n) + ", " + std::to_string(v.inner) + ", 1.0f, false);"};
+  };
+  d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
+    return 5.0 * static_cast<double>(out[0].num_elements());
+  };
+  return d;
+}
+
+const OpRegistrar softmax_output([] {
+  OpDef d = fixed_view_softmax("SoftmaxOutput", softmax_output_view);
+  d.aliases = {"Softmax"};
+  d.summary = "softmax head of MXNet training graphs (its inference form)";
+  d.attrs = {{"multi_output", AttrKind::kBool, false, "softmax over axis 1", {}},
+             {"preserve_shape", AttrKind::kBool, false, "softmax over the last axis", {}},
+             {"grad_scale", AttrKind::kFloat, 1.0, "training only", {}},
+             {"ignore_label", AttrKind::kFloat, -1.0, "training only", {}},
+             {"use_ignore", AttrKind::kBool, false, "training only", {}},
+             {"normalization", AttrKind::kString, std::string("null"), "training only", {"null", "batch", "valid"}},
+             {"out_grad", AttrKind::kBool, false, "training only", {}},
+             {"smooth_alpha", AttrKind::kFloat, 0.0, "training only", {}}};
+  Attrs multi;
+  multi.set("multi_output", true);
+  Attrs keep;
+  keep.set("preserve_shape", true);
+  d.examples = {{Attrs{}, {{2, 3, 2}}}, {multi, {{2, 3, 2, 2}}}, {keep, {{2, 2, 5}}}};
+  return d;
+}());
+
+const OpRegistrar softmax_activation([] {
+  OpDef d = fixed_view_softmax("SoftmaxActivation", softmax_activation_view);
+  d.summary = "softmax per instance or per channel";
+  d.attrs = {{"mode", AttrKind::kString, std::string("instance"), "instance or channel", {"instance", "channel"}}};
+  Attrs channel;
+  channel.set("mode", std::string("channel"));
+  d.examples = {{Attrs{}, {{2, 6}}}, {channel, {{1, 2, 3, 3}}}};
+  return d;
+}());
+
 }  // namespace
 }  // namespace hybgen

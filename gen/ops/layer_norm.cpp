@@ -1,0 +1,74 @@
+// LayerNorm: normalise over one axis (default the last) with the sample's own
+// mean and variance, then scale by gamma and shift by beta on that axis.
+#include <cmath>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+struct AxisView {
+  int64_t outer, n, inner;
+};
+
+AxisView view(const Attrs& a, const Shape& s) {
+  const int axis = normalize_axis(a.get_int("axis"), s.size());
+  return {dims_product(s, 0, axis), s[axis], dims_product(s, axis + 1, s.size())};
+}
+
+const OpRegistrar reg([] {
+  OpDef d;
+  d.name = "LayerNorm";
+  d.summary = "layer normalisation over one axis";
+  d.input_names = {"data", "gamma", "beta"};
+  d.min_inputs = d.max_inputs = 3;
+  d.attrs = {{"axis", AttrKind::kInt, int64_t{-1}, "the normalised axis", {}},
+             {"eps", AttrKind::kFloat, 1e-5, "added to the variance", {}},
+             {"output_mean_var", AttrKind::kBool, false, "training only", {}}};
+  d.fusion = FusionClass::kReduction;
+  d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
+    const AxisView v = view(a, in[0].shape);
+    for (std::size_t i = 1; i < 3; ++i)
+      if (in[i].shape != Shape{v.n})
+        throw Error(std::string(i == 1 ? "gamma" : "beta") + " has shape " + shape_str(in[i].shape) + ", expected " +
+                    shape_str({v.n}));
+    return std::vector<TensorType>{in[0]};
+  };
+  d.reference = [](const KernelIO& io) {
+    const AxisView v = view(io.attrs, io.in_types[0].shape);
+    const double eps = io.attrs.get_float("eps");
+    for (int64_t o = 0; o < v.outer; ++o)
+      for (int64_t in = 0; in < v.inner; ++in) {
+        const float* x = io.in[0] + o * v.n * v.inner + in;
+        float* y = io.out[0] + o * v.n * v.inner + in;
+        double mean = 0, var = 0;
+        for (int64_t i = 0; i < v.n; ++i) mean += x[i * v.inner];
+        mean /= static_cast<double>(v.n);
+        for (int64_t i = 0; i < v.n; ++i) var += (x[i * v.inner] - mean) * (x[i * v.inner] - mean);
+        const double inv_std = 1.0 / std::sqrt(var / static_cast<double>(v.n) + eps);
+        for (int64_t i = 0; i < v.n; ++i)
+          y[i * v.inner] = static_cast<float>((x[i * v.inner] - mean) * inv_std * io.in[1][i] + io.in[2][i]);
+      }
+  };
+  d.emit_cpp = [](const CppEmitContext& ctx) {
+    const AxisView v = view(ctx.node.attrs, ctx.in_types[0].shape);
+    return CppCall{{"layer_norm"}, "hg_layer_norm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.in[2] + ", " +
+                                       ctx.out[0] + ", " + std::to_string(v.outer) + ", " + std::to_string(v.n) +
+                                       ", " + std::to_string(v.inner) + ", " +
+                                       cpp_float(ctx.node.attrs.get_float("eps")) + ");"};
+  };
+  d.flops = [](const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+    return 6.0 * static_cast<double>(in[0].num_elements());
+  };
+  Attrs last, middle;
+  last.set("axis", int64_t{-1});
+  middle.set("axis", int64_t{1});
+  middle.set("eps", 1e-3);
+  d.examples = {{last, {{4, 16}, {16}, {16}}}, {middle, {{2, 5, 3}, {5}, {5}}}};
+  return d;
+}());
+
+}  // namespace
+}  // namespace hybgen

@@ -1,0 +1,118 @@
+// LeakyReLU family: leaky (slope*x below 0), prelu (a learned slope per
+// channel on axis 1), elu (slope*(e^x - 1) below 0), selu (fixed lambda and
+// alpha), gelu (exact erf form), rrelu (the mean slope at inference).
+#include <cmath>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+// SELU constants (Klambauer et al. 2017), as MXNet's leaky_relu-inl.h.
+constexpr float kSeluLambda = 1.0507009873554804934193349852946f;
+constexpr float kSeluAlpha = 1.6732632423543772848170429916717f;
+
+float activate(const std::string& type, float x, float slope) {
+  if (type == "leaky" || type == "prelu" || type == "rrelu") return x > 0.0f ? x : slope * x;
+  if (type == "elu") return x > 0.0f ? x : slope * std::expm1(x);
+  if (type == "selu") return kSeluLambda * (x > 0.0f ? x : kSeluAlpha * std::expm1(x));
+  return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));  // gelu
+}
+
+float fixed_slope(const Attrs& a) {
+  if (a.get_string("act_type") == "rrelu")
+    return static_cast<float>((a.get_float("lower_bound") + a.get_float("upper_bound")) / 2);
+  return static_cast<float>(a.get_float("slope"));
+}
+
+struct PreluView {
+  int64_t outer, channels, inner;
+};
+
+PreluView prelu_view(const Shape& s) {
+  if (s.size() < 2) return {1, s.empty() ? 1 : s[0], 1};
+  return {s[0], s[1], dims_product(s, 2, s.size())};
+}
+
+std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
+  const bool prelu = a.get_string("act_type") == "prelu";
+  if (prelu != (in.size() == 2)) throw Error(prelu ? "prelu needs a gamma input" : "only prelu takes a gamma input");
+  if (prelu) {
+    const PreluView v = prelu_view(in[0].shape);
+    if (in[1].num_elements() != v.channels && in[1].num_elements() != 1)
+      throw Error("gamma has shape " + shape_str(in[1].shape) + ", expected (" + std::to_string(v.channels) +
+                  ",) or (1,)");
+  }
+  return {in[0]};
+}
+
+void reference(const KernelIO& io) {
+  const std::string& type = io.attrs.get_string("act_type");
+  const int64_t n = io.out_types[0].num_elements();
+  if (type != "prelu") {
+    const float slope = fixed_slope(io.attrs);
+    for (int64_t i = 0; i < n; ++i) io.out[0][i] = activate(type, io.in[0][i], slope);
+    return;
+  }
+  const PreluView v = prelu_view(io.in_types[0].shape);
+  const bool shared = io.in_types[1].num_elements() == 1;
+  for (int64_t o = 0; o < v.outer; ++o)
+    for (int64_t c = 0; c < v.channels; ++c)
+      for (int64_t i = 0; i < v.inner; ++i) {
+        const int64_t k = (o * v.channels + c) * v.inner + i;
+        io.out[0][k] = activate(type, io.in[0][k], io.in[1][shared ? 0 : c]);
+      }
+}
+
+CppCall emit_cpp(const CppEmitContext& ctx) {
+  const std::string& type = ctx.node.attrs.get_string("act_type");
+  const std::string n = std::to_string(ctx.out_types[0].num_elements());
+  if (type == "prelu") {
+    const PreluView v = prelu_view(ctx.in_types[0].shape);
+    const bool shared = ctx.in_types[1].num_elements() == 1;
+    return {{"leaky_relu"}, "hg_prelu(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
+                                std::to_string(v.outer) + ", " + std::to_string(v.channels) + ", " +
+                                std::to_string(v.inner) + ", " + (shared ? "true" : "false") + ");"};
+  }
+  if (type == "gelu") return {{"leaky_relu"}, "hg_gelu(" + ctx.in[0] + ", " + ctx.out[0] + ", " + n + ");"};
+  if (type == "selu") return {{"leaky_relu"}, "hg_selu(" + ctx.in[0] + ", " + ctx.out[0] + ", " + n + ");"};
+  const std::string fn = type == "elu" ? "hg_elu" : "hg_leaky";
+  return {{"leaky_relu"},
+          fn + "(" + ctx.in[0] + ", " + ctx.out[0] + ", " + n + ", " + cpp_float(fixed_slope(ctx.node.attrs)) + ");"};
+}
+
+Attrs leaky(const std::string& type, double slope = 0.25) {
+  Attrs a;
+  a.set("act_type", type);
+  a.set("slope", slope);
+  return a;
+}
+
+const OpRegistrar reg([] {
+  OpDef d;
+  d.name = "LeakyReLU";
+  d.summary = "leaky / prelu / elu / selu / gelu / rrelu activations";
+  d.input_names = {"data", "gamma"};
+  d.min_inputs = 1;
+  d.max_inputs = 2;
+  d.attrs = {{"act_type", AttrKind::kString, std::string("leaky"), "which function",
+              {"leaky", "prelu", "elu", "selu", "gelu", "rrelu"}},
+             {"slope", AttrKind::kFloat, 0.25, "negative slope (leaky) or alpha (elu)", {}},
+             {"lower_bound", AttrKind::kFloat, 0.125, "rrelu lower slope", {}},
+             {"upper_bound", AttrKind::kFloat, 0.334, "rrelu upper slope", {}}};
+  d.fusion = FusionClass::kBroadcast;
+  d.inplace = true;
+  d.arity = [](const Attrs& a) { return a.get_string("act_type") == "prelu" ? 2 : 1; };
+  d.infer = infer;
+  d.reference = reference;
+  d.emit_cpp = emit_cpp;
+  d.examples = {{leaky("leaky", 0.1), {{2, 11}}}, {leaky("prelu"), {{2, 3, 2, 2}, {3}}},
+                {leaky("elu", 1.0), {{5, 3}}},    {leaky("selu"), {{7}}},
+                {leaky("gelu"), {{4, 6}}},        {leaky("rrelu"), {{9}}}};
+  return d;
+}());
+
+}  // namespace
+}  // namespace hybgen

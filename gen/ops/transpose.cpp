@@ -1,0 +1,87 @@
+// transpose: permute axes (default: reverse them).
+#include <numeric>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+constexpr std::size_t kMaxRank = 8;  // the generated kernel's index array
+
+std::vector<int64_t> permutation(const Attrs& a, std::size_t rank) {
+  std::vector<int64_t> perm = a.get_ints("axes");
+  if (perm.empty()) {
+    perm.resize(rank);
+    std::iota(perm.rbegin(), perm.rend(), 0);
+    return perm;
+  }
+  if (perm.size() != rank) throw Error("axes has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
+  std::vector<bool> seen(rank, false);
+  for (auto& p : perm) {
+    p = normalize_axis(p, rank);
+    if (seen[p]) throw Error("axes repeats axis " + std::to_string(p));
+    seen[p] = true;
+  }
+  return perm;
+}
+
+// Input strides reordered to the output's axes.
+std::vector<int64_t> source_strides(const Shape& in, const std::vector<int64_t>& perm) {
+  std::vector<int64_t> stride(in.size(), 1);
+  for (int i = static_cast<int>(in.size()) - 2; i >= 0; --i) stride[i] = stride[i + 1] * in[i + 1];
+  std::vector<int64_t> out(perm.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) out[i] = stride[perm[i]];
+  return out;
+}
+
+const OpRegistrar reg([] {
+  OpDef d;
+  d.name = "transpose";
+  d.summary = "permute axes";
+  d.input_names = {"data"};
+  d.attrs = {{"axes", AttrKind::kInts, std::vector<int64_t>{}, "the new order; empty: reversed", {}}};
+  d.fusion = FusionClass::kInjective;
+  d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
+    if (in[0].shape.size() > kMaxRank) throw Error("rank above 8 is not supported");
+    const auto perm = permutation(a, in[0].shape.size());
+    Shape out;
+    for (int64_t p : perm) out.push_back(in[0].shape[p]);
+    return std::vector<TensorType>{TensorType{out, in[0].dtype}};
+  };
+  d.reference = [](const KernelIO& io) {
+    const Shape& out = io.out_types[0].shape;
+    const auto strides = source_strides(io.in_types[0].shape, permutation(io.attrs, out.size()));
+    std::vector<int64_t> index(out.size(), 0);
+    const int64_t n = io.out_types[0].num_elements();
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t src = 0;
+      for (std::size_t d = 0; d < out.size(); ++d) src += index[d] * strides[d];
+      io.out[0][i] = io.in[0][src];
+      for (int d = static_cast<int>(out.size()) - 1; d >= 0; --d) {
+        if (++index[d] < out[d]) break;
+        index[d] = 0;
+      }
+    }
+  };
+  d.emit_cpp = [](const CppEmitContext& ctx) {
+    const Shape& out = ctx.out_types[0].shape;
+    const Shape dims = out.empty() ? Shape{1} : out;
+    const auto strides = out.empty() ? std::vector<int64_t>{1}
+                                     : source_strides(ctx.in_types[0].shape, permutation(ctx.node.attrs, out.size()));
+    return CppCall{{"transpose"}, "{\n  static const long dims[] = " + cpp_int_list(dims) +
+                                      ";\n  static const long strides[] = " + cpp_int_list(strides) +
+                                      ";\n  hg_transpose(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                                      std::to_string(dims.size()) + ", dims, strides);\n}"};
+  };
+  d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
+  Attrs swap, perm3;
+  swap.set("axes", std::vector<int64_t>{1, 0});
+  perm3.set("axes", std::vector<int64_t>{0, 2, 1, 3});
+  d.examples = {{Attrs{}, {{3, 5}}}, {swap, {{4, 2}}}, {perm3, {{2, 3, 4, 5}}}};
+  return d;
+}());
+
+}  // namespace
+}  // namespace hybgen

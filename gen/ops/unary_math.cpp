@@ -1,0 +1,56 @@
+// Elementwise math functions: exp, log, sqrt, rsqrt, erf, abs, negative,
+// square. Each is one C expression shared by the reference and the kernel.
+#include <cmath>
+
+#include "ops/op.h"
+
+namespace hybgen {
+namespace {
+
+struct UnaryOp {
+  const char* name;
+  const char* functor;  // in templates/kernels/unary_math.inc
+  float (*apply)(float);
+  bool positive_domain;
+};
+
+void register_unary(const UnaryOp& op) {
+  OpDef d;
+  d.name = op.name;
+  d.summary = std::string("elementwise ") + op.name;
+  d.input_names = {"data"};
+  d.fusion = FusionClass::kElementwise;
+  d.inplace = true;
+  d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
+  auto apply = op.apply;
+  d.reference = [apply](const KernelIO& io) {
+    const int64_t n = io.out_types[0].num_elements();
+    for (int64_t i = 0; i < n; ++i) io.out[0][i] = apply(io.in[0][i]);
+  };
+  const std::string functor = op.functor;
+  d.emit_cpp = [functor](const CppEmitContext& ctx) {
+    return CppCall{{"unary_math"}, "hg_unary<" + functor + ">(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                                       std::to_string(ctx.out_types[0].num_elements()) + ");"};
+  };
+  if (op.positive_domain) d.positive_inputs = {0};
+  d.examples = {{Attrs{}, {{3, 7}}}, {Attrs{}, {{1}}}};
+  OpRegistrar{std::move(d)};
+}
+
+const bool registered = [] {
+  const UnaryOp ops[] = {
+      {"exp", "HgExp", [](float x) { return std::exp(x); }, false},
+      {"log", "HgLog", [](float x) { return std::log(x); }, true},
+      {"sqrt", "HgSqrt", [](float x) { return std::sqrt(x); }, true},
+      {"rsqrt", "HgRsqrt", [](float x) { return 1.0f / std::sqrt(x); }, true},
+      {"erf", "HgErf", [](float x) { return std::erf(x); }, false},
+      {"abs", "HgAbs", [](float x) { return std::fabs(x); }, false},
+      {"negative", "HgNegative", [](float x) { return -x; }, false},
+      {"square", "HgSquare", [](float x) { return x * x; }, false},
+  };
+  for (const auto& op : ops) register_unary(op);
+  return true;
+}();
+
+}  // namespace
+}  // namespace hybgen
