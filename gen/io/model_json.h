@@ -22,6 +22,9 @@ constexpr const char* kModelFormatName = "hybgen-graph";
 // The graph without weight data; weights are listed with name, shape, dtype.
 // Values whose type is unknown are written with "shape": null.
 nlohmann::json graph_to_json(const Graph& graph);
+// The text of model.json: graph_to_json with its documented key order, 2-space
+// indent and a final newline. Deterministic.
+std::string model_json_text(const Graph& graph);
 // Throws Error naming `source` and the offending node or field.
 Graph graph_from_json(const nlohmann::json& json, const std::string& source);
 

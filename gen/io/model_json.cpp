@@ -1,0 +1,233 @@
+// hybgen's model.json: reading checks structure and JSON types only; op names
+// and attribute schemas are checked by passes/validate, which knows the
+// registry.
+#include "io/model_json.h"
+
+#include <filesystem>
+
+#include "io/file_util.h"
+#include "io/safetensors.h"
+#include "ir/error.h"
+
+namespace hybgen {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson attr_to_json(const AttrValue& value) {
+  switch (attr_kind_of(value)) {
+    case AttrKind::kInt: return std::get<int64_t>(value);
+    case AttrKind::kFloat: return std::get<double>(value);
+    case AttrKind::kBool: return std::get<bool>(value);
+    case AttrKind::kString: return std::get<std::string>(value);
+    case AttrKind::kInts: return std::get<std::vector<int64_t>>(value);
+    case AttrKind::kFloats: return std::get<std::vector<double>>(value);
+  }
+  return nullptr;
+}
+
+ojson type_to_json(const std::string& name, const Graph& g) {
+  ojson j;
+  j["name"] = name;
+  auto it = g.types.find(name);
+  if (it == g.types.end()) {
+    j["shape"] = nullptr;
+    j["dtype"] = "float32";
+  } else {
+    j["shape"] = it->second.shape;
+    j["dtype"] = dtype_name(it->second.dtype);
+  }
+  return j;
+}
+
+AttrValue attr_from_json(const nlohmann::json& v, const std::string& where) {
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_float()) return v.get<double>();
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    bool all_int = true;
+    for (const auto& e : v) {
+      if (!e.is_number()) throw Error(where + " must be a number, string, bool or a list of numbers, got " + v.dump());
+      all_int = all_int && e.is_number_integer();
+    }
+    if (all_int) return v.get<std::vector<int64_t>>();
+    return v.get<std::vector<double>>();
+  }
+  throw Error(where + " must be a number, string, bool or a list of numbers, got " + v.dump());
+}
+
+const nlohmann::json& field(const nlohmann::json& obj, const char* key, const std::string& where) {
+  if (!obj.is_object() || !obj.contains(key)) throw Error(where + ": missing field '" + key + "'");
+  return obj[key];
+}
+
+std::vector<std::string> string_list(const nlohmann::json& v, const std::string& where, const char* key) {
+  if (!v.is_array()) throw Error(where + ": field '" + key + "' must be a list of strings");
+  std::vector<std::string> out;
+  for (const auto& e : v) {
+    if (!e.is_string()) throw Error(where + ": field '" + key + "' must be a list of strings");
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+TensorType tensor_type(const nlohmann::json& entry, const std::string& where, const std::string& name) {
+  if (!entry.contains("shape") || entry["shape"].is_null()) throw Error(where + ": '" + name + "' has no shape");
+  const auto& shape = entry["shape"];
+  if (!shape.is_array()) throw Error(where + ": shape of '" + name + "' must be a list of integers");
+  TensorType t;
+  for (const auto& d : shape) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 0)
+      throw Error(where + ": shape of '" + name + "' must be a list of non-negative integers, got " + shape.dump());
+    t.shape.push_back(d.get<int64_t>());
+  }
+  if (entry.contains("dtype")) {
+    if (!entry["dtype"].is_string()) throw Error(where + ": dtype of '" + name + "' must be a string");
+    try {
+      t.dtype = parse_dtype(entry["dtype"].get<std::string>());
+    } catch (const Error& e) {
+      throw Error(where + ": '" + name + "': " + e.what());
+    }
+  }
+  return t;
+}
+
+ojson graph_to_ordered_json(const Graph& graph) {
+  ojson j;
+  j["format"] = kModelFormatName;
+  j["format_version"] = kModelFormatVersion;
+  j["name"] = graph.name;
+  j["inputs"] = ojson::array();
+  for (const auto& in : graph.inputs) j["inputs"].push_back(type_to_json(in, graph));
+  j["outputs"] = graph.outputs;
+  j["weights"] = ojson::array();
+  for (const auto& [name, c] : graph.constants) {
+    (void)c;
+    j["weights"].push_back(type_to_json(name, graph));
+  }
+  j["nodes"] = ojson::array();
+  for (const auto& node : graph.nodes) {
+    ojson n;
+    n["name"] = node.name;
+    n["op"] = node.op;
+    n["inputs"] = node.inputs;
+    n["outputs"] = node.outputs;
+    ojson attrs = ojson::object();
+    for (const auto& [k, v] : node.attrs.values()) attrs[k] = attr_to_json(v);
+    n["attrs"] = attrs;
+    j["nodes"].push_back(n);
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json graph_to_json(const Graph& graph) { return nlohmann::json::parse(graph_to_ordered_json(graph).dump()); }
+
+std::string model_json_text(const Graph& graph) { return graph_to_ordered_json(graph).dump(2) + "\n"; }
+
+Graph graph_from_json(const nlohmann::json& json, const std::string& source) {
+  if (!json.is_object()) throw Error(source + ": a model must be a JSON object");
+  const auto& format = field(json, "format", source);
+  if (!format.is_string() || format.get<std::string>() != kModelFormatName)
+    throw Error(source + ": not a hybgen model (format " + format.dump() + ", expected \"" + kModelFormatName + "\")");
+  const auto& version = field(json, "format_version", source);
+  if (!version.is_number_integer()) throw Error(source + ": format_version must be an integer");
+  if (version.get<int64_t>() > kModelFormatVersion)
+    throw Error(source + ": written by a newer hybgen (format_version " + std::to_string(version.get<int64_t>()) +
+                " > " + std::to_string(kModelFormatVersion) + ")");
+
+  Graph g;
+  if (json.contains("name")) {
+    if (!json["name"].is_string()) throw Error(source + ": field 'name' must be a string");
+    g.name = json["name"].get<std::string>();
+  }
+  const auto& inputs = field(json, "inputs", source);
+  if (!inputs.is_array()) throw Error(source + ": field 'inputs' must be a list");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string where = source + ": input " + std::to_string(i);
+    const auto& name = field(inputs[i], "name", where);
+    if (!name.is_string()) throw Error(where + ": field 'name' must be a string");
+    g.add_input(name.get<std::string>(), tensor_type(inputs[i], where, name.get<std::string>()));
+  }
+  g.outputs = string_list(field(json, "outputs", source), source, "outputs");
+  if (json.contains("weights")) {
+    const auto& weights = json["weights"];
+    if (!weights.is_array()) throw Error(source + ": field 'weights' must be a list");
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+      const std::string where = source + ": weight " + std::to_string(i);
+      const auto& name = field(weights[i], "name", where);
+      if (!name.is_string()) throw Error(where + ": field 'name' must be a string");
+      Constant c;
+      c.type = tensor_type(weights[i], where, name.get<std::string>());
+      g.add_constant(name.get<std::string>(), std::move(c));
+    }
+  }
+  const auto& nodes = field(json, "nodes", source);
+  if (!nodes.is_array()) throw Error(source + ": field 'nodes' must be a list");
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& n = nodes[i];
+    std::string where = source + ": node " + std::to_string(i);
+    const auto& name = field(n, "name", where);
+    if (!name.is_string()) throw Error(where + ": field 'name' must be a string");
+    Node node;
+    node.name = name.get<std::string>();
+    where += " ('" + node.name + "')";
+    const auto& op = field(n, "op", where);
+    if (!op.is_string()) throw Error(where + ": field 'op' must be a string");
+    node.op = op.get<std::string>();
+    node.inputs = string_list(field(n, "inputs", where), where, "inputs");
+    node.outputs = n.contains("outputs") ? string_list(n["outputs"], where, "outputs") : std::vector<std::string>{node.name};
+    if (n.contains("attrs")) {
+      if (!n["attrs"].is_object()) throw Error(where + ": field 'attrs' must be an object");
+      for (const auto& [k, v] : n["attrs"].items()) node.attrs.set(k, attr_from_json(v, where + ": attribute '" + k + "'"));
+    }
+    g.nodes.push_back(std::move(node));
+  }
+  return g;
+}
+
+Graph read_model_json(const std::string& path) {
+  const std::string text = read_file_text(path);
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path + ": malformed JSON: " + e.what());
+  }
+  return graph_from_json(json, path);
+}
+
+std::string replace_extension(const std::string& path, const std::string& extension) {
+  return std::filesystem::path(path).replace_extension(extension).string();
+}
+
+Graph load_model(const std::string& json_path, const std::optional<std::string>& weights_path) {
+  Graph g = read_model_json(json_path);
+  const std::string weights = weights_path ? *weights_path : replace_extension(json_path, ".safetensors");
+  if (g.constants.empty() && !weights_path) return g;
+  std::error_code ec;
+  if (!std::filesystem::exists(weights, ec))
+    throw Error(json_path + ": weights file '" + weights + "' not found (use --weights to name it)");
+  const auto tensors = read_safetensors(weights);
+  for (auto& [name, c] : g.constants) {
+    auto it = tensors.find(name);
+    if (it == tensors.end()) throw Error(json_path + ": weight '" + name + "' is missing from " + weights);
+    if (it->second.type.shape != c.type.shape)
+      throw Error(json_path + ": weight '" + name + "' has shape " + shape_str(it->second.type.shape) + " in " +
+                  weights + ", but the model says " + shape_str(c.type.shape));
+    c.data = it->second.data;
+  }
+  return g;
+}
+
+void save_model(const Graph& graph, const std::string& prefix) {
+  for (const auto& [name, c] : graph.constants)
+    if (c.data.size() != c.type.bytes())
+      throw Error("cannot save '" + prefix + "': weight '" + name + "' has no data (initialize the parameters first)");
+  write_file_atomic(prefix + ".json", model_json_text(graph));
+  write_safetensors(prefix + ".safetensors", graph.constants, {{"format", "hybgen"}});
+}
+
+}  // namespace hybgen

@@ -1,0 +1,337 @@
+// MXNet symbol JSON -> Graph. Variables become graph inputs or constants
+// (matched by name against the params' arg:/aux: entries); op nodes keep
+// their names; attribute strings are parsed with the kinds the op schema
+// declares, as MXNet's own parser would. `node_row_ptr` is ignored: it counts
+// hidden outputs differently between builds.
+#include "io/mxnet_symbol.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <set>
+
+#include "io/file_util.h"
+#include "io/mxnet_params.h"
+#include "ir/error.h"
+#include "ops/op.h"
+
+namespace hybgen {
+namespace {
+
+// Attributes that tune MXNet's own execution and never change inference results.
+const std::set<std::string> kIgnoredAttrs = {"workspace", "cudnn_tune", "cudnn_off", "ctx_group",
+                                             "lr_mult",   "wd_mult",    "force_mirroring", "mirror_stage"};
+
+std::string trim(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+int64_t parse_int(const std::string& raw) {
+  std::string t = trim(raw);
+  if (!t.empty() && (t.back() == 'L' || t.back() == 'l')) t.pop_back();  // Python 2 longs
+  std::size_t used = 0;
+  int64_t v = 0;
+  try {
+    v = std::stoll(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (t.empty() || used != t.size()) throw Error("'" + raw + "' is not an integer");
+  return v;
+}
+
+double parse_float(const std::string& raw) {
+  const std::string t = trim(raw);
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (t.empty() || used != t.size()) throw Error("'" + raw + "' is not a number");
+  return v;
+}
+
+// "(3, 3)", "[3,3]", "(64,)", "()", or a bare scalar meaning a 1-tuple.
+std::vector<std::string> tuple_items(const std::string& raw) {
+  std::string t = trim(raw);
+  if (!t.empty() && (t.front() == '(' || t.front() == '[')) {
+    const char close = t.front() == '(' ? ')' : ']';
+    if (t.back() != close) throw Error("'" + raw + "' is not a tuple");
+    t = t.substr(1, t.size() - 2);
+  }
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= t.size()) {
+    const std::size_t comma = t.find(',', start);
+    const std::string item = trim(t.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (!item.empty()) items.push_back(item);
+    else if (comma != std::string::npos && comma + 1 < t.size() && !trim(t.substr(comma + 1)).empty())
+      throw Error("'" + raw + "' has an empty tuple element");
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
+struct Entry {
+  std::size_t node;
+  std::size_t output;
+};
+
+Entry parse_entry(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_array() || j.size() < 2 || j.size() > 3 || !j[0].is_number_unsigned() || !j[1].is_number_unsigned())
+    throw Error(where + ": an entry must be [node_id, output_index] or [node_id, output_index, version], got " +
+                j.dump());
+  return {j[0].get<std::size_t>(), j[1].get<std::size_t>()};
+}
+
+std::map<std::string, std::string> node_attrs(const nlohmann::json& node, const std::string& where) {
+  std::map<std::string, std::string> attrs;
+  for (const char* key : {"param", "attr", "attrs"}) {
+    if (!node.contains(key)) continue;
+    const auto& obj = node[key];
+    if (!obj.is_object()) throw Error(where + ": '" + key + "' must be an object of strings");
+    for (const auto& [k, v] : obj.items()) {
+      if (!v.is_string()) throw Error(where + ": attribute '" + k + "' must be a string, got " + v.dump());
+      attrs[k] = v.get<std::string>();
+    }
+  }
+  return attrs;
+}
+
+std::string value_name(const nlohmann::json& nodes, const OpDef* def, const Entry& e) {
+  const std::string name = nodes[e.node]["name"].get<std::string>();
+  if (!def || def->num_outputs == 1) return name;
+  return name + "_output" + std::to_string(e.output);
+}
+
+// A variable Gluon created for a Parameter (it carries training attributes),
+// or named like one; a runtime input carries neither.
+bool looks_like_parameter(const std::string& name, const std::map<std::string, std::string>& attrs) {
+  if (attrs.count("__init__") || attrs.count("__lr_mult__") || attrs.count("__wd_mult__")) return true;
+  for (const std::string suffix : {"_weight", "_bias", "_gamma", "_beta", "_running_mean", "_running_var",
+                                   "_moving_mean", "_moving_var"})
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+AttrValue parse_mxnet_attr(const std::string& text, AttrKind kind) {
+  switch (kind) {
+    case AttrKind::kInt: return parse_int(text);
+    case AttrKind::kFloat: return parse_float(text);
+    case AttrKind::kBool: {
+      const std::string t = lower(trim(text));
+      if (t == "true" || t == "1") return true;
+      if (t == "false" || t == "0") return false;
+      throw Error("'" + text + "' is not a boolean (True/False/1/0)");
+    }
+    case AttrKind::kString: return trim(text);
+    case AttrKind::kInts: {
+      std::vector<int64_t> v;
+      for (const auto& item : tuple_items(text)) v.push_back(parse_int(item));
+      return v;
+    }
+    case AttrKind::kFloats: {
+      std::vector<double> v;
+      for (const auto& item : tuple_items(text)) v.push_back(parse_float(item));
+      return v;
+    }
+  }
+  throw Error("unknown attribute kind");
+}
+
+bool looks_like_mxnet_symbol(const nlohmann::json& json) {
+  return json.is_object() && json.contains("nodes") && json.contains("heads") && json.contains("arg_nodes");
+}
+
+std::optional<std::string> find_mxnet_params(const std::string& symbol_path) {
+  namespace fs = std::filesystem;
+  const fs::path p(symbol_path);
+  std::string stem = p.filename().string();
+  const std::string suffix = "-symbol.json";
+  if (stem.size() <= suffix.size() || stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return std::nullopt;
+  stem.resize(stem.size() - suffix.size());
+  std::optional<std::string> best;
+  std::error_code ec;
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string f = entry.path().filename().string();
+    if (f.size() == stem.size() + 12 && f.compare(0, stem.size() + 1, stem + "-") == 0 &&
+        f.compare(f.size() - 7, 7, ".params") == 0 &&
+        std::all_of(f.begin() + static_cast<long>(stem.size()) + 1, f.end() - 7, ::isdigit)) {
+      const std::string path = entry.path().string();
+      if (!best || path > *best) best = path;  // highest epoch
+    }
+  }
+  return best;
+}
+
+Graph import_mxnet(const std::string& symbol_path, const std::optional<std::string>& params_path,
+                   const MxnetImportOptions& options) {
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(read_file_text(symbol_path));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(symbol_path + ": malformed JSON: " + e.what());
+  }
+  if (!looks_like_mxnet_symbol(json))
+    throw Error(symbol_path + ": not an MXNet symbol file (needs 'nodes', 'arg_nodes' and 'heads')");
+  const auto& nodes = json["nodes"];
+  if (!nodes.is_array()) throw Error(symbol_path + ": 'nodes' must be a list");
+
+  std::map<std::string, Constant> params;
+  if (params_path) params = read_mxnet_params(*params_path);
+  auto find_param = [&](const std::string& name) -> const Constant* {
+    for (const std::string& key : {"arg:" + name, "aux:" + name, name}) {
+      auto it = params.find(key);
+      if (it != params.end()) return &it->second;
+    }
+    return nullptr;
+  };
+
+  Graph graph;
+  graph.name = options.name;
+  if (graph.name.empty()) {
+    graph.name = std::filesystem::path(symbol_path).filename().string();
+    for (const std::string suffix : {"-symbol.json", ".json"})
+      if (graph.name.size() > suffix.size() &&
+          graph.name.compare(graph.name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        graph.name.resize(graph.name.size() - suffix.size());
+        break;
+      }
+  }
+
+  // First pass: which nodes are ops, what they are, and unknown ops (all reported at once).
+  std::vector<const OpDef*> defs(nodes.size(), nullptr);
+  std::vector<std::string> unknown;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& n = nodes[i];
+    const std::string where = symbol_path + ": node " + std::to_string(i);
+    if (!n.is_object() || !n.contains("op") || !n["op"].is_string() || !n.contains("name") || !n["name"].is_string())
+      throw Error(where + ": needs string fields 'op' and 'name'");
+    const std::string op = n["op"].get<std::string>();
+    if (op == "null") continue;
+    defs[i] = lookup_op(op);
+    if (!defs[i]) unknown.push_back(node_label(n["name"].get<std::string>(), op));
+  }
+  if (!unknown.empty()) {
+    std::string list;
+    for (const auto& u : unknown) list += (list.empty() ? "" : ", ") + u;
+    throw Error(symbol_path + ": unsupported ops: " + list + " (`hybgen ops` lists the supported ones)");
+  }
+
+  // Second pass: op nodes in file order (post-order, so inputs come first).
+  std::set<std::size_t> used_vars;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!defs[i]) continue;
+    const auto& n = nodes[i];
+    const std::string name = n["name"].get<std::string>();
+    const std::string where = symbol_path + ": " + node_label(name, n["op"].get<std::string>());
+    Node node;
+    node.name = name;
+    node.op = defs[i]->name;
+    for (const auto& [key, text] : node_attrs(n, where)) {
+      if (key.rfind("__", 0) == 0 || kIgnoredAttrs.count(key)) continue;
+      auto spec = std::find_if(defs[i]->attrs.begin(), defs[i]->attrs.end(),
+                               [&](const AttrSpec& s) { return s.name == key; });
+      if (spec == defs[i]->attrs.end()) {
+        if (key == "layout" && (text == "NCHW" || text == "NCW" || text == "NCDHW" || text == "None")) continue;
+        throw Error(where + ": attribute '" + key + "' = '" + text + "' is not supported by hybgen's " + node.op);
+      }
+      if (text == "None" && spec->kind != AttrKind::kString) continue;  // an unset optional: the default applies
+      try {
+        node.attrs.set(key, parse_mxnet_attr(text, spec->kind));
+      } catch (const Error& e) {
+        throw Error(where + ": attribute '" + key + "': " + e.what());
+      }
+    }
+    const auto& inputs = n.contains("inputs") ? n["inputs"] : nlohmann::json::array();
+    if (!inputs.is_array()) throw Error(where + ": 'inputs' must be a list");
+    std::size_t input_index = 0;
+    for (const auto& in : inputs) {
+      const Entry e = parse_entry(in, where);
+      // Training-only trailing inputs (SoftmaxOutput's label) are variables
+      // without stored values; inference drops them.
+      if (defs[i]->max_inputs >= 0 && input_index++ >= static_cast<std::size_t>(defs[i]->max_inputs)) {
+        if (e.node < nodes.size() && !defs[e.node] && !find_param(nodes[e.node]["name"].get<std::string>())) continue;
+        throw Error(where + ": has more inputs than " + node.op + " takes (" + std::to_string(defs[i]->max_inputs) +
+                    ")");
+      }
+      if (e.node >= i) throw Error(where + ": input refers to node " + std::to_string(e.node) + ", not an earlier node");
+      const OpDef* producer = defs[e.node];
+      if (producer && e.output >= static_cast<std::size_t>(producer->num_outputs))
+        throw Error(where + ": reads output " + std::to_string(e.output) + " of node '" +
+                    nodes[e.node]["name"].get<std::string>() + "', which has " +
+                    std::to_string(producer->num_outputs) + " at inference");
+      if (!producer) used_vars.insert(e.node);
+      node.inputs.push_back(value_name(nodes, producer, e));
+    }
+    for (int o = 0; o < defs[i]->num_outputs; ++o)
+      node.outputs.push_back(defs[i]->num_outputs == 1 ? name : name + "_output" + std::to_string(o));
+    graph.nodes.push_back(std::move(node));
+  }
+
+  const auto& heads = json["heads"];
+  if (!heads.is_array() || heads.empty()) throw Error(symbol_path + ": 'heads' must be a non-empty list");
+  for (const auto& h : heads) {
+    const Entry e = parse_entry(h, symbol_path + ": heads");
+    if (e.node >= nodes.size()) throw Error(symbol_path + ": a head refers to node " + std::to_string(e.node));
+    if (!defs[e.node]) used_vars.insert(e.node);
+    const std::string v = value_name(nodes, defs[e.node], e);
+    if (!graph.is_output(v)) graph.outputs.push_back(v);
+  }
+
+  // Variables: weights when the params have them, runtime inputs otherwise.
+  std::set<std::string> given_shapes_used;
+  for (std::size_t i : used_vars) {
+    const std::string name = nodes[i]["name"].get<std::string>();
+    if (const Constant* c = find_param(name)) {
+      graph.add_constant(name, *c);
+      continue;
+    }
+    if (params_path && looks_like_parameter(name, node_attrs(nodes[i], symbol_path)))
+      throw Error(symbol_path + ": weight '" + name + "' is missing from " + *params_path);
+    Shape shape;
+    auto given = options.input_shapes.find(name);
+    if (given != options.input_shapes.end()) {
+      shape = given->second;
+      given_shapes_used.insert(name);
+    } else {
+      const auto attrs = node_attrs(nodes[i], symbol_path);
+      auto s = attrs.find("__shape__");
+      bool known = s != attrs.end();
+      if (known) {
+        const auto parsed = std::get<std::vector<int64_t>>(parse_mxnet_attr(s->second, AttrKind::kInts));
+        shape.assign(parsed.begin(), parsed.end());
+        known = !shape.empty() && std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d > 0; });
+      }
+      if (!known)
+        throw Error(symbol_path + ": input '" + name + "' has no shape (MXNet files carry none): pass --shape " +
+                    name + "=N,C,... or --input " + name + "=x.npy");
+    }
+    graph.add_input(name, TensorType{shape});
+  }
+  for (const auto& [name, shape] : options.input_shapes)
+    if (!given_shapes_used.count(name)) {
+      std::string inputs;
+      for (const auto& in : graph.inputs) inputs += (inputs.empty() ? "" : ", ") + in;
+      throw Error(symbol_path + ": --shape names '" + name + "', which is not an input (inputs: " + inputs + ")");
+    }
+  return graph;
+}
+
+}  // namespace hybgen

@@ -1,0 +1,46 @@
+// Imports MXNet exports — NAME-symbol.json (+ NAME-XXXX.params) — into a
+// hybgen Graph, accepting every symbol JSON layout MXNet wrote (0.8 `param`,
+// 0.9-0.11 `attr`, >= 1.0 `attrs`; 2- and 3-element entries).
+//
+//   MxnetImportOptions opt;
+//   opt.input_shapes["data"] = {1, 3, 224, 224};     // MXNet files carry no input shapes
+//   Graph g = import_mxnet("net-symbol.json", "net-0000.params", opt);
+//   bool mx = looks_like_mxnet_symbol(json);
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/graph.h"
+
+namespace hybgen {
+
+struct MxnetImportOptions {
+  // Shapes of runtime inputs; an input without one takes its `__shape__`
+  // attribute when fully known, otherwise import fails naming it.
+  std::map<std::string, Shape> input_shapes;
+  std::string name;  // graph name; default: file stem without "-symbol"
+};
+
+bool looks_like_mxnet_symbol(const nlohmann::json& json);
+
+// The .params beside a symbol file: NAME-symbol.json -> the NAME-XXXX.params
+// with the highest epoch number, or nullopt when there is none.
+std::optional<std::string> find_mxnet_params(const std::string& symbol_path);
+
+// Converts the symbol graph; weights come from `params_path` (arg:/aux:
+// names matched by name). Throws Error naming the file and node: all
+// unsupported ops listed in one message, attribute strings MXNet would
+// reject, a missing input shape, a weight missing from the params.
+Graph import_mxnet(const std::string& symbol_path, const std::optional<std::string>& params_path,
+                   const MxnetImportOptions& options);
+
+// Parses one attribute string the way MXNet's parameter parser does, into
+// the kind the op schema asks for: "(3, 3)", "[3,3]", "3", "(64,)", "True",
+// "1e-05", "relu". Throws Error saying what was expected.
+AttrValue parse_mxnet_attr(const std::string& text, AttrKind kind);
+
+}  // namespace hybgen

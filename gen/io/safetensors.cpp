@@ -1,0 +1,157 @@
+// safetensors reader/writer. The reader checks every number in the header
+// against the file before touching data: the header length, each tensor's
+// offsets, its size against dtype x shape, and overlaps between tensors.
+#include "io/safetensors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "io/file_util.h"
+#include "ir/error.h"
+
+namespace hybgen {
+namespace {
+
+constexpr uint64_t kMaxHeaderBytes = 100u << 20;
+
+uint64_t read_u64_le(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+float half_to_float(uint16_t h) {
+  const int sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  float magnitude;
+  if (exponent == 0) magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+  else if (exponent == 31) magnitude = mantissa ? NAN : INFINITY;
+  else magnitude = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
+  return sign ? -magnitude : magnitude;
+}
+
+// Bytes per element of the dtypes read (all converted to float32), 0 if unsupported.
+std::size_t dtype_bytes(const std::string& dtype) {
+  if (dtype == "F32") return 4;
+  if (dtype == "F64") return 8;
+  if (dtype == "F16" || dtype == "BF16") return 2;
+  return 0;
+}
+
+float to_float(const std::string& dtype, const uint8_t* p) {
+  if (dtype == "F32") {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  if (dtype == "F64") {
+    double v;
+    std::memcpy(&v, p, 8);
+    return static_cast<float>(v);
+  }
+  const uint16_t bits = static_cast<uint16_t>(p[0] | (p[1] << 8));
+  if (dtype == "F16") return half_to_float(bits);
+  const uint32_t wide = static_cast<uint32_t>(bits) << 16;  // BF16 is the top half of a float32
+  float v;
+  std::memcpy(&v, &wide, 4);
+  return v;
+}
+
+}  // namespace
+
+std::map<std::string, Constant> parse_safetensors(const std::vector<uint8_t>& bytes, const std::string& source) {
+  if (bytes.size() < 8)
+    throw Error(source + ": truncated: " + std::to_string(bytes.size()) + " bytes, a safetensors file needs at least 8");
+  const uint64_t header_len = read_u64_le(bytes.data());
+  if (header_len > bytes.size() - 8 || header_len > kMaxHeaderBytes)
+    throw Error(source + ": header length " + std::to_string(header_len) + " exceeds the file size " +
+                std::to_string(bytes.size()) + " (truncated or not a safetensors file)");
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(header_len));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(source + ": header is not valid JSON: " + e.what());
+  }
+  if (!header.is_object()) throw Error(source + ": header must be a JSON object");
+  const uint8_t* data = bytes.data() + 8 + header_len;
+  const uint64_t data_len = bytes.size() - 8 - header_len;
+
+  std::map<std::string, Constant> result;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") continue;
+    const std::string where = source + ": tensor '" + name + "'";
+    if (!entry.is_object() || !entry.contains("dtype") || !entry["dtype"].is_string() || !entry.contains("shape") ||
+        !entry["shape"].is_array() || !entry.contains("data_offsets") || !entry["data_offsets"].is_array() ||
+        entry["data_offsets"].size() != 2)
+      throw Error(where + ": needs \"dtype\" (string), \"shape\" (list) and \"data_offsets\" ([begin, end])");
+    const std::string dtype = entry["dtype"].get<std::string>();
+    const std::size_t size = dtype_bytes(dtype);
+    if (size == 0) throw Error(where + ": unsupported dtype " + dtype + " (F32, F64, F16, BF16 are read)");
+    Shape shape;
+    for (const auto& d : entry["shape"]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0)
+        throw Error(where + ": shape entries must be non-negative integers, got " + entry["shape"].dump());
+      shape.push_back(d.get<int64_t>());
+    }
+    const auto& offsets = entry["data_offsets"];
+    if (!offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
+      throw Error(where + ": data_offsets must be non-negative integers");
+    const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
+    if (end < begin || end > data_len)
+      throw Error(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                  "] lie outside the " + std::to_string(data_len) + " data bytes");
+    const int64_t count = num_elements(shape);
+    if (static_cast<uint64_t>(count) * size != end - begin)
+      throw Error(where + ": " + std::to_string(end - begin) + " data bytes for " + dtype + shape_str(shape) +
+                  ", which needs " + std::to_string(static_cast<uint64_t>(count) * size));
+    ranges.emplace_back(begin, end);
+    std::vector<float> values(static_cast<std::size_t>(count));
+    for (int64_t i = 0; i < count; ++i) values[i] = to_float(dtype, data + begin + i * size);
+    result[name] = Constant::f32(shape, values);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  for (std::size_t i = 1; i < ranges.size(); ++i)
+    if (ranges[i].first < ranges[i - 1].second && ranges[i].first != ranges[i].second)
+      throw Error(source + ": tensors overlap at data bytes " + std::to_string(ranges[i].first) + ".." +
+                  std::to_string(ranges[i - 1].second));
+  return result;
+}
+
+std::map<std::string, Constant> read_safetensors(const std::string& path) {
+  return parse_safetensors(read_file_bytes(path), path);
+}
+
+std::vector<uint8_t> serialize_safetensors(const std::map<std::string, Constant>& tensors,
+                                           const std::map<std::string, std::string>& metadata) {
+  nlohmann::ordered_json header;
+  if (!metadata.empty()) {
+    nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : metadata) meta[k] = v;
+    header["__metadata__"] = meta;
+  }
+  uint64_t offset = 0;
+  for (const auto& [name, c] : tensors) {
+    if (c.type.dtype != DType::kFloat32) throw Error("tensor '" + name + "': only float32 is written");
+    if (c.data.size() != c.type.bytes())
+      throw Error("tensor '" + name + "' has " + std::to_string(c.data.size()) + " bytes of data for " + c.type.str());
+    header[name] = {{"dtype", "F32"}, {"shape", c.type.shape}, {"data_offsets", {offset, offset + c.data.size()}}};
+    offset += c.data.size();
+  }
+  std::string text = header.empty() ? std::string("{}") : header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');  // data starts 8-byte aligned
+  std::string out;
+  for (int i = 0; i < 8; ++i) out += static_cast<char>(static_cast<uint64_t>(text.size()) >> (8 * i));
+  out += text;
+  for (const auto& [name, c] : tensors) out.append(reinterpret_cast<const char*>(c.data.data()), c.data.size());
+  return std::vector<uint8_t>(out.begin(), out.end());
+}
+
+void write_safetensors(const std::string& path, const std::map<std::string, Constant>& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  write_file_atomic(path, serialize_safetensors(tensors, metadata));
+}
+
+}  // namespace hybgen
