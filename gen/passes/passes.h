@@ -34,6 +34,8 @@ bool remove_identities(Graph& graph);
 // Orders nodes topologically, keeping the existing order where it is already
 // valid, so the order is deterministic.
 bool schedule(Graph& graph);
+// The stable topological order schedule() applies, as node indices; Error on a cycle.
+std::vector<int> topological_order(const Graph& graph);
 
 // Liveness over the (scheduled) node order, then offsets in one arena.
 MemoryPlan plan_memory(const Graph& graph);

@@ -1,0 +1,65 @@
+// Small graphs the pass tests share, built with the C++ API.
+#pragma once
+
+#include <random>
+
+#include "ir/graph.h"
+
+namespace hybgen::testing {
+
+inline std::vector<float> seeded_values(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-0.1f, 0.1f);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+inline Node make_node(const std::string& name, const std::string& op, std::vector<std::string> inputs,
+                      Attrs attrs = {}) {
+  return Node{name, op, std::move(attrs), std::move(inputs), {name}};
+}
+
+inline Attrs attrs_of(std::initializer_list<std::pair<const char*, AttrValue>> items) {
+  Attrs a;
+  for (const auto& [k, v] : items) a.set(k, v);
+  return a;
+}
+
+// data(1x512) -> Dense(256) -> relu -> Dense(128) -> relu -> Dense(2)
+inline Graph seed_mlp(int64_t batch = 1) {
+  Graph g;
+  g.name = "mlp";
+  g.add_input("data", {{batch, 512}});
+  const int64_t sizes[] = {512, 256, 128, 2};
+  std::string x = "data";
+  for (int layer = 0; layer < 3; ++layer) {
+    const std::string p = "dense" + std::to_string(layer);
+    g.add_constant(p + "_weight", Constant::f32({sizes[layer + 1], sizes[layer]},
+                                                seeded_values(sizes[layer + 1] * sizes[layer], 10 + layer)));
+    g.add_constant(p + "_bias", Constant::f32({sizes[layer + 1]}, seeded_values(sizes[layer + 1], 20 + layer)));
+    g.nodes.push_back(make_node(p + "_fwd", "FullyConnected", {x, p + "_weight", p + "_bias"},
+                                attrs_of({{"num_hidden", sizes[layer + 1]}})));
+    x = p + "_fwd";
+    if (layer < 2) {
+      g.nodes.push_back(make_node(p + "_relu", "Activation", {x}, attrs_of({{"act_type", std::string("relu")}})));
+      x = p + "_relu";
+    }
+  }
+  g.outputs = {x};
+  return g;
+}
+
+// The hybridize tutorial's memory example: c = b * a; d = c + 1 on 10 elements.
+inline Graph tutorial_memory() {
+  Graph g;
+  g.name = "memory";
+  g.add_input("a", {{10}});
+  g.add_input("b", {{10}});
+  g.nodes.push_back(make_node("c", "broadcast_mul", {"b", "a"}));
+  g.nodes.push_back(make_node("d", "_plus_scalar", {"c"}, attrs_of({{"scalar", 1.0}})));
+  g.outputs = {"d"};
+  return g;
+}
+
+}  // namespace hybgen::testing

@@ -1,0 +1,186 @@
+// Before/after tests of each pass, and the error each bad graph must give.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "graph_builders.h"
+#include "ir/error.h"
+#include "passes/passes.h"
+#include "pipeline.h"
+
+namespace hybgen {
+namespace {
+
+using testing::attrs_of;
+using testing::make_node;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+#define EXPECT_ERROR(statement, text)                              \
+  do {                                                             \
+    const std::string message_ = error_of([&] { statement; });     \
+    EXPECT_NE(message_.find(text), std::string::npos) << message_; \
+  } while (0)
+
+Graph relu_chain(int n) {
+  Graph g;
+  g.add_input("x", {{4}});
+  std::string prev = "x";
+  for (int i = 0; i < n; ++i) {
+    const std::string name = "r" + std::to_string(i);
+    g.nodes.push_back(make_node(name, "Activation", {prev}, attrs_of({{"act_type", std::string("relu")}})));
+    prev = name;
+  }
+  g.outputs = {prev};
+  return g;
+}
+
+TEST(Validate, FillsDefaultsAndAcceptsGoodGraphs) {
+  Graph g = testing::seed_mlp();
+  EXPECT_TRUE(validate(g));
+  EXPECT_TRUE(g.nodes[0].attrs.get_bool("flatten"));
+  EXPECT_FALSE(validate(g));  // already normalized
+}
+
+TEST(Validate, ListsAllUnknownOpsInOneError) {
+  Graph g = relu_chain(3);
+  g.nodes[0].op = "Foo";
+  g.nodes[2].op = "Bar";
+  const std::string message = error_of([&] { validate(g); });
+  EXPECT_NE(message.find("node 'r0' (Foo)"), std::string::npos) << message;
+  EXPECT_NE(message.find("node 'r2' (Bar)"), std::string::npos) << message;
+}
+
+TEST(Validate, RejectsMalformedGraphs) {
+  Graph dangling = relu_chain(2);
+  dangling.nodes[1].inputs = {"r9"};
+  EXPECT_ERROR(validate(dangling), "node 'r1' (Activation): input 'r9' is not defined");
+
+  Graph cycle = relu_chain(3);
+  cycle.nodes[0].inputs = {"r2"};
+  EXPECT_ERROR(validate(cycle), "cycle through nodes");
+
+  Graph twice = relu_chain(2);
+  twice.nodes[1].outputs = {"r0"};
+  EXPECT_ERROR(validate(twice), "value 'r0' is defined twice");
+
+  Graph arity = testing::seed_mlp();
+  arity.nodes[0].inputs.pop_back();  // bias missing while no_bias=false
+  EXPECT_ERROR(validate(arity), "node 'dense0_fwd' (FullyConnected): has 2 inputs, expected 3");
+
+  Graph bad_attr = relu_chain(1);
+  bad_attr.nodes[0].attrs.set("act_type", std::string("swish"));
+  EXPECT_ERROR(validate(bad_attr), "node 'r0' (Activation): attribute 'act_type' is 'swish'");
+
+  Graph no_output = relu_chain(1);
+  no_output.outputs = {"nothing"};
+  EXPECT_ERROR(validate(no_output), "graph output 'nothing' is not defined");
+}
+
+TEST(InferShapes, ComputesEveryValueAndNamesTheFailingNode) {
+  Graph g = testing::seed_mlp();
+  validate(g);
+  EXPECT_TRUE(infer_shapes(g));
+  EXPECT_EQ(g.type("dense0_fwd").shape, (Shape{1, 256}));
+  EXPECT_EQ(g.type("dense2_fwd").shape, (Shape{1, 2}));
+  EXPECT_FALSE(infer_shapes(g));
+
+  Graph bad = testing::seed_mlp();
+  bad.constants["dense1_weight"].type.shape = {128, 300};
+  bad.types["dense1_weight"].shape = {128, 300};
+  validate(bad);
+  EXPECT_ERROR(infer_shapes(bad), "node 'dense1_fwd' (FullyConnected): weight has shape (128, 300), expected (128, 256)");
+}
+
+TEST(RemoveIdentities, DropsDropoutInTheMiddleAndAtTheOutput) {
+  Graph g = relu_chain(2);
+  g.nodes.insert(g.nodes.begin() + 1, make_node("drop", "Dropout", {"r0"}));
+  g.nodes[2].inputs = {"drop"};
+  g.nodes.push_back(make_node("drop_out", "Dropout", {"r1"}));
+  g.outputs = {"drop_out"};
+  validate(g);
+  infer_shapes(g);
+  EXPECT_TRUE(remove_identities(g));
+  ASSERT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.nodes[1].inputs, (std::vector<std::string>{"r0"}));
+  EXPECT_EQ(g.outputs, (std::vector<std::string>{"drop_out"}));  // the output keeps its name
+  EXPECT_EQ(g.nodes[1].outputs, (std::vector<std::string>{"drop_out"}));
+  EXPECT_EQ(g.type("drop_out").shape, (Shape{4}));
+  EXPECT_FALSE(remove_identities(g));
+}
+
+TEST(RemoveIdentities, KeepsACopyOfAGraphInputThatIsAnOutput) {
+  Graph g;
+  g.add_input("x", {{3}});
+  g.nodes.push_back(make_node("y", "_copy", {"x"}));
+  g.outputs = {"y"};
+  validate(g);
+  EXPECT_FALSE(remove_identities(g));
+  EXPECT_EQ(g.nodes.size(), 1u);
+}
+
+TEST(Schedule, OrdersShuffledNodesAndKeepsValidOrders) {
+  Graph g = relu_chain(4);
+  EXPECT_FALSE(schedule(g));
+  std::reverse(g.nodes.begin(), g.nodes.end());
+  EXPECT_TRUE(schedule(g));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(g.nodes[i].name, "r" + std::to_string(i));
+}
+
+TEST(PlanMemory, SeedMlpArenaEqualsTheLowerBound) {
+  const CompiledGraph c = compile_graph(testing::seed_mlp());
+  EXPECT_EQ(c.plan.lower_bound_bytes, 2048u);  // dense0_fwd and its relu, 256 floats each
+  EXPECT_EQ(c.plan.arena_bytes, c.plan.lower_bound_bytes);
+  EXPECT_GT(c.plan.naive_bytes, c.plan.arena_bytes);
+  EXPECT_EQ(c.plan.find("data"), nullptr);       // caller's input
+  EXPECT_EQ(c.plan.find("dense2_fwd"), nullptr); // caller's output
+  for (const auto& b : c.plan.buffers) EXPECT_EQ(b.offset % 64, 0u);
+  c.plan.verify();
+}
+
+TEST(PlanMemory, TutorialMemoryExampleNeedsOneTenFloatBuffer) {
+  const CompiledGraph c = compile_graph(testing::tutorial_memory());
+  EXPECT_LE(c.plan.arena_bytes, 40u);
+}
+
+TEST(PlanMemory, VerifyCatchesOverlappingLiveBuffers) {
+  MemoryPlan plan = compile_graph(testing::seed_mlp()).plan;
+  ASSERT_GE(plan.buffers.size(), 2u);
+  plan.buffers[1].offset = plan.buffers[0].offset;  // dense0_fwd and dense0_relu are live together
+  EXPECT_ERROR(plan.verify(), "overlap while both are live");
+  plan.buffers[1].offset = 3;
+  EXPECT_ERROR(plan.verify(), "not 64-byte aligned");
+}
+
+TEST(PlanMemory, KeepsTheBestOfSeveralPlacementOrders) {
+  // A long-lived small buffer born first, then a chain of big short-lived ones:
+  // placing by first use puts the small one at 0 and the big ones above it.
+  Graph g;
+  g.add_input("x", {{16}});
+  g.nodes.push_back(make_node("small", "Activation", {"x"}, attrs_of({{"act_type", std::string("relu")}})));
+  g.nodes.push_back(make_node("big1", "broadcast_add", {"x", "x"}));
+  g.nodes.push_back(make_node("big1b", "broadcast_mul", {"big1", "big1"}));
+  g.nodes.push_back(make_node("big2", "broadcast_add", {"big1b", "small"}));
+  g.outputs = {"big2"};
+  const CompiledGraph c = compile_graph(g);
+  c.plan.verify();
+  EXPECT_LE(c.plan.arena_bytes, 3 * 64u);
+  EXPECT_FALSE(c.plan.strategy.empty());
+}
+
+TEST(Pipeline, ObserverSeesEveryPassInOrder) {
+  std::vector<std::string> seen;
+  compile_graph(testing::seed_mlp(), [&](const std::string& pass, const Graph&) { seen.push_back(pass); });
+  EXPECT_EQ(seen, pass_names());
+}
+
+}  // namespace
+}  // namespace hybgen
