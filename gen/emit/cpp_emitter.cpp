@@ -1,0 +1,292 @@
+// The C++ emitter. Texts come from templates/; this file decides names,
+// offsets and the order of statements, so the output is deterministic: the
+// same graph always prints the same bytes.
+#include "emit/cpp_emitter.h"
+
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "emit/templates.h"
+#include "ir/error.h"
+#include "ops/op.h"
+#include "version.h"
+
+namespace hybgen {
+namespace {
+
+const std::set<std::string> kReserved = {
+    "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const",
+    "constexpr", "continue", "decltype", "default", "delete", "do", "double", "else", "enum", "explicit", "export",
+    "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
+    "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "return", "short",
+    "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try", "typedef",
+    "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor",
+    // names the generated run() uses itself
+    "arena", "kernels", "detail", "run", "std"};
+
+std::string camel(const std::string& id) {
+  std::string out;
+  bool upper = true;
+  for (char c : id) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return out;
+}
+
+// Unique C++ variable names for graph values.
+class NameTable {
+ public:
+  const std::string& operator()(const std::string& value) {
+    auto it = names_.find(value);
+    if (it != names_.end()) return it->second;
+    std::string base = c_identifier(value);
+    if (kReserved.count(base) || base.rfind("hg_", 0) == 0) base += "_";
+    std::string name = base;
+    for (int i = 2; taken_.count(name); ++i) name = base + "_" + std::to_string(i);
+    taken_.insert(name);
+    return names_[value] = name;
+  }
+
+ private:
+  std::map<std::string, std::string> names_;
+  std::set<std::string> taken_;
+};
+
+std::string indent(const std::string& code, const std::string& pad) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < code.size()) {
+    std::size_t end = code.find('\n', start);
+    if (end == std::string::npos) end = code.size();
+    out += pad + code.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string shape_list(const Shape& s) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return (s.empty() ? std::string("{1") : out) + "}";
+}
+
+std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
+
+std::string blob_literal(const std::vector<uint8_t>& bytes) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 4 + bytes.size() / 8 + 16);
+  constexpr std::size_t kPerLine = 32;
+  if (bytes.empty()) return "    \"\"";
+  for (std::size_t i = 0; i < bytes.size(); i += kPerLine) {
+    out += "    \"";
+    for (std::size_t j = i; j < bytes.size() && j < i + kPerLine; ++j) {
+      out += "\\x";
+      out += hex[bytes[j] >> 4];
+      out += hex[bytes[j] & 15];
+    }
+    out += i + kPerLine < bytes.size() ? "\"\n" : "\"";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string c_identifier(const std::string& name) {
+  std::string out;
+  for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "v_" + out;
+  return out;
+}
+
+std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOptions& options) {
+  const Graph& g = compiled.graph;
+  const MemoryPlan& plan = compiled.plan;
+  const std::string& name = options.name;
+  const std::string ns = options.ns.empty() ? name : options.ns;
+  if (name.empty() || c_identifier(name) != name || kReserved.count(name))
+    throw Error("model name '" + name + "' is not a C identifier (use --name)");
+  if (c_identifier(ns) != ns || kReserved.count(ns)) throw Error("namespace '" + ns + "' is not a C identifier");
+  const std::string source = options.source.empty() ? std::string("a hybgen graph") : options.source;
+
+  NameTable var;
+  std::map<std::string, std::string> common = {
+      {"NAME", name}, {"NAMESPACE", ns}, {"VERSION", kVersion}, {"SOURCE", source}, {"GRAPH_NAME", g.name}};
+
+  // Parameters: inputs, then outputs.
+  std::string params, args, null_checks, usage;
+  std::set<std::string> param_values;
+  for (const auto& in : g.inputs) {
+    params += (params.empty() ? "" : ", ") + std::string("const float* ") + var(in);
+    args += (args.empty() ? "" : ", ") + var(in);
+    null_checks += "!" + var(in) + " || ";
+    usage += (usage.empty() ? "" : ", ") + var(in);
+    param_values.insert(in);
+  }
+  for (const auto& out : g.outputs) {
+    if (param_values.count(out)) continue;
+    params += (params.empty() ? "" : ", ") + std::string("float* ") + var(out);
+    args += (args.empty() ? "" : ", ") + var(out);
+    null_checks += "!" + var(out) + " || ";
+    usage += (usage.empty() ? "" : ", ") + var(out);
+    param_values.insert(out);
+  }
+  null_checks += "!arena";
+
+  // Weights read by some node, each 64-byte aligned in one blob.
+  std::map<std::string, std::size_t> weight_offset;
+  std::vector<uint8_t> blob;
+  std::string weight_table;
+  for (const auto& [value, c] : g.constants) {
+    bool used = g.is_output(value);
+    for (const auto& n : g.nodes)
+      for (const auto& in : n.inputs) used = used || in == value;
+    if (!used) continue;
+    if (c.data.size() != c.type.bytes())
+      throw Error("weight '" + value + "' has no data (load the .safetensors beside the model)");
+    blob.resize(align_up(blob.size(), 64), 0);
+    weight_offset[value] = blob.size();
+    weight_table += "// " + value + ": float32" + shape_str(c.type.shape) + " at byte " + std::to_string(blob.size()) + "\n";
+    blob.insert(blob.end(), c.data.begin(), c.data.end());
+  }
+  if (!weight_table.empty()) weight_table += "\n";
+
+  // Pointer declarations. A weight that is also a graph output keeps the
+  // output's parameter name; its data pointer gets another.
+  auto weight_var = [&](const std::string& value) { return g.is_output(value) ? var(value + "_weight") : var(value); };
+  std::string pointers;
+  for (const auto& [value, offset] : weight_offset)
+    pointers += "  const float* const " + weight_var(value) + " = reinterpret_cast<const float*>(detail::kWeightBlob + " +
+                std::to_string(offset) + ");  // " + shape_str(g.type(value).shape) + "\n";
+  if (!plan.buffers.empty()) pointers += "  unsigned char* const hg_arena = static_cast<unsigned char*>(arena);\n";
+  for (const auto& b : plan.buffers)
+    pointers += "  float* const " + var(b.value) + " = reinterpret_cast<float*>(hg_arena + " +
+                std::to_string(b.offset) + ");  // " + shape_str(g.type(b.value).shape) + ", steps " +
+                std::to_string(b.first_step) + "-" + std::to_string(b.last_step) + "\n";
+  for (const auto& in : g.inputs) {
+    bool read = false;
+    for (const auto& n : g.nodes)
+      for (const auto& v : n.inputs) read = read || v == in;
+    if (!read && !g.is_output(in)) pointers += "  (void)" + var(in) + ";  // not read by the graph\n";
+  }
+
+  // One block per node, in schedule order; kernels collected in first-use order.
+  std::vector<std::string> kernel_order;
+  std::set<std::string> kernel_seen;
+  std::string body;
+  nlohmann::ordered_json kernels_json = nlohmann::ordered_json::array();
+  for (const Node& node : g.nodes) {
+    const OpDef& def = find_op(node.op);
+    CppEmitContext ctx{node, {}, {}, {}, {}};
+    for (const auto& in : node.inputs) {
+      ctx.in.push_back(g.is_constant(in) ? weight_var(in) : var(in));
+      ctx.in_types.push_back(g.type(in));
+    }
+    std::string out_shapes;
+    for (const auto& out : node.outputs) {
+      ctx.out.push_back(var(out));
+      ctx.out_types.push_back(g.type(out));
+      out_shapes += (out_shapes.empty() ? "" : ", ") + shape_str(g.type(out).shape);
+    }
+    if (!def.emit_cpp) throw Error(node_label(node.name, node.op) + ": the C++ backend cannot emit this op");
+    CppCall call;
+    try {
+      call = def.emit_cpp(ctx);
+    } catch (const Error& e) {
+      throw Error(node_label(node.name, node.op) + ": " + e.what());
+    }
+    for (const auto& k : call.kernels)
+      if (kernel_seen.insert(k).second) kernel_order.push_back(k);
+    body += "  // " + node.name + ": " + def.name + " -> " + out_shapes + "\n" + indent(call.code, "  ");
+    kernels_json.push_back({{"node", node.name}, {"op", def.name}, {"kernel", call.kernels.empty() ? "" : call.kernels.back()}});
+  }
+  // Outputs the graph passes straight through from an input or a weight.
+  // (An input listed as an output is the same parameter: nothing to copy.)
+  for (const auto& out : g.outputs)
+    if (g.is_constant(out))
+      body += "  std::memcpy(" + var(out) + ", " + weight_var(out) + ", " + std::to_string(g.type(out).bytes()) + ");\n";
+
+  std::string kernels;
+  for (const auto& k : kernel_order) kernels += template_text("kernels/" + k) + "\n";
+
+  std::string shapes;
+  auto shape_block = [&](const std::string& value, const char* what) {
+    const TensorType& t = g.type(value);
+    const std::string c = camel(var(value));
+    shapes += "\n// " + std::string(what) + " '" + value + "': float32" + shape_str(t.shape) + "\n";
+    shapes += "constexpr std::int64_t k" + c + "Shape[] = " + shape_list(t.shape) + ";\n";
+    shapes += "constexpr std::size_t k" + c + "Size = " + std::to_string(t.num_elements()) + ";\n";
+  };
+  for (const auto& in : g.inputs) shape_block(in, "Input");
+  for (const auto& out : g.outputs) shape_block(out, "Output");
+
+  std::string guard = "HYBGEN_";
+  for (char c : name) guard += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  guard += "_H_";
+
+  auto with = [&](std::map<std::string, std::string> extra) {
+    extra.insert(common.begin(), common.end());
+    return extra;
+  };
+  EmittedFile header{name + ".h", fill_template(template_text("model.h"),
+                                                with({{"GUARD", guard},
+                                                      {"ARENA_BYTES", std::to_string(std::max<std::size_t>(plan.arena_bytes, 1))},
+                                                      {"ARENA_ALIGNMENT", std::to_string(plan.alignment)},
+                                                      {"WEIGHT_BYTES", std::to_string(blob.size())},
+                                                      {"NUM_INPUTS", std::to_string(g.inputs.size())},
+                                                      {"NUM_OUTPUTS", std::to_string(g.outputs.size())},
+                                                      {"SHAPES", shapes},
+                                                      {"PARAMS", params},
+                                                      {"USAGE_ARGS", usage}}),
+                                                "model.h")};
+  EmittedFile cpp{name + ".cpp", fill_template(template_text("model.cpp"),
+                                               with({{"KERNELS", kernels},
+                                                     {"PARAMS", params},
+                                                     {"ARGS", args},
+                                                     {"NULL_CHECKS", null_checks},
+                                                     {"POINTERS", pointers},
+                                                     {"BODY", body}}),
+                                               "model.cpp")};
+  EmittedFile weights{name + "_weights.cpp",
+                      fill_template(template_text("weights.cpp"),
+                                    with({{"WEIGHT_BYTES", std::to_string(blob.size())},
+                                          {"WEIGHT_TABLE", weight_table},
+                                          {"BLOB_SIZE", std::to_string(blob.size() + 1)},
+                                          {"BLOB", blob_literal(blob)}}),
+                                    "weights.cpp")};
+
+  nlohmann::ordered_json manifest;
+  manifest["format"] = "hybgen-manifest";
+  manifest["hybgen_version"] = kVersion;
+  manifest["name"] = name;
+  manifest["namespace"] = ns;
+  manifest["source"] = source;
+  manifest["entry"] = name + "_run";
+  manifest["arena_bytes"] = plan.arena_bytes;
+  manifest["arena_alignment"] = plan.alignment;
+  manifest["weights_bytes"] = blob.size();
+  auto io_list = [&](const std::vector<std::string>& values) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& v : values)
+      list.push_back({{"name", v}, {"c_name", var(v)}, {"shape", g.type(v).shape}, {"dtype", dtype_name(g.type(v).dtype)}});
+    return list;
+  };
+  manifest["inputs"] = io_list(g.inputs);
+  manifest["outputs"] = io_list(g.outputs);
+  manifest["kernels"] = kernels_json;
+  manifest["memory_plan"] = nlohmann::ordered_json::parse(plan.to_json().dump());
+  EmittedFile manifest_file{name + ".manifest.json", manifest.dump(2) + "\n"};
+
+  return {header, cpp, weights, manifest_file};
+}
+
+}  // namespace hybgen

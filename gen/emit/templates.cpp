@@ -1,0 +1,43 @@
+#include "emit/templates.h"
+
+#include <set>
+
+#include "ir/error.h"
+
+namespace hybgen {
+
+// Defined in the file CMake generates from templates/ (cmake/embed_templates.cmake).
+const std::map<std::string, std::string>& embedded_templates();
+
+const std::string& template_text(const std::string& name) {
+  const auto& all = embedded_templates();
+  auto it = all.find(name);
+  if (it == all.end()) throw Error("no template named '" + name + "' (templates/" + name + ".in or .inc)");
+  return it->second;
+}
+
+std::string fill_template(const std::string& text, const std::map<std::string, std::string>& values,
+                          const std::string& template_name) {
+  std::string out;
+  std::set<std::string> used;
+  std::size_t pos = 0;
+  for (;;) {
+    const std::size_t open = text.find("{{", pos);
+    if (open == std::string::npos) break;
+    const std::size_t close = text.find("}}", open + 2);
+    if (close == std::string::npos) throw Error("template '" + template_name + "': '{{' without '}}'");
+    const std::string key = text.substr(open + 2, close - open - 2);
+    auto it = values.find(key);
+    if (it == values.end()) throw Error("template '" + template_name + "': no value for {{" + key + "}}");
+    out.append(text, pos, open - pos);
+    out += it->second;
+    used.insert(key);
+    pos = close + 2;
+  }
+  out.append(text, pos, std::string::npos);
+  for (const auto& [key, value] : values)
+    if (!used.count(key)) throw Error("template '" + template_name + "' has no {{" + key + "}} for the value given");
+  return out;
+}
+
+}  // namespace hybgen

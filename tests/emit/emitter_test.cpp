@@ -1,0 +1,87 @@
+// Text-level checks of the C++ emitter: templates, names, determinism, the
+// manifest and the comments that tie code to nodes.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "emit/cpp_emitter.h"
+#include "emit/generate.h"
+#include "emit/templates.h"
+#include "graph_builders.h"
+#include "ir/error.h"
+
+namespace hybgen {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::map<std::string, std::string> by_name(const std::vector<EmittedFile>& files) {
+  std::map<std::string, std::string> m;
+  for (const auto& f : files) m[f.filename] = f.content;
+  return m;
+}
+
+TEST(Templates, FillReplacesKeysAndRejectsMistakes) {
+  EXPECT_EQ(fill_template("a {{X}} b {{Y}} {{X}}", {{"X", "1"}, {"Y", "2"}}, "t"), "a 1 b 2 1");
+  EXPECT_NE(error_of([] { fill_template("{{X}} {{Z}}", {{"X", "1"}}, "t"); }).find("template 't': no value for {{Z}}"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { fill_template("{{X}}", {{"X", "1"}, {"W", "2"}}, "t"); }).find("no {{W}}"),
+            std::string::npos);
+  EXPECT_FALSE(template_text("model.h").empty());
+  EXPECT_FALSE(template_text("kernels/dense").empty());
+  EXPECT_THROW(template_text("nope"), Error);
+}
+
+TEST(Emitter, CIdentifiers) {
+  EXPECT_EQ(c_identifier("dense0_fwd"), "dense0_fwd");
+  EXPECT_EQ(c_identifier("conv-1/out"), "conv_1_out");
+  EXPECT_EQ(c_identifier("0abc"), "v_0abc");
+}
+
+TEST(Emitter, FilesManifestAndComments) {
+  const auto files = by_name(generate_cpp(testing::seed_mlp(), {"mlp", "", "mlp.json"}));
+  ASSERT_EQ(files.size(), 4u);
+  const std::string& h = files.at("mlp.h");
+  EXPECT_NE(h.find("constexpr std::size_t kArenaBytes = 2048;"), std::string::npos);
+  EXPECT_NE(h.find("int run(const float* data, float* dense2_fwd, void* arena);"), std::string::npos);
+  EXPECT_NE(h.find("extern \"C\" int mlp_run("), std::string::npos);
+  EXPECT_NE(h.find("kDataShape[] = {1, 512}"), std::string::npos);
+  const std::string& cpp = files.at("mlp.cpp");
+  EXPECT_NE(cpp.find("// dense0_fwd: FullyConnected -> (1, 256)"), std::string::npos);
+  EXPECT_NE(cpp.find("// dense0_relu: Activation -> (1, 256)"), std::string::npos);
+  EXPECT_EQ(cpp.find("malloc"), std::string::npos);
+  EXPECT_NE(files.at("mlp_weights.cpp").find("// dense0_bias: float32(256,) at byte 0"), std::string::npos);
+  const auto manifest = nlohmann::json::parse(files.at("mlp.manifest.json"));
+  EXPECT_EQ(manifest["entry"], "mlp_run");
+  EXPECT_EQ(manifest["arena_bytes"], 2048);
+  EXPECT_EQ(manifest["inputs"][0]["shape"], nlohmann::json::array({1, 512}));
+  EXPECT_EQ(manifest["kernels"].size(), 5u);
+  EXPECT_EQ(manifest["kernels"][0]["node"], "dense0_fwd");
+  EXPECT_EQ(manifest["memory_plan"]["lower_bound_bytes"], 2048);
+}
+
+TEST(Emitter, DeterministicOutput) {
+  const auto a = generate_cpp(testing::seed_mlp(), {"mlp", "ns", "mlp.json"});
+  const auto b = generate_cpp(testing::seed_mlp(), {"mlp", "ns", "mlp.json"});
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].content, b[i].content) << a[i].filename;
+}
+
+TEST(Emitter, RejectsBadNamesAndMissingWeights) {
+  EXPECT_NE(error_of([] { generate_cpp(testing::seed_mlp(), {"my-model", "", ""}); }).find("not a C identifier"),
+            std::string::npos);
+  Graph g = testing::seed_mlp();
+  g.constants["dense1_bias"].data.clear();
+  EXPECT_NE(error_of([&] { generate_cpp(g, {"mlp", "", ""}); }).find("weight 'dense1_bias' has no data"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace hybgen
