@@ -1,0 +1,48 @@
+// Symbols: the graph a traced hybrid_forward builds, kept as a DAG of shared
+// nodes (as nnvm does) until it is turned into a Graph.
+//
+//   Tensor a = sym::var("a", Shape{10}), b = sym::var("b", Shape{10});
+//   Tensor d = b * a + 1.0f;
+//   Graph g = sym::to_graph({d}, "memory");   // inputs a, b; nodes broadcast_mul, _plus_scalar
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime-lite/tensor.h"
+
+namespace hybgen {
+
+struct SymEntry {
+  std::shared_ptr<SymNode> node;
+  int index = 0;
+};
+
+struct SymNode {
+  std::string op;  // "null" for a variable
+  std::string name;
+  Attrs attrs;
+  std::vector<SymEntry> inputs;
+  std::vector<std::optional<TensorType>> out_types;  // unknown while input shapes are unknown
+  // Variables standing for a parameter carry its data (undefined while the
+  // parameter's initialisation is deferred) and its shape (0 for unknown dims).
+  bool is_parameter = false;
+  bool inline_constant = false;  // a concrete tensor used inside a trace: always copied into the graph
+  Tensor bound;
+  Shape parameter_shape;
+};
+
+namespace sym {
+
+// A graph input; its shape may be left unknown.
+Tensor var(const std::string& name, std::optional<Shape> shape = std::nullopt);
+
+// The graph computing `heads` (its outputs, in order). Parameters become
+// constants; with copy_weights their data is copied in (export), otherwise
+// only their types are (a hybridized block binds the live tensors instead).
+Graph to_graph(const std::vector<Tensor>& heads, const std::string& name, bool copy_weights = true);
+
+}  // namespace sym
+}  // namespace hybgen
