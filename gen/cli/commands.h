@@ -1,0 +1,55 @@
+// The hybgen CLI's commands; main.cpp wires them to CLI11. Each returns the
+// process exit code and throws Error for bad input.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/model_loader.h"
+
+namespace hybgen {
+
+// Flags every command that reads a model shares.
+struct ModelFlags {
+  std::string model;
+  std::string weights;
+  std::vector<std::string> shapes;  // NAME=D1,D2,...
+  ModelSource source(bool weights_optional = false) const;
+};
+
+struct GenerateFlags {
+  ModelFlags model;
+  std::string out_dir;
+  std::string name;
+  std::string ns;
+};
+int run_generate(const GenerateFlags& flags);
+
+struct VerifyFlags {
+  ModelFlags model;
+  std::vector<std::string> inputs;    // NAME=x.npy
+  std::vector<std::string> expected;  // NAME=y.npy
+  uint64_t seed = 0;
+  double tolerance = 1e-5;
+  bool keep = false;
+};
+int run_verify(const VerifyFlags& flags);
+
+struct InspectFlags {
+  ModelFlags model;
+  bool json = false;
+};
+int run_inspect(const InspectFlags& flags);
+
+int run_ops(bool json);
+
+struct ImportFlags {
+  ModelFlags model;
+  std::string out_prefix;
+};
+int run_import(const ImportFlags& flags);
+
+}  // namespace hybgen

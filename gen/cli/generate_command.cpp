@@ -1,0 +1,46 @@
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "emit/generate.h"
+#include "ir/error.h"
+#include "pipeline.h"
+
+namespace hybgen {
+
+ModelSource ModelFlags::source(bool weights_optional) const {
+  ModelSource s;
+  s.path = model;
+  if (!weights.empty()) s.weights = weights;
+  for (const auto& flag : shapes) {
+    auto [name, shape] = parse_shape_flag(flag);
+    s.input_shapes[name] = shape;
+  }
+  s.weights_optional = weights_optional;
+  return s;
+}
+
+int run_generate(const GenerateFlags& flags) {
+  const Graph graph = load_any_model(flags.model.source());
+  CppEmitOptions options;
+  options.name = flags.name.empty() ? default_model_name(flags.model.model) : flags.name;
+  options.ns = flags.ns;
+  options.source = flags.model.model;
+  CompiledGraph compiled;
+  std::vector<EmittedFile> files;
+  try {
+    compiled = compile_graph(graph);
+    files = emit_cpp(compiled, options);
+  } catch (const Error& e) {
+    throw with_context(flags.model.model, e);
+  }
+  write_generated(files, flags.out_dir);
+  for (const auto& f : files) std::printf("wrote %s/%s\n", flags.out_dir.c_str(), f.filename.c_str());
+  std::size_t weight_bytes = 0;
+  for (const auto& [name, c] : compiled.graph.constants) weight_bytes += c.type.bytes();
+  std::printf("%s: %zu kernels, arena %zu bytes (lower bound %zu, without reuse %zu), weights %zu bytes\n",
+              options.name.c_str(), compiled.graph.nodes.size(), compiled.plan.arena_bytes,
+              compiled.plan.lower_bound_bytes, compiled.plan.naive_bytes, weight_bytes);
+  return 0;
+}
+
+}  // namespace hybgen

@@ -1,0 +1,72 @@
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "ir/error.h"
+#include "ops/op.h"
+#include "pipeline.h"
+
+namespace hybgen {
+
+int run_inspect(const InspectFlags& flags) {
+  const Graph loaded = load_any_model(flags.model.source(/*weights_optional=*/true));
+  CompiledGraph c;
+  try {
+    c = compile_graph(loaded);
+  } catch (const Error& e) {
+    throw with_context(flags.model.model, e);
+  }
+  const Graph& g = c.graph;
+  nlohmann::ordered_json j;
+  j["name"] = g.name;
+  auto io = [&](const std::vector<std::string>& values) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& v : values) list.push_back({{"name", v}, {"shape", g.type(v).shape}});
+    return list;
+  };
+  j["inputs"] = io(g.inputs);
+  j["outputs"] = io(g.outputs);
+  double total_flops = 0;
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  for (const Node& n : g.nodes) {
+    const OpDef& def = find_op(n.op);
+    std::vector<TensorType> in, out;
+    for (const auto& v : n.inputs) in.push_back(g.type(v));
+    for (const auto& v : n.outputs) out.push_back(g.type(v));
+    const double flops = op_flops(def, n.attrs, in, out);
+    total_flops += flops;
+    nodes.push_back({{"name", n.name}, {"op", def.name}, {"output_shape", out.empty() ? Shape{} : out[0].shape}, {"flops", flops}});
+  }
+  std::size_t weight_bytes = 0;
+  for (const auto& [name, k] : g.constants) weight_bytes += k.type.bytes();
+  j["nodes"] = nodes;
+  j["parameters"] = g.parameter_count();
+  j["weight_bytes"] = weight_bytes;
+  j["flops"] = total_flops;
+  j["memory_plan"] = nlohmann::ordered_json::parse(c.plan.to_json().dump());
+  if (flags.json) {
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("model %s\n", g.name.c_str());
+  for (const auto& in : g.inputs) std::printf("  input  %-24s %s\n", in.c_str(), shape_str(g.type(in).shape).c_str());
+  for (const auto& out : g.outputs) std::printf("  output %-24s %s\n", out.c_str(), shape_str(g.type(out).shape).c_str());
+  std::printf("\n%-4s %-32s %-18s %-20s %14s\n", "step", "node", "op", "output", "FLOPs");
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    std::printf("%-4zu %-32s %-18s %-20s %14.0f\n", i, nodes[i]["name"].get<std::string>().c_str(),
+                nodes[i]["op"].get<std::string>().c_str(),
+                shape_str(nodes[i]["output_shape"].get<Shape>()).c_str(), nodes[i]["flops"].get<double>());
+  std::printf("\nparameters %lld (%zu bytes), %.4g FLOPs per run\n", static_cast<long long>(g.parameter_count()),
+              weight_bytes, total_flops);
+  const MemoryPlan& p = c.plan;
+  std::printf("memory plan (%s): arena %zu bytes, lower bound %zu, without reuse %zu\n", p.strategy.c_str(),
+              p.arena_bytes, p.lower_bound_bytes, p.naive_bytes);
+  std::printf("  %-32s %10s %10s %8s\n", "buffer", "offset", "bytes", "steps");
+  for (const auto& b : p.buffers)
+    std::printf("  %-32s %10zu %10zu %4d-%-3d\n", b.value.c_str(), b.offset, b.bytes, b.first_step, b.last_step);
+  return 0;
+}
+
+}  // namespace hybgen

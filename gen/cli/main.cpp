@@ -1,0 +1,97 @@
+// hybgen: turns a neural network graph into standalone C++.
+//
+//   hybgen model.json -o out/              generate C++
+//   hybgen verify model.json               compile, run and compare with the reference
+//   hybgen inspect model.json              nodes, FLOPs, memory plan
+//   hybgen ops                             the supported operators
+//   hybgen import net-symbol.json -o net   MXNet export -> model.json + .safetensors
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "ir/error.h"
+#include "version.h"
+
+namespace {
+
+void add_model_flags(CLI::App& app, hybgen::ModelFlags& flags, bool required) {
+  app.add_option("model", flags.model, "model.json (hybgen) or NAME-symbol.json (MXNet)")->required(required);
+  app.add_option("--weights,-w", flags.weights,
+                 "weights file (default: the .safetensors beside model.json, or the NAME-XXXX.params beside an MXNet "
+                 "symbol file)");
+  app.add_option("--shape", flags.shapes, "input shape of an MXNet model, e.g. --shape data=1,3,224,224 (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace hybgen;
+  CLI::App app{"hybgen " + std::string(kVersion) +
+               ": turn a neural network graph into standalone, dependency-free C++.\n\n"
+               "  hybgen MODEL.json -o OUT/      generate C++ (MODEL.json: hybgen's format or an MXNet export)"};
+  app.set_version_flag("--version", std::string("hybgen ") + kVersion);
+  app.require_subcommand(0, 1);
+
+  GenerateFlags generate;
+  add_model_flags(app, generate.model, false);
+  app.add_option("-o,--output", generate.out_dir, "folder for NAME.h, NAME.cpp, NAME_weights.cpp, NAME.manifest.json");
+  app.add_option("--name", generate.name, "file stem and C symbol prefix (default: the model file's stem)");
+  app.add_option("--namespace", generate.ns, "C++ namespace (default: NAME)");
+
+  VerifyFlags verify;
+  CLI::App* verify_cmd = app.add_subcommand(
+      "verify",
+      "Generate C++ into a temporary folder, compile it, run it and compare every output with the eager reference. "
+      "Relative error = max |generated - reference| / max |reference|. Exits 1 beyond the tolerance.");
+  add_model_flags(*verify_cmd, verify.model, true);
+  verify_cmd->add_option("--input", verify.inputs, "NAME=x.npy: use this array for an input (default: seeded N(0,1))")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  verify_cmd->add_option("--expected", verify.expected, "NAME=y.npy: also compare an output with this array")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  verify_cmd->add_option("--seed", verify.seed, "seed of the random inputs")->capture_default_str();
+  verify_cmd->add_option("--tolerance", verify.tolerance, "largest relative error accepted")->capture_default_str();
+  verify_cmd->add_flag("--keep", verify.keep, "keep the build folder and print its path");
+
+  InspectFlags inspect;
+  CLI::App* inspect_cmd = app.add_subcommand("inspect", "Print the nodes, parameter count, FLOPs and memory plan.");
+  add_model_flags(*inspect_cmd, inspect.model, true);
+  inspect_cmd->add_flag("--json", inspect.json, "print JSON");
+
+  bool ops_json = false;
+  CLI::App* ops_cmd = app.add_subcommand("ops", "List the supported operators, their attributes and fusion classes.");
+  ops_cmd->add_flag("--json", ops_json, "print JSON");
+
+  ImportFlags import;
+  CLI::App* import_cmd =
+      app.add_subcommand("import", "Convert an MXNet export to hybgen's model.json + model.safetensors.");
+  add_model_flags(*import_cmd, import.model, true);
+  import_cmd->add_option("-o,--output", import.out_prefix, "output prefix: writes PREFIX.json and PREFIX.safetensors")
+      ->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    if (*verify_cmd) return run_verify(verify);
+    if (*inspect_cmd) return run_inspect(inspect);
+    if (*ops_cmd) return run_ops(ops_json);
+    if (*import_cmd) return run_import(import);
+    if (generate.model.model.empty()) {
+      std::cout << app.help();
+      return 2;
+    }
+    if (generate.out_dir.empty()) throw Error("-o OUT_DIR is required to generate code (see --help)");
+    return run_generate(generate);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hybgen: error: %s\n", e.what());
+    return 1;
+  }
+}

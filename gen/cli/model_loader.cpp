@@ -1,0 +1,81 @@
+#include "cli/model_loader.h"
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "emit/cpp_emitter.h"
+#include "io/file_util.h"
+#include "io/model_json.h"
+#include "io/mxnet_symbol.h"
+#include "ir/error.h"
+
+namespace hybgen {
+
+Graph load_any_model(const ModelSource& source) {
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(read_file_text(source.path));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(source.path + ": malformed JSON: " + e.what());
+  }
+  if (looks_like_mxnet_symbol(json)) {
+    std::optional<std::string> params = source.weights ? source.weights : find_mxnet_params(source.path);
+    if (!params)
+      throw Error(source.path + ": no NAME-XXXX.params beside this MXNet symbol file (use --weights to name it)");
+    MxnetImportOptions options;
+    options.input_shapes = source.input_shapes;
+    options.input_shapes.insert(source.shape_hints.begin(), source.shape_hints.end());
+    return import_mxnet(source.path, params, options);
+  }
+  if (!source.input_shapes.empty())
+    throw Error(source.path + ": --shape is for MXNet files; a hybgen model stores its input shapes");
+  if (source.weights_optional && !source.weights) {
+    std::error_code ec;
+    if (!std::filesystem::exists(replace_extension(source.path, ".safetensors"), ec))
+      return graph_from_json(json, source.path);
+  }
+  return load_model(source.path, source.weights);
+}
+
+std::pair<std::string, Shape> parse_shape_flag(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw Error("--shape '" + text + "' must look like NAME=D1,D2,... (e.g. data=1,3,224,224)");
+  Shape shape;
+  std::size_t start = eq + 1;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::size_t used = 0;
+    long long d = -1;
+    try {
+      d = std::stoll(item, &used);
+    } catch (const std::exception&) {
+    }
+    if (used != item.size() || d <= 0) throw Error("--shape '" + text + "': '" + item + "' is not a positive integer");
+    shape.push_back(d);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return {text.substr(0, eq), shape};
+}
+
+std::pair<std::string, std::string> parse_named_path(const std::string& text, const std::string& flag) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw Error(flag + " '" + text + "' must look like NAME=file.npy");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::string default_model_name(const std::string& path) {
+  std::string stem = std::filesystem::path(path).filename().string();
+  for (const std::string suffix : {"-symbol.json", ".json"})
+    if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      stem.resize(stem.size() - suffix.size());
+      break;
+    }
+  return c_identifier(stem);
+}
+
+}  // namespace hybgen

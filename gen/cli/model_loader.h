@@ -1,0 +1,35 @@
+// Loads whatever model file the user names: hybgen's model.json (+ its
+// .safetensors) or an MXNet export (NAME-symbol.json + NAME-XXXX.params),
+// told apart by content, not by name.
+//
+//   ModelSource src{"resnet-symbol.json", std::nullopt, {{"data", {1, 3, 224, 224}}}};
+//   Graph g = load_any_model(src);
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "ir/graph.h"
+
+namespace hybgen {
+
+struct ModelSource {
+  std::string path;
+  std::optional<std::string> weights;          // default: found beside the model
+  std::map<std::string, Shape> input_shapes;   // MXNet inputs (--shape)
+  std::map<std::string, Shape> shape_hints;    // MXNet inputs without --shape (from --input arrays)
+  bool weights_optional = false;               // inspect works on the graph alone
+};
+
+Graph load_any_model(const ModelSource& source);
+
+// "data=1,3,224,224" -> {"data", {1, 3, 224, 224}}; Error naming the flag otherwise.
+std::pair<std::string, Shape> parse_shape_flag(const std::string& text);
+// "NAME=path" -> {"NAME", "path"}.
+std::pair<std::string, std::string> parse_named_path(const std::string& text, const std::string& flag);
+
+// The default C name for generated files: the model file's stem as an identifier.
+std::string default_model_name(const std::string& path);
+
+}  // namespace hybgen

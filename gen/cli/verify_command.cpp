@@ -1,0 +1,43 @@
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "io/npy.h"
+#include "ir/error.h"
+#include "verify/verify.h"
+
+namespace hybgen {
+
+int run_verify(const VerifyFlags& flags) {
+  VerifyOptions options;
+  options.seed = flags.seed;
+  options.tolerance = flags.tolerance;
+  options.keep_build = flags.keep;
+  ModelSource source = flags.model.source();
+  for (const auto& text : flags.inputs) {
+    auto [name, path] = parse_named_path(text, "--input");
+    options.inputs[name] = read_npy(path);
+    source.shape_hints[name] = options.inputs[name].shape;  // MXNet files carry no input shapes
+  }
+  for (const auto& text : flags.expected) {
+    auto [name, path] = parse_named_path(text, "--expected");
+    options.expected[name] = read_npy(path);
+  }
+  const Graph graph = load_any_model(source);
+  VerifyReport report;
+  try {
+    report = verify_model(graph, options);
+  } catch (const Error& e) {
+    throw with_context(flags.model.model, e);
+  }
+  std::printf("%-28s %-18s %-10s %13s %13s  %s\n", "output", "shape", "against", "max abs err", "max rel err", "result");
+  for (const auto& c : report.checks)
+    std::printf("%-28s %-18s %-10s %13.3g %13.3g  %s\n", c.name.c_str(), shape_str(c.shape).c_str(), c.against.c_str(),
+                c.max_abs_error, c.max_rel_error, c.ok ? "OK" : "FAIL");
+  std::printf("compiled in %.2f s; tolerance %g (relative to the largest reference magnitude)\n",
+              report.compile_seconds, flags.tolerance);
+  if (!report.build_dir.empty()) std::printf("build kept in %s\n", report.build_dir.c_str());
+  std::printf("verify: %s\n", report.ok ? "PASS" : "FAIL");
+  return report.ok ? 0 : 1;
+}
+
+}  // namespace hybgen

@@ -1,0 +1,203 @@
+// The hybgen CLI end to end: generate, verify, inspect, ops, import, and what
+// each kind of bad input gets: one clear message naming the file and node, a
+// non-zero exit, and no output folder.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "graph_builders.h"
+#include "io/file_util.h"
+#include "io/model_json.h"
+#include "io/npy.h"
+#include "io/safetensors.h"
+#include "run_command.h"
+
+namespace hybgen {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::quoted;
+using testing::run_command;
+
+const std::string kHybgen = HYBGEN_BINARY;
+
+class Cli : public ::testing::Test {
+ protected:
+  TempDir tmp{"hybgen-cli-test"};
+  std::string path(const std::string& name) const { return tmp.path() + "/" + name; }
+  testing::CommandResult hybgen(const std::string& args) { return run_command(quoted(kHybgen) + " " + args); }
+
+  // A small MLP saved as model.json + model.safetensors.
+  std::string small_model() {
+    Graph g;
+    g.name = "small";
+    g.add_input("data", {{2, 8}});
+    g.add_constant("w1", Constant::f32({16, 8}, testing::seeded_values(128, 1)));
+    g.add_constant("b1", Constant::f32({16}, testing::seeded_values(16, 2)));
+    g.add_constant("w2", Constant::f32({3, 16}, testing::seeded_values(48, 3)));
+    g.nodes.push_back(testing::make_node("fc1", "FullyConnected", {"data", "w1", "b1"},
+                                         testing::attrs_of({{"num_hidden", int64_t{16}}})));
+    g.nodes.push_back(testing::make_node("act", "Activation", {"fc1"}, testing::attrs_of({{"act_type", std::string("tanh")}})));
+    g.nodes.push_back(testing::make_node("drop", "Dropout", {"act"}));
+    g.nodes.push_back(testing::make_node("fc2", "FullyConnected", {"drop", "w2"},
+                                         testing::attrs_of({{"num_hidden", int64_t{3}}, {"no_bias", true}})));
+    g.nodes.push_back(testing::make_node("prob", "softmax", {"fc2"}));
+    g.outputs = {"prob"};
+    save_model(g, path("model"));
+    return path("model.json");
+  }
+
+  // Writes `json_text` as bad.json beside the small model's weights.
+  std::string bad_model(const std::string& json_text) {
+    small_model();
+    std::ofstream(path("bad.json")) << json_text;
+    fs::copy_file(path("model.safetensors"), path("bad.safetensors"), fs::copy_options::overwrite_existing);
+    return path("bad.json");
+  }
+
+  void expect_clean_failure(const std::string& model, const std::vector<std::string>& expected_text) {
+    const auto r = hybgen(quoted(model) + " -o " + quoted(path("out")));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("hybgen: error: "), std::string::npos) << r.output;
+    for (const auto& text : expected_text) EXPECT_NE(r.output.find(text), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(path("out"))) << "a failed run left its output folder";
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one message:\n" << r.output;
+  }
+};
+
+std::string model_text(const std::string& nodes, const std::string& outputs = R"(["prob"])") {
+  return R"({"format": "hybgen-graph", "format_version": 1, "name": "bad",
+    "inputs": [{"name": "data", "shape": [2, 8], "dtype": "float32"}], "outputs": )" + outputs + R"(,
+    "weights": [{"name": "b1", "shape": [16], "dtype": "float32"}, {"name": "w1", "shape": [16, 8], "dtype": "float32"},
+                {"name": "w2", "shape": [3, 16], "dtype": "float32"}],
+    "nodes": [)" + nodes + "]}";
+}
+
+const std::string kFc1 = R"({"name": "fc1", "op": "FullyConnected", "inputs": ["data", "w1", "b1"], "attrs": {"num_hidden": 16}})";
+
+TEST_F(Cli, GenerateWritesTheFourFilesDeterministically) {
+  const std::string model = small_model();
+  const auto r = hybgen(quoted(model) + " -o " + quoted(path("out")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("arena"), std::string::npos);
+  for (const char* f : {"model.h", "model.cpp", "model_weights.cpp", "model.manifest.json"})
+    EXPECT_TRUE(fs::exists(path("out/") + f)) << f;
+  ASSERT_EQ(hybgen(quoted(model) + " -o " + quoted(path("again")) + "").exit_code, 0);
+  for (const char* f : {"model.h", "model.cpp", "model_weights.cpp", "model.manifest.json"})
+    EXPECT_EQ(read_file_text(path("out/") + f), read_file_text(path("again/") + f)) << f;
+  // --name and --namespace
+  ASSERT_EQ(hybgen(quoted(model) + " -o " + quoted(path("named")) + " --name tiny --namespace acme").exit_code, 0);
+  EXPECT_NE(read_file_text(path("named/tiny.h")).find("namespace acme {"), std::string::npos);
+}
+
+TEST_F(Cli, VerifyPassesAndFailsOnWrongExpectedValues) {
+  const std::string model = small_model();
+  auto r = hybgen("verify " + quoted(model));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("verify: PASS"), std::string::npos) << r.output;
+
+  write_npy(path("x.npy"), {{2, 8}, testing::seeded_values(16, 9)});
+  write_npy(path("wrong.npy"), {{2, 3}, std::vector<float>(6, 0.5f)});
+  r = hybgen("verify " + quoted(model) + " --input data=" + quoted(path("x.npy")) + " --expected prob=" +
+             quoted(path("wrong.npy")));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("expected"), std::string::npos);
+  EXPECT_NE(r.output.find("FAIL"), std::string::npos);
+
+  r = hybgen("verify " + quoted(model) + " --input nothere=" + quoted(path("x.npy")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("'nothere', which is not an input (inputs: data)"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, InspectOpsAndVersion) {
+  const std::string model = small_model();
+  auto r = hybgen("inspect " + quoted(model));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("memory plan"), std::string::npos);
+  EXPECT_NE(r.output.find("fc1"), std::string::npos);
+  EXPECT_EQ(r.output.find("drop "), std::string::npos);  // Dropout removed by the passes
+  r = hybgen("inspect --json " + quoted(model));
+  EXPECT_EQ(nlohmann::json::parse(r.output)["memory_plan"]["buffers"].size(), 3u);
+  r = hybgen("ops");
+  EXPECT_NE(r.output.find("FullyConnected(data, weight, bias)"), std::string::npos);
+  r = hybgen("--version");
+  EXPECT_EQ(r.output, "hybgen 0.1.0\n");
+  EXPECT_EQ(hybgen("verify --help").exit_code, 0);
+}
+
+TEST_F(Cli, MalformedJson) {
+  expect_clean_failure(bad_model("{\"format\": \"hybgen-graph\", \"nodes\": ["), {"bad.json: malformed JSON"});
+}
+
+TEST_F(Cli, UnknownOpsAreListedTogether) {
+  expect_clean_failure(bad_model(model_text(kFc1 + R"(, {"name": "x", "op": "Swish", "inputs": ["fc1"]},
+      {"name": "prob", "op": "Mish", "inputs": ["x"]})")),
+                       {"bad.json", "node 'x' (Swish)", "node 'prob' (Mish)"});
+}
+
+TEST_F(Cli, DanglingInput) {
+  expect_clean_failure(bad_model(model_text(kFc1 + R"(, {"name": "prob", "op": "softmax", "inputs": ["fc9"]})")),
+                       {"bad.json", "node 'prob' (softmax): input 'fc9' is not defined"});
+}
+
+TEST_F(Cli, Cycle) {
+  expect_clean_failure(bad_model(model_text(R"({"name": "a", "op": "Activation", "inputs": ["prob"], "attrs": {"act_type": "relu"}},
+      {"name": "prob", "op": "Activation", "inputs": ["a"], "attrs": {"act_type": "relu"}})")),
+                       {"bad.json", "cycle", "a", "prob"});
+}
+
+TEST_F(Cli, WrongWeightShape) {
+  small_model();
+  write_safetensors(path("model.safetensors"),
+                    {{"w1", Constant::f32({8, 16}, std::vector<float>(128, 0.0f))},
+                     {"b1", Constant::f32({16}, std::vector<float>(16, 0.0f))},
+                     {"w2", Constant::f32({3, 16}, std::vector<float>(48, 0.0f))}});
+  expect_clean_failure(path("model.json"), {"model.json", "weight 'w1' has shape (8, 16)", "(16, 8)"});
+}
+
+TEST_F(Cli, WeightShapeThatDisagreesWithTheGraph) {
+  // Consistent files, but the graph's fc2 cannot take w1's output.
+  expect_clean_failure(bad_model(model_text(kFc1 + R"(, {"name": "prob", "op": "FullyConnected", "inputs": ["fc1", "w1"],
+      "attrs": {"num_hidden": 16, "no_bias": true}})")),
+                       {"bad.json", "node 'prob' (FullyConnected): weight has shape (16, 8), expected (16, 16)"});
+}
+
+TEST_F(Cli, TruncatedSafetensors) {
+  small_model();
+  const auto bytes = read_file_bytes(path("model.safetensors"));
+  write_file_atomic(path("model.safetensors"), std::vector<uint8_t>(bytes.begin(), bytes.begin() + 100));
+  expect_clean_failure(path("model.json"), {"model.safetensors"});
+}
+
+TEST_F(Cli, SafetensorsHeaderLongerThanTheFile) {
+  small_model();
+  auto bytes = read_file_bytes(path("model.safetensors"));
+  bytes[3] = 0x7f;  // header length in the terabytes
+  write_file_atomic(path("model.safetensors"), bytes);
+  expect_clean_failure(path("model.json"), {"model.safetensors: header length", "exceeds the file size"});
+}
+
+TEST_F(Cli, MissingWeightsFile) {
+  small_model();
+  fs::remove(path("model.safetensors"));
+  expect_clean_failure(path("model.json"), {"model.json: weights file", "not found"});
+}
+
+TEST_F(Cli, MxnetExportsImportGenerateAndVerify) {
+  const std::string dir = std::string(HYBGEN_SHARED_DIR) + "/models/mxnet/mlp-gluon-1.3";
+  auto r = hybgen(quoted(dir + "/model-symbol.json") + " -o " + quoted(path("mx")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("input 'data' has no shape"), std::string::npos) << r.output;
+  r = hybgen(quoted(dir + "/model-symbol.json") + " --shape data=1,4 -o " + quoted(path("mx")));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(path("mx/model.h")));
+  r = hybgen("verify --shape data=3,4 " + quoted(dir + "/model-symbol.json"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = hybgen("import --shape data=1,4 " + quoted(dir + "/model-symbol.json") + " -o " + quoted(path("mlp13")));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(hybgen("verify " + quoted(path("mlp13.json"))).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace hybgen

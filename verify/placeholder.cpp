@@ -1,1 +1,0 @@
-// Temporary: removed once the room has sources.

@@ -1,0 +1,156 @@
+#include "verify/verify.h"
+
+#include <chrono>
+#include <cstring>
+#include <tuple>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include "emit/generate.h"
+#include "emit/templates.h"
+#include "io/file_util.h"
+#include "ir/error.h"
+#include "runtime-lite/interpreter.h"
+
+namespace hybgen {
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+void write_floats(const std::string& path, const std::vector<float>& v) {
+  write_file_atomic(path, std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(v.data()),
+                                               reinterpret_cast<const uint8_t*>(v.data() + v.size())));
+}
+
+std::vector<float> read_floats(const std::string& path, std::size_t count) {
+  const auto bytes = read_file_bytes(path);
+  if (bytes.size() != count * sizeof(float))
+    throw Error(path + ": " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(count * sizeof(float)));
+  std::vector<float> v(count);
+  std::memcpy(v.data(), bytes.data(), bytes.size());
+  return v;
+}
+
+std::string names_of(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+std::pair<double, double> compare_outputs(const std::vector<float>& actual, const std::vector<float>& reference) {
+  double abs_err = 0, scale = 0;
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    const double diff = std::fabs(static_cast<double>(actual[i]) - reference[i]);
+    abs_err = std::isnan(diff) ? INFINITY : std::max(abs_err, diff);
+    scale = std::max(scale, static_cast<double>(std::fabs(reference[i])));
+  }
+  return {abs_err, abs_err / std::max(scale, 1e-30)};
+}
+
+VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
+  const Graph& g = graph;
+  for (const auto& [name, array] : options.inputs)
+    if (!g.is_input(name)) throw Error("--input names '" + name + "', which is not an input (inputs: " + names_of(g.inputs) + ")");
+  for (const auto& [name, array] : options.expected)
+    if (!g.is_output(name))
+      throw Error("--expected names '" + name + "', which is not an output (outputs: " + names_of(g.outputs) + ")");
+
+  std::string name = c_identifier(g.name);
+  if (name != g.name || name.empty()) name = "model";
+  const std::vector<EmittedFile> files = generate_cpp(g, {name, name, g.name});
+  Interpreter interpreter(g);
+  const Graph& compiled = interpreter.graph();
+
+  TempDir build("hybgen-verify");
+  VerifyReport report;
+  for (const auto& f : files) write_file_atomic(build.path() + "/" + f.filename, f.content);
+
+  // Inputs: given arrays or seeded N(0, 1).
+  std::map<std::string, Tensor> inputs;
+  std::string buffers, reads, writes, args;
+  for (std::size_t i = 0; i < compiled.inputs.size(); ++i) {
+    const std::string& in = compiled.inputs[i];
+    const Shape& shape = compiled.type(in).shape;
+    auto given = options.inputs.find(in);
+    Tensor t;
+    if (given != options.inputs.end()) {
+      if (given->second.shape != shape)
+        throw Error("input '" + in + "' has shape " + shape_str(given->second.shape) + " in the array given, the model expects " + shape_str(shape));
+      t = Tensor::from_vector(shape, given->second.data);
+    } else {
+      t = Tensor::random_normal(shape, 0.0f, 1.0f, options.seed + i);
+    }
+    inputs[in] = t;
+    write_floats(build.path() + "/in_" + std::to_string(i) + ".bin", t.to_vector());
+    const std::string n = std::to_string(t.size());
+    buffers += "float in_" + std::to_string(i) + "[" + n + "];\n";
+    reads += "  if (!read_floats(dir, \"in_" + std::to_string(i) + ".bin\", in_" + std::to_string(i) + ", " + n +
+             ")) return 4;\n";
+    args += (args.empty() ? "" : ", ") + std::string("in_") + std::to_string(i);
+  }
+  for (std::size_t i = 0; i < compiled.outputs.size(); ++i) {
+    const std::string n = std::to_string(compiled.type(compiled.outputs[i]).num_elements());
+    buffers += "float out_" + std::to_string(i) + "[" + n + "];\n";
+    writes += "  if (!write_floats(dir, \"out_" + std::to_string(i) + ".bin\", out_" + std::to_string(i) + ", " + n +
+              ")) return 5;\n";
+    args += ", out_" + std::to_string(i);
+  }
+  write_file_atomic(build.path() + "/main.cpp",
+                    fill_template(template_text("verify_main.cpp"),
+                                  {{"NAME", name}, {"NAMESPACE", name}, {"BUFFERS", buffers}, {"READS", reads},
+                                   {"WRITES", writes}, {"ARGS", args}},
+                                  "verify_main.cpp"));
+
+  const char* env_cxx = std::getenv("CXX");
+  const std::string cxx = !options.cxx.empty() ? options.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
+  const std::string dir = build.path();
+  const std::string binary = dir + "/model_test";
+  const std::string compile = cxx + " " + options.cxx_flags + " -I" + quote(dir) + " " + quote(dir + "/main.cpp") +
+                              " " + quote(dir + "/" + name + ".cpp") + " " + quote(dir + "/" + name + "_weights.cpp") +
+                              " -o " + quote(binary) + " > " + quote(dir + "/compile.log") + " 2>&1";
+  const auto t0 = std::chrono::steady_clock::now();
+  if (std::system(compile.c_str()) != 0)
+    throw Error("the generated code did not compile (" + cxx + " " + options.cxx_flags + "):\n" +
+                read_file_text(dir + "/compile.log"));
+  report.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (std::system((quote(binary) + " " + quote(dir) + " > " + quote(dir + "/run.log") + " 2>&1").c_str()) != 0)
+    throw Error("the compiled model failed to run: " + read_file_text(dir + "/run.log"));
+
+  const std::vector<Tensor> reference = interpreter.run(inputs);
+  report.ok = true;
+  for (std::size_t i = 0; i < compiled.outputs.size(); ++i) {
+    const std::string& out = compiled.outputs[i];
+    const Shape& shape = compiled.type(out).shape;
+    const std::vector<float> actual =
+        read_floats(dir + "/out_" + std::to_string(i) + ".bin", static_cast<std::size_t>(num_elements(shape)));
+    auto check = [&](const std::vector<float>& ref, const std::string& against) {
+      OutputCheck c{out, shape, against, 0, 0, false};
+      std::tie(c.max_abs_error, c.max_rel_error) = compare_outputs(actual, ref);
+      c.ok = c.max_rel_error <= options.tolerance;
+      report.ok = report.ok && c.ok;
+      report.checks.push_back(c);
+    };
+    check(reference[i].to_vector(), "reference");
+    auto expected = options.expected.find(out);
+    if (expected != options.expected.end()) {
+      if (expected->second.shape != shape)
+        throw Error("expected array for '" + out + "' has shape " + shape_str(expected->second.shape) +
+                    ", the output has " + shape_str(shape));
+      check(expected->second.data, "expected");
+    }
+  }
+  if (options.keep_build) {
+    report.build_dir = build.path();
+    build.release();
+  }
+  return report;
+}
+
+}  // namespace hybgen

@@ -1,0 +1,59 @@
+// Checks generated code against the eager reference: generate C++ for a
+// graph, compile it with the system compiler next to a small driver, run it
+// on seeded random (or given) inputs, and compare every output with the
+// graph interpreter — and with expected arrays computed elsewhere, if given.
+//
+//   VerifyOptions opt;
+//   opt.inputs["data"] = read_npy("x.npy");
+//   VerifyReport r = verify_model(load_model("mlp.json"), opt);
+//   r.ok;   r.checks[0].max_rel_error;
+//
+// Relative error is the largest absolute difference divided by the largest
+// magnitude of the reference output (so outputs near zero do not blow it up).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "io/npy.h"
+#include "ir/graph.h"
+
+namespace hybgen {
+
+struct VerifyOptions {
+  std::map<std::string, NpyArray> inputs;    // by input name; others are drawn from N(0, 1)
+  std::map<std::string, NpyArray> expected;  // by output name; compared besides the reference
+  uint64_t seed = 0;
+  double tolerance = 1e-5;
+  std::string cxx;  // empty: $CXX, else c++
+  std::string cxx_flags = "-std=c++11 -O2 -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti";
+  bool keep_build = false;
+};
+
+struct OutputCheck {
+  std::string name;
+  Shape shape;
+  std::string against;  // "reference" or "expected"
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  bool ok = false;
+};
+
+struct VerifyReport {
+  std::vector<OutputCheck> checks;
+  bool ok = false;
+  std::string build_dir;  // kept only with keep_build
+  double compile_seconds = 0;
+};
+
+// Throws Error for inputs or expected arrays that name nothing in the graph
+// or have the wrong shape, for compiler failures (with the compiler's
+// output), and for a driver that fails to run.
+VerifyReport verify_model(const Graph& graph, const VerifyOptions& options);
+
+// max |a - b| and that divided by max |reference|.
+std::pair<double, double> compare_outputs(const std::vector<float>& actual, const std::vector<float>& reference);
+
+}  // namespace hybgen
