@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "io/file_util.h"
+#include "io/float16.h"
 #include "ir/error.h"
 
 namespace hybgen {
@@ -52,15 +53,6 @@ class Reader {
   const std::string& source_;
   std::size_t pos_ = 0;
 };
-
-float half_to_float(uint16_t h) {
-  const int sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  float magnitude;
-  if (exponent == 0) magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-  else if (exponent == 31) magnitude = mantissa ? NAN : INFINITY;
-  else magnitude = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
-  return sign ? -magnitude : magnitude;
-}
 
 // Element size and float conversion of MXNet's dtype flags (mshadow TypeFlag).
 std::size_t element_size(int32_t flag) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/file_util.h"
+#include "io/float16.h"
 #include "ir/error.h"
 
 namespace hybgen {
@@ -21,15 +22,6 @@ uint64_t read_u64_le(const uint8_t* p) {
   uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
   return v;
-}
-
-float half_to_float(uint16_t h) {
-  const int sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  float magnitude;
-  if (exponent == 0) magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-  else if (exponent == 31) magnitude = mantissa ? NAN : INFINITY;
-  else magnitude = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
-  return sign ? -magnitude : magnitude;
 }
 
 // Bytes per element of the dtypes read (all converted to float32), 0 if unsupported.

@@ -2,6 +2,8 @@
 // manifest and the comments that tie code to nodes.
 #include <gtest/gtest.h>
 
+#include "error_matchers.h"
+
 #include <functional>
 
 #include "emit/cpp_emitter.h"
@@ -13,14 +15,7 @@
 namespace hybgen {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 std::map<std::string, std::string> by_name(const std::vector<EmittedFile>& files) {
   std::map<std::string, std::string> m;

@@ -2,6 +2,8 @@
 // bad input the readers must reject with a message naming the file.
 #include <gtest/gtest.h>
 
+#include "error_matchers.h"
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -14,21 +16,6 @@
 
 namespace hybgen {
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-#define EXPECT_ERROR(statement, text)                                 \
-  do {                                                                \
-    const std::string message_ = error_of([&] { statement; });        \
-    EXPECT_NE(message_.find(text), std::string::npos) << message_;    \
-  } while (0)
 
 std::map<std::string, Constant> tensors() {
   return {{"b", Constant::f32({2}, {0.5f, -1.0f})}, {"a", Constant::f32({2, 3}, {1, 2, 3, 4, 5, 6})}};

@@ -2,6 +2,8 @@
 // spellings, the real Gluon exports in shared/models, and bad files.
 #include <gtest/gtest.h>
 
+#include "error_matchers.h"
+
 #include <filesystem>
 #include <fstream>
 
@@ -13,6 +15,8 @@
 namespace hybgen {
 namespace {
 
+using testing::error_of;
+
 const std::string kModels = std::string(HYBGEN_SHARED_DIR) + "/models/mxnet";
 
 std::map<std::string, Constant> sample_tensors() {
@@ -22,15 +26,6 @@ std::map<std::string, Constant> sample_tensors() {
 }
 
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(MxnetParams, EveryRecordLayoutRoundTrips) {
   for (auto layout : {MxnetRecordLayout::kV1, MxnetRecordLayout::kV2, MxnetRecordLayout::kV3,

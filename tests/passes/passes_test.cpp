@@ -1,6 +1,8 @@
 // Before/after tests of each pass, and the error each bad graph must give.
 #include <gtest/gtest.h>
 
+#include "error_matchers.h"
+
 #include <algorithm>
 #include <functional>
 
@@ -12,23 +14,10 @@
 namespace hybgen {
 namespace {
 
+using testing::error_of;
+
 using testing::attrs_of;
 using testing::make_node;
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-#define EXPECT_ERROR(statement, text)                              \
-  do {                                                             \
-    const std::string message_ = error_of([&] { statement; });     \
-    EXPECT_NE(message_.find(text), std::string::npos) << message_; \
-  } while (0)
 
 Graph relu_chain(int n) {
   Graph g;
