@@ -17,6 +17,7 @@ struct ModelFlags {
   std::string model;
   std::string weights;
   std::vector<std::string> shapes;  // NAME=D1,D2,...
+  std::optional<uint64_t> random_weights_seed;
   ModelSource source(bool weights_optional = false) const;
 };
 

@@ -16,6 +16,7 @@ ModelSource ModelFlags::source(bool weights_optional) const {
     s.input_shapes[name] = shape;
   }
   s.weights_optional = weights_optional;
+  s.random_weights_seed = random_weights_seed;
   return s;
 }
 

@@ -24,6 +24,9 @@ void add_model_flags(CLI::App& app, hybgen::ModelFlags& flags, bool required) {
   app.add_option("--shape", flags.shapes, "input shape of an MXNet model, e.g. --shape data=1,3,224,224 (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--random-weights", flags.random_weights_seed,
+                 "MXNet symbol file without .params: use seeded random weights of the shapes the graph needs "
+                 "(for testing only)");
 }
 
 }  // namespace

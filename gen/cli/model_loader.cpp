@@ -20,10 +20,15 @@ Graph load_any_model(const ModelSource& source) {
     throw Error(source.path + ": malformed JSON: " + e.what());
   }
   if (looks_like_mxnet_symbol(json)) {
-    std::optional<std::string> params = source.weights ? source.weights : find_mxnet_params(source.path);
-    if (!params)
-      throw Error(source.path + ": no NAME-XXXX.params beside this MXNet symbol file (use --weights to name it)");
     MxnetImportOptions options;
+    options.random_weights_seed = source.random_weights_seed;
+    std::optional<std::string> params;
+    if (!source.random_weights_seed) {
+      params = source.weights ? source.weights : find_mxnet_params(source.path);
+      if (!params)
+        throw Error(source.path + ": no NAME-XXXX.params beside this MXNet symbol file (use --weights to name it, or "
+                    "--random-weights SEED to test with made-up weights)");
+    }
     options.input_shapes = source.input_shapes;
     options.input_shapes.insert(source.shape_hints.begin(), source.shape_hints.end());
     return import_mxnet(source.path, params, options);

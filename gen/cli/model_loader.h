@@ -6,6 +6,7 @@
 //   Graph g = load_any_model(src);
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@ struct ModelSource {
   std::map<std::string, Shape> input_shapes;   // MXNet inputs (--shape)
   std::map<std::string, Shape> shape_hints;    // MXNet inputs without --shape (from --input arrays)
   bool weights_optional = false;               // inspect works on the graph alone
+  std::optional<uint64_t> random_weights_seed; // MXNet symbol without .params: seeded random weights
 };
 
 Graph load_any_model(const ModelSource& source);

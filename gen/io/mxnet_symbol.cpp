@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
+#include <random>
 #include <set>
 
 #include "io/file_util.h"
@@ -109,10 +111,27 @@ std::map<std::string, std::string> node_attrs(const nlohmann::json& node, const 
   return attrs;
 }
 
-std::string value_name(const nlohmann::json& nodes, const OpDef* def, const Entry& e) {
-  const std::string name = nodes[e.node]["name"].get<std::string>();
-  if (!def || def->num_outputs == 1) return name;
-  return name + "_output" + std::to_string(e.output);
+// Node names, made unique: MXNet allows two nodes of one name (the 0.11
+// MobileNetV2 file has a Convolution and a Flatten both called "fc7"); the
+// later op node gets a suffix. Variables keep theirs, the params match them.
+std::vector<std::string> unique_node_names(const nlohmann::json& nodes) {
+  std::vector<std::string> names(nodes.size());
+  std::set<std::string> taken;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i]["op"] == "null") taken.insert(names[i] = nodes[i]["name"].get<std::string>());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i]["op"] == "null") continue;
+    const std::string base = nodes[i]["name"].get<std::string>();
+    std::string name = base;
+    for (int k = 2; taken.count(name); ++k) name = base + "_" + std::to_string(k);
+    taken.insert(names[i] = name);
+  }
+  return names;
+}
+
+std::string value_name(const std::vector<std::string>& names, const OpDef* def, const Entry& e) {
+  if (!def || def->num_outputs == 1) return names[e.node];
+  return names[e.node] + "_output" + std::to_string(e.output);
 }
 
 // A variable Gluon created for a Parameter (it carries training attributes),
@@ -124,6 +143,72 @@ bool looks_like_parameter(const std::string& name, const std::map<std::string, s
     if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
       return true;
   return false;
+}
+
+// Uniform in [lo, hi) from the engine's raw bits: the same on every platform.
+std::vector<float> uniform_values(int64_t n, float lo, float hi, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = lo + (hi - lo) * static_cast<float>(static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0));
+  return v;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Plausible random values for a weight of this name and shape: scales and
+// variances near 1, shifts and means near 0, other weights scaled by fan-in so
+// activations stay finite through deep networks.
+Constant random_weight(const std::string& name, const Shape& shape, uint64_t seed) {
+  const int64_t n = num_elements(shape);
+  for (const std::string s : {"_var", "_gamma"})
+    if (ends_with(name, s)) return Constant::f32(shape, uniform_values(n, 0.5f, 1.5f, seed));
+  for (const std::string s : {"_beta", "_mean", "_bias"})
+    if (ends_with(name, s)) return Constant::f32(shape, uniform_values(n, -0.1f, 0.1f, seed));
+  const int64_t fan_in = shape.size() > 1 ? num_elements(Shape(shape.begin() + 1, shape.end())) : 1;
+  const float scale = static_cast<float>(std::sqrt(3.0 / static_cast<double>(std::max<int64_t>(fan_in, 1))));
+  return Constant::f32(shape, uniform_values(n, -scale, scale, seed));
+}
+
+// Gives every weight variable of `graph` (listed in `weights`, without
+// values) the shape its consumer expects and seeded random values, inferring
+// shapes forward from the inputs in node order.
+void make_random_weights(Graph& graph, const std::set<std::string>& weights, uint64_t seed,
+                         const std::string& source) {
+  std::map<std::string, TensorType> known = graph.types;
+  uint64_t index = 0;
+  for (const Node& node : graph.nodes) {
+    const OpDef& def = find_op(node.op);
+    const std::string where = source + ": " + node_label(node.name, node.op);
+    const Attrs attrs = normalize_attrs(def, node.attrs);
+    bool needs_weights = false;
+    for (std::size_t i = 1; i < node.inputs.size(); ++i) needs_weights = needs_weights || (weights.count(node.inputs[i]) && !known.count(node.inputs[i]));
+    if (needs_weights) {
+      if (!def.weight_shapes || !known.count(node.inputs[0]))
+        throw Error(where + ": cannot tell the shapes of its weights without a .params file");
+      const std::vector<Shape> shapes = def.weight_shapes(attrs, known.at(node.inputs[0]).shape);
+      for (std::size_t i = 1; i < node.inputs.size() && i - 1 < shapes.size(); ++i) {
+        const std::string& w = node.inputs[i];
+        if (!weights.count(w) || known.count(w)) continue;
+        graph.add_constant(w, random_weight(w, shapes[i - 1], seed * 1000003u + index++));
+        known[w] = graph.type(w);
+      }
+    }
+    std::vector<TensorType> in;
+    for (const auto& v : node.inputs) {
+      auto it = known.find(v);
+      if (it == known.end()) throw Error(where + ": input '" + v + "' has no known shape");
+      in.push_back(it->second);
+    }
+    std::vector<TensorType> out;
+    try {
+      out = def.infer(attrs, in);
+    } catch (const Error& e) {
+      throw Error(where + ": " + e.what());
+    }
+    for (std::size_t i = 0; i < out.size() && i < node.outputs.size(); ++i) known[node.outputs[i]] = out[i];
+  }
 }
 
 }  // namespace
@@ -234,12 +319,14 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
     throw Error(symbol_path + ": unsupported ops: " + list + " (`hybgen ops` lists the supported ones)");
   }
 
+  const std::vector<std::string> names = unique_node_names(nodes);
+
   // Second pass: op nodes in file order (post-order, so inputs come first).
   std::set<std::size_t> used_vars;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (!defs[i]) continue;
     const auto& n = nodes[i];
-    const std::string name = n["name"].get<std::string>();
+    const std::string& name = names[i];
     const std::string where = symbol_path + ": " + node_label(name, n["op"].get<std::string>());
     Node node;
     node.name = name;
@@ -278,7 +365,7 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
                     nodes[e.node]["name"].get<std::string>() + "', which has " +
                     std::to_string(producer->num_outputs) + " at inference");
       if (!producer) used_vars.insert(e.node);
-      node.inputs.push_back(value_name(nodes, producer, e));
+      node.inputs.push_back(value_name(names, producer, e));
     }
     for (int o = 0; o < defs[i]->num_outputs; ++o)
       node.outputs.push_back(defs[i]->num_outputs == 1 ? name : name + "_output" + std::to_string(o));
@@ -291,9 +378,17 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
     const Entry e = parse_entry(h, symbol_path + ": heads");
     if (e.node >= nodes.size()) throw Error(symbol_path + ": a head refers to node " + std::to_string(e.node));
     if (!defs[e.node]) used_vars.insert(e.node);
-    const std::string v = value_name(nodes, defs[e.node], e);
+    const std::string v = value_name(names, defs[e.node], e);
     if (!graph.is_output(v)) graph.outputs.push_back(v);
   }
+
+  // Without params, a variable feeding a weight position (input 1, 2, ...) of
+  // an op that has weights is a weight to make up.
+  std::set<std::string> random_weights;
+  if (options.random_weights_seed)
+    for (const Node& node : graph.nodes)
+      if (find_op(node.op).weight_shapes)
+        for (std::size_t k = 1; k < node.inputs.size(); ++k) random_weights.insert(node.inputs[k]);
 
   // Variables: weights when the params have them, runtime inputs otherwise.
   std::set<std::string> given_shapes_used;
@@ -303,6 +398,7 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
       graph.add_constant(name, *c);
       continue;
     }
+    if (random_weights.count(name)) continue;
     if (params_path && looks_like_parameter(name, node_attrs(nodes[i], symbol_path)))
       throw Error(symbol_path + ": weight '" + name + "' is missing from " + *params_path);
     Shape shape;
@@ -331,6 +427,7 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
       for (const auto& in : graph.inputs) inputs += (inputs.empty() ? "" : ", ") + in;
       throw Error(symbol_path + ": --shape names '" + name + "', which is not an input (inputs: " + inputs + ")");
     }
+  if (options.random_weights_seed) make_random_weights(graph, random_weights, *options.random_weights_seed, symbol_path);
   return graph;
 }
 

@@ -8,6 +8,7 @@
 //   bool mx = looks_like_mxnet_symbol(json);
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,7 +23,11 @@ struct MxnetImportOptions {
   // Shapes of runtime inputs; an input without one takes its `__shape__`
   // attribute when fully known, otherwise import fails naming it.
   std::map<std::string, Shape> input_shapes;
-  std::string name;  // graph name; default: file stem without "-symbol"
+  std::string name;
+  // Symbol files without .params: make every weight from this seed instead,
+  // with the shapes the ops expect (OpDef::weight_shapes). For testing the
+  // import and the generated code; the numbers mean nothing.
+  std::optional<uint64_t> random_weights_seed;  // graph name; default: file stem without "-symbol"
 };
 
 bool looks_like_mxnet_symbol(const nlohmann::json& json);

@@ -80,6 +80,10 @@ const OpRegistrar reg([] {
   d.flops = [](const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     return 2.0 * static_cast<double>(in[0].num_elements());
   };
+  d.weight_shapes = [](const Attrs& a, const Shape& data) {
+    const Shape c{view(a, data).channels};
+    return std::vector<Shape>{c, c, c, c};
+  };
   d.positive_inputs = {4};
   const Shape c3{3};
   d.examples = {{bn(false, 1, 1e-5), {{2, 3, 4, 5}, c3, c3, c3, c3}},

@@ -139,6 +139,10 @@ const OpRegistrar reg([] {
     const ConvGeometry g = geometry(a, in[0].shape);
     return 2.0 * static_cast<double>(g.n * g.f * g.oh * g.ow * (g.c / g.groups) * g.kh * g.kw);
   };
+  d.weight_shapes = [](const Attrs& a, const Shape& data) {
+    const ConvGeometry g = geometry(a, data);
+    return std::vector<Shape>{{g.f, g.c / g.groups, g.kh, g.kw}, {g.f}};
+  };
   d.examples = {
       {conv({3, 3}, 4, {}, {1, 1}, {}, 1, false), {{1, 3, 6, 5}, {4, 3, 3, 3}, {4}}},
       {conv({1, 1}, 5, {}, {}, {}, 1, true), {{2, 4, 3, 3}, {5, 4, 1, 1}}},

@@ -42,6 +42,9 @@ const OpRegistrar reg([] {
                                       std::to_string(ctx.node.attrs.get_int("output_dim")) + ");"};
   };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
+  d.weight_shapes = [](const Attrs& a, const Shape&) {
+    return std::vector<Shape>{{a.get_int("input_dim"), a.get_int("output_dim")}};
+  };
   Attrs a;
   a.set("input_dim", int64_t{10});
   a.set("output_dim", int64_t{4});

@@ -92,6 +92,10 @@ OpRegistrar reg([] {
     const FcDims dims = fc_dims(a, in[0].shape);
     return 2.0 * static_cast<double>(dims.rows * dims.k * dims.hidden);
   };
+  d.weight_shapes = [](const Attrs& a, const Shape& data) {
+    const FcDims dims = fc_dims(a, data);
+    return std::vector<Shape>{{dims.hidden, dims.k}, {dims.hidden}};
+  };
   d.examples = {{fc_attrs(8, false, true), {{1, 5}, {8, 5}, {8}}},
                 {fc_attrs(7, false, true), {{3, 2, 2, 3}, {7, 12}, {7}}},
                 {fc_attrs(6, true, false), {{2, 3, 17}, {6, 17}}},

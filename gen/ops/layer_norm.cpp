@@ -62,6 +62,10 @@ const OpRegistrar reg([] {
   d.flops = [](const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     return 6.0 * static_cast<double>(in[0].num_elements());
   };
+  d.weight_shapes = [](const Attrs& a, const Shape& data) {
+    const Shape n{view(a, data).n};
+    return std::vector<Shape>{n, n};
+  };
   Attrs last, middle;
   last.set("axis", int64_t{-1});
   middle.set("axis", int64_t{1});

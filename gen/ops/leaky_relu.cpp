@@ -108,6 +108,9 @@ const OpRegistrar reg([] {
   d.infer = infer;
   d.reference = reference;
   d.emit_cpp = emit_cpp;
+  d.weight_shapes = [](const Attrs&, const Shape& data) {
+    return std::vector<Shape>{{prelu_view(data).channels}};
+  };
   d.examples = {{leaky("leaky", 0.1), {{2, 11}}}, {leaky("prelu"), {{2, 3, 2, 2}, {3}}},
                 {leaky("elu", 1.0), {{5, 3}}},    {leaky("selu"), {{7}}},
                 {leaky("gelu"), {{4, 6}}},        {leaky("rrelu"), {{9}}}};

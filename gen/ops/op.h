@@ -99,6 +99,11 @@ struct OpDef {
   // Inputs that must be positive (a variance); random test data for them is
   // drawn from (0.1, 2).
   std::vector<int> positive_inputs;
+  // The shapes of the weight inputs (1, 2, ...) this op expects for a data
+  // input (input 0) of the given shape, so weights of a graph without stored
+  // values can be made (MXNet symbol files without .params). Unset: the op
+  // has no weights.
+  std::function<std::vector<Shape>(const Attrs&, const Shape& data)> weight_shapes;
 };
 
 struct OpRegistrar {

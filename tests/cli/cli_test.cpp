@@ -199,5 +199,23 @@ TEST_F(Cli, MxnetExportsImportGenerateAndVerify) {
   EXPECT_EQ(hybgen("verify " + quoted(path("mlp13.json"))).exit_code, 0);
 }
 
+// Every real MXNet export in shared/models: the CNNs with their .params, the
+// symbol-only zoo graphs with seeded random weights.
+TEST_F(Cli, RealMxnetExportsVerify) {
+  const std::string models = std::string(HYBGEN_SHARED_DIR) + "/models/mxnet/";
+  for (const char* m : {"mnist-cnn-gluon-1.6/mnist-symbol.json", "fashion-mnist-cnn-gluon-1.6/fashion-mnist-symbol.json"}) {
+    const auto r = hybgen("verify --shape data=2,1,28,28 " + quoted(models + m));
+    EXPECT_EQ(r.exit_code, 0) << m << "\n" << r.output;
+  }
+  for (const char* m : {"squeezenet-v1.2-mxnet-0.9", "mobilenet-v2-mxnet-0.11", "mobilenetv2-1.0-gluon-1.6"}) {
+    const std::string file = models + "symbol-only/" + m + "-symbol.json";
+    auto r = hybgen("verify --shape data=1,3,224,224 " + quoted(file));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("--random-weights"), std::string::npos) << r.output;
+    r = hybgen("verify --random-weights 7 --shape data=1,3,224,224 " + quoted(file));
+    EXPECT_EQ(r.exit_code, 0) << m << "\n" << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace hybgen
