@@ -13,6 +13,8 @@
 #include "runtime-lite/interpreter.h"
 #include "runtime-lite/invoke.h"
 #include "runtime-lite/nn/basic_layers.h"
+#include "runtime-lite/nn/conv_layers.h"
+#include "runtime-lite/nn/norm_layers.h"
 #include "runtime-lite/ops.h"
 #include "runtime-lite/parameter.h"
 #include "runtime-lite/symbol.h"

@@ -61,6 +61,86 @@ Tensor Ops::Dropout(const Tensor& x, double p, const std::string& name) const {
 }
 Tensor Ops::identity(const Tensor& x, const std::string& name) const { return one("_copy", {x}, {}, name); }
 
+Tensor Ops::Convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, std::vector<int64_t> kernel,
+                        int64_t num_filter, std::vector<int64_t> stride, std::vector<int64_t> pad,
+                        std::vector<int64_t> dilate, int64_t num_group, bool no_bias, const std::string& name) const {
+  std::vector<Tensor> in{x, weight};
+  if (!no_bias) in.push_back(bias);
+  return one("Convolution", in,
+             with({{"kernel", kernel}, {"num_filter", num_filter}, {"stride", stride}, {"pad", pad},
+                   {"dilate", dilate}, {"num_group", num_group}, {"no_bias", no_bias}}),
+             name);
+}
+
+Tensor Ops::Pooling(const Tensor& x, std::vector<int64_t> kernel, const std::string& pool_type,
+                    std::vector<int64_t> stride, std::vector<int64_t> pad, bool global_pool,
+                    const std::string& pooling_convention, bool count_include_pad, const std::string& name) const {
+  return one("Pooling", {x},
+             with({{"kernel", kernel}, {"pool_type", pool_type}, {"stride", stride}, {"pad", pad},
+                   {"global_pool", global_pool}, {"pooling_convention", pooling_convention},
+                   {"count_include_pad", count_include_pad}}),
+             name);
+}
+
+Tensor Ops::BatchNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& moving_mean,
+                      const Tensor& moving_var, double eps, bool fix_gamma, int64_t axis, const std::string& name) const {
+  return one("BatchNorm", {x, gamma, beta, moving_mean, moving_var},
+             with({{"eps", eps}, {"fix_gamma", fix_gamma}, {"axis", axis}}), name);
+}
+
+Tensor Ops::LayerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t axis, double eps,
+                      const std::string& name) const {
+  return one("LayerNorm", {x, gamma, beta}, with({{"axis", axis}, {"eps", eps}}), name);
+}
+
+Tensor Ops::LeakyReLU(const Tensor& x, const std::string& act_type, double slope, const std::string& name) const {
+  return one("LeakyReLU", {x}, with({{"act_type", act_type}, {"slope", slope}}), name);
+}
+
+Tensor Ops::PReLU(const Tensor& x, const Tensor& gamma, const std::string& name) const {
+  return one("LeakyReLU", {x, gamma}, with({{"act_type", std::string("prelu")}}), name);
+}
+
+Tensor Ops::clip(const Tensor& x, double a_min, double a_max, const std::string& name) const {
+  return one("clip", {x}, with({{"a_min", a_min}, {"a_max", a_max}}), name);
+}
+
+Tensor Ops::Concat(const std::vector<Tensor>& xs, int64_t dim, const std::string& name) const {
+  return one("Concat", xs, with({{"dim", dim}, {"num_args", static_cast<int64_t>(xs.size())}}), name);
+}
+
+Tensor Ops::Embedding(const Tensor& indices, const Tensor& weight, int64_t input_dim, int64_t output_dim,
+                      const std::string& name) const {
+  return one("Embedding", {indices, weight}, with({{"input_dim", input_dim}, {"output_dim", output_dim}}), name);
+}
+
+Tensor Ops::transpose(const Tensor& x, std::vector<int64_t> axes, const std::string& name) const {
+  return one("transpose", {x}, with({{"axes", axes}}), name);
+}
+Tensor Ops::expand_dims(const Tensor& x, int64_t axis, const std::string& name) const {
+  return one("expand_dims", {x}, with({{"axis", axis}}), name);
+}
+Tensor Ops::squeeze(const Tensor& x, std::vector<int64_t> axis, const std::string& name) const {
+  return one("squeeze", {x}, with({{"axis", axis}}), name);
+}
+Tensor Ops::dot(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b, const std::string& name) const {
+  return one("dot", {a, b}, with({{"transpose_a", transpose_a}, {"transpose_b", transpose_b}}), name);
+}
+Tensor Ops::batch_dot(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                      const std::string& name) const {
+  return one("batch_dot", {a, b}, with({{"transpose_a", transpose_a}, {"transpose_b", transpose_b}}), name);
+}
+Tensor Ops::sum(const Tensor& x, std::vector<int64_t> axis, bool keepdims, const std::string& name) const {
+  return one("sum", {x}, with({{"axis", axis}, {"keepdims", keepdims}}), name);
+}
+Tensor Ops::mean(const Tensor& x, std::vector<int64_t> axis, bool keepdims, const std::string& name) const {
+  return one("mean", {x}, with({{"axis", axis}, {"keepdims", keepdims}}), name);
+}
+Tensor Ops::exp(const Tensor& x, const std::string& name) const { return one("exp", {x}, {}, name); }
+Tensor Ops::log(const Tensor& x, const std::string& name) const { return one("log", {x}, {}, name); }
+Tensor Ops::sqrt(const Tensor& x, const std::string& name) const { return one("sqrt", {x}, {}, name); }
+Tensor Ops::erf(const Tensor& x, const std::string& name) const { return one("erf", {x}, {}, name); }
+
 Tensor operator+(const Tensor& a, const Tensor& b) { return one("broadcast_add", {a, b}, {}, ""); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return one("broadcast_sub", {a, b}, {}, ""); }
 Tensor operator*(const Tensor& a, const Tensor& b) { return one("broadcast_mul", {a, b}, {}, ""); }

@@ -48,6 +48,42 @@ class Ops {
   Tensor Dropout(const Tensor& x, double p = 0.5, const std::string& name = "") const;
   Tensor identity(const Tensor& x, const std::string& name = "") const;
 
+  // Convolution and pooling (NCHW). Empty stride/pad/dilate mean 1/0/1.
+  Tensor Convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, std::vector<int64_t> kernel,
+                     int64_t num_filter, std::vector<int64_t> stride = {}, std::vector<int64_t> pad = {},
+                     std::vector<int64_t> dilate = {}, int64_t num_group = 1, bool no_bias = false,
+                     const std::string& name = "") const;
+  Tensor Pooling(const Tensor& x, std::vector<int64_t> kernel, const std::string& pool_type = "max",
+                 std::vector<int64_t> stride = {}, std::vector<int64_t> pad = {}, bool global_pool = false,
+                 const std::string& pooling_convention = "valid", bool count_include_pad = true,
+                 const std::string& name = "") const;
+  Tensor BatchNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& moving_mean,
+                   const Tensor& moving_var, double eps = 1e-5, bool fix_gamma = false, int64_t axis = 1,
+                   const std::string& name = "") const;
+  Tensor LayerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t axis = -1, double eps = 1e-5,
+                   const std::string& name = "") const;
+  // act_type: leaky, elu, selu, gelu (slope for leaky/elu); prelu takes gamma.
+  Tensor LeakyReLU(const Tensor& x, const std::string& act_type = "leaky", double slope = 0.25,
+                   const std::string& name = "") const;
+  Tensor PReLU(const Tensor& x, const Tensor& gamma, const std::string& name = "") const;
+  Tensor clip(const Tensor& x, double a_min, double a_max, const std::string& name = "") const;
+  Tensor Concat(const std::vector<Tensor>& xs, int64_t dim = 1, const std::string& name = "") const;
+  Tensor Embedding(const Tensor& indices, const Tensor& weight, int64_t input_dim, int64_t output_dim,
+                   const std::string& name = "") const;
+  Tensor transpose(const Tensor& x, std::vector<int64_t> axes = {}, const std::string& name = "") const;
+  Tensor expand_dims(const Tensor& x, int64_t axis, const std::string& name = "") const;
+  Tensor squeeze(const Tensor& x, std::vector<int64_t> axis = {}, const std::string& name = "") const;
+  Tensor dot(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false,
+             const std::string& name = "") const;
+  Tensor batch_dot(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false,
+                   const std::string& name = "") const;
+  Tensor sum(const Tensor& x, std::vector<int64_t> axis = {}, bool keepdims = false, const std::string& name = "") const;
+  Tensor mean(const Tensor& x, std::vector<int64_t> axis = {}, bool keepdims = false, const std::string& name = "") const;
+  Tensor exp(const Tensor& x, const std::string& name = "") const;
+  Tensor log(const Tensor& x, const std::string& name = "") const;
+  Tensor sqrt(const Tensor& x, const std::string& name = "") const;
+  Tensor erf(const Tensor& x, const std::string& name = "") const;
+
  private:
   bool symbolic_;
 };

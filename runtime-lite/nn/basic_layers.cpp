@@ -33,4 +33,31 @@ Dropout::Dropout(double rate) : HybridBlock("dropout"), rate_(rate) {}
 
 Tensor Dropout::hybrid_forward(const Ops& F, const Tensor& x) { return F.Dropout(x, rate_, "fwd"); }
 
+LeakyReLU::LeakyReLU(double alpha, const std::string& act_type)
+    : HybridBlock(act_type == "leaky" ? "leakyrelu" : act_type), alpha_(alpha), act_type_(act_type) {}
+
+Tensor LeakyReLU::hybrid_forward(const Ops& F, const Tensor& x) { return F.LeakyReLU(x, act_type_, alpha_, "fwd"); }
+
+PReLU::PReLU(int64_t in_channels, float alpha) : HybridBlock("prelu") {
+  alpha_ = &add_param("alpha", {in_channels});
+  alpha_->set_default_initializer(init::Constant(alpha));
+}
+
+Tensor PReLU::hybrid_forward(const Ops& F, const Tensor& x) { return F.PReLU(x, F.param(*alpha_), "fwd"); }
+
+Embedding::Embedding(int64_t input_dim, int64_t output_dim)
+    : HybridBlock("embedding"), input_dim_(input_dim), output_dim_(output_dim) {
+  weight_ = &add_param("weight", {input_dim, output_dim});
+}
+
+Tensor Embedding::hybrid_forward(const Ops& F, const Tensor& x) {
+  return F.Embedding(x, F.param(*weight_), input_dim_, output_dim_, "fwd");
+}
+
+Tensor HybridConcurrent::hybrid_forward(const Ops& F, const Tensor& x) {
+  std::vector<Tensor> parts;
+  for (const auto& child : children()) parts.push_back((*child)(x));
+  return F.Concat(parts, axis_, "concat");
+}
+
 }  // namespace hybgen::nn

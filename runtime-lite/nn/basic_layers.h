@@ -52,4 +52,75 @@ class Dropout : public HybridBlock {
   double rate_;
 };
 
+class Flatten : public HybridBlock {
+ public:
+  Flatten() : HybridBlock("flatten") {}
+  Tensor hybrid_forward(const Ops& F, const Tensor& x) override { return F.flatten(x, "flatten"); }
+  using HybridBlock::hybrid_forward;
+};
+
+// LeakyReLU(alpha), and the ELU / SELU / GELU activations of the same op.
+class LeakyReLU : public HybridBlock {
+ public:
+  explicit LeakyReLU(double alpha, const std::string& act_type = "leaky");
+  Tensor hybrid_forward(const Ops& F, const Tensor& x) override;
+  using HybridBlock::hybrid_forward;
+
+ private:
+  double alpha_;
+  std::string act_type_;
+};
+
+class ELU : public LeakyReLU {
+ public:
+  explicit ELU(double alpha = 1.0) : LeakyReLU(alpha, "elu") {}
+};
+
+class SELU : public LeakyReLU {
+ public:
+  SELU() : LeakyReLU(0.0, "selu") {}
+};
+
+class GELU : public LeakyReLU {
+ public:
+  GELU() : LeakyReLU(0.0, "gelu") {}
+};
+
+// A learned negative slope per channel (axis 1).
+class PReLU : public HybridBlock {
+ public:
+  explicit PReLU(int64_t in_channels = 1, float alpha = 0.25f);
+  Tensor hybrid_forward(const Ops& F, const Tensor& x) override;
+  using HybridBlock::hybrid_forward;
+
+ private:
+  Parameter* alpha_;
+};
+
+// Rows of a (input_dim, output_dim) table picked by index.
+class Embedding : public HybridBlock {
+ public:
+  Embedding(int64_t input_dim, int64_t output_dim);
+  Tensor hybrid_forward(const Ops& F, const Tensor& x) override;
+  using HybridBlock::hybrid_forward;
+  Parameter& weight() { return *weight_; }
+
+ private:
+  int64_t input_dim_, output_dim_;
+  Parameter* weight_;
+};
+
+// Runs every child on the same input and concatenates the results along
+// `axis` (Gluon's HybridConcurrent; Inception and SqueezeNet branches).
+class HybridConcurrent : public HybridBlock {
+ public:
+  explicit HybridConcurrent(int64_t axis = -1) : HybridBlock("hybridconcurrent"), axis_(axis) {}
+  void add(std::shared_ptr<Block> block) { register_child(std::move(block)); }
+  Tensor hybrid_forward(const Ops& F, const Tensor& x) override;
+  using HybridBlock::hybrid_forward;
+
+ private:
+  int64_t axis_;
+};
+
 }  // namespace hybgen::nn

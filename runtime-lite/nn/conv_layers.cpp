@@ -1,0 +1,52 @@
+#include "runtime-lite/nn/conv_layers.h"
+
+namespace hybgen::nn {
+
+Conv2D::Conv2D(int64_t channels, Shape kernel, Shape strides, Shape padding, Shape dilation, int64_t groups,
+               bool use_bias, const std::string& activation, int64_t in_channels)
+    : HybridBlock("conv"),
+      channels_(channels),
+      groups_(groups),
+      kernel_(std::move(kernel)),
+      strides_(std::move(strides)),
+      padding_(std::move(padding)),
+      dilation_(std::move(dilation)),
+      use_bias_(use_bias),
+      activation_(activation) {
+  if (kernel_.size() != 2) throw Error("Conv2D: kernel must have 2 values, got " + shape_str(kernel_));
+  weight_ = &add_param("weight", {channels, in_channels / groups, kernel_[0], kernel_[1]});
+  if (use_bias) {
+    bias_ = &add_param("bias", {channels});
+    bias_->set_default_initializer(init::Zero());
+  }
+}
+
+Tensor Conv2D::hybrid_forward(const Ops& F, const Tensor& x) {
+  if (!weight_->shape_known() && x.has_shape()) {
+    const Shape& s = x.shape();
+    if (s.size() != 4) throw Error(prefix() + ": Conv2D takes NCHW input, got " + shape_str(s));
+    weight_->set_shape({channels_, s[1] / groups_, kernel_[0], kernel_[1]});
+  }
+  Tensor y = F.Convolution(x, F.param(*weight_), use_bias_ ? F.param(*bias_) : Tensor(), kernel_, channels_, strides_,
+                           padding_, dilation_, groups_, !use_bias_, "fwd");
+  if (!activation_.empty()) y = F.Activation(y, activation_, activation_ + "_fwd");
+  return y;
+}
+
+Pool2D::Pool2D(const std::string& type, Shape pool_size, Shape strides, Shape padding, bool ceil_mode, bool global,
+               bool count_include_pad)
+    : HybridBlock("pool"),
+      type_(type),
+      pool_size_(pool_size),
+      strides_(strides.empty() ? pool_size : strides),
+      padding_(std::move(padding)),
+      ceil_mode_(ceil_mode),
+      global_(global),
+      count_include_pad_(count_include_pad) {}
+
+Tensor Pool2D::hybrid_forward(const Ops& F, const Tensor& x) {
+  return F.Pooling(x, pool_size_, type_, strides_, padding_, global_, ceil_mode_ ? "full" : "valid",
+                   count_include_pad_, "fwd");
+}
+
+}  // namespace hybgen::nn

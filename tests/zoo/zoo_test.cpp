@@ -1,0 +1,77 @@
+// Each zoo architecture: eager and hybridized agree, and the generated C++ of
+// its traced graph matches the reference within 1e-4 (relative to the largest
+// output magnitude). Inputs are smaller than ImageNet's where the architecture
+// allows, to keep the suite fast; the layers are the zoo's.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "verify/verify.h"
+#include "zoo.h"
+
+namespace hybgen {
+namespace {
+
+struct ZooCase {
+  const char* name;
+  std::function<std::shared_ptr<HybridBlock>()> build;
+  Shape input;
+};
+
+// BatchNorm statistics and scales away from their identity initial values,
+// so the test would notice a mistake in them.
+void randomize_norm_params(Block& net, uint64_t seed) {
+  for (Parameter* p : net.collect_params()) {
+    const std::string& n = p->name();
+    auto ends = [&](const std::string& s) { return n.size() > s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0; };
+    if (ends("running_var") || ends("gamma")) p->set_data(Tensor::random_uniform(p->shape(), 0.5f, 1.5f, ++seed));
+    if (ends("running_mean") || ends("beta")) p->set_data(Tensor::random_uniform(p->shape(), -0.2f, 0.2f, ++seed));
+  }
+}
+
+double relative_difference(const Tensor& a, const Tensor& b) {
+  double diff = 0, scale = 1e-30;
+  for (int64_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, static_cast<double>(std::fabs(a.data()[i] - b.data()[i])));
+    scale = std::max(scale, static_cast<double>(std::fabs(b.data()[i])));
+  }
+  return diff / scale;
+}
+
+class Zoo : public ::testing::TestWithParam<ZooCase> {};
+
+TEST_P(Zoo, EagerHybridizedAndGeneratedAgree) {
+  const ZooCase& c = GetParam();
+  auto net = c.build();
+  net->initialize(init::Xavier(), 42);
+  const Tensor x = Tensor::random_normal(c.input, 0.0f, 1.0f, 7);
+  (*net)(x);  // resolves deferred shapes
+  randomize_norm_params(*net, 100);
+  const Tensor eager = (*net)(x);
+  net->hybridize();
+  const Tensor hybrid = (*net)(x);
+  EXPECT_LE(relative_difference(hybrid, eager), 1e-5);
+
+  const Graph graph = net->trace({c.input}, c.name, true);
+  VerifyOptions options;
+  options.inputs["data"] = NpyArray{c.input, x.to_vector()};
+  options.tolerance = 1e-4;
+  const VerifyReport report = verify_model(graph, options);
+  ASSERT_EQ(report.checks.size(), 1u);
+  EXPECT_TRUE(report.ok) << c.name << ": max relative error " << report.checks[0].max_rel_error;
+  EXPECT_EQ(report.checks[0].shape, eager.shape());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Architectures, Zoo,
+    ::testing::Values(ZooCase{"resnet18_v1", [] { return zoo::resnet18_v1(); }, {1, 3, 64, 64}},
+                      ZooCase{"resnet18_v2", [] { return zoo::resnet18_v2(); }, {1, 3, 64, 64}},
+                      ZooCase{"mobilenet_v1", [] { return zoo::mobilenet_v1(); }, {1, 3, 64, 64}},
+                      ZooCase{"mobilenet_v2", [] { return zoo::mobilenet_v2(); }, {1, 3, 64, 64}},
+                      ZooCase{"squeezenet1_1", [] { return zoo::squeezenet1_1(); }, {1, 3, 224, 224}},
+                      ZooCase{"transformer_encoder", [] { return zoo::transformer_encoder(); }, {1, 32, 256}}),
+    [](const ::testing::TestParamInfo<ZooCase>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace hybgen
