@@ -120,6 +120,94 @@ std::shared_ptr<HybridSequential> fire(int64_t squeeze, int64_t expand1, int64_t
   return block;
 }
 
+// Passes its input through (a DenseNet layer's shortcut branch).
+class Identity : public HybridBlock {
+ public:
+  Identity() : HybridBlock("identity") {}
+  Tensor hybrid_forward(const Ops&, const Tensor& x) override { return x; }
+  using HybridBlock::hybrid_forward;
+};
+
+std::shared_ptr<HybridSequential> dense_layer(int64_t growth, int64_t bn_size) {
+  auto features = std::make_shared<HybridSequential>();
+  features->add(std::make_shared<BatchNorm>());
+  features->add(relu());
+  features->add(conv(bn_size * growth, 1));
+  features->add(std::make_shared<BatchNorm>());
+  features->add(relu());
+  features->add(conv(growth, 3, 1, 1));
+  auto out = std::make_shared<HybridSequential>();
+  auto both = std::make_shared<nn::HybridConcurrent>(1);
+  both->add(std::make_shared<Identity>());
+  both->add(features);
+  out->add(both);
+  return out;
+}
+
+// A conv of Inception v3: (channels, kernel, stride, pad) without bias, BN (eps 1e-3), relu.
+struct ConvSpec {
+  int64_t channels, kh, kw, stride = 1, ph = 0, pw = 0;
+};
+
+void add_basic_conv(HybridSequential& out, const ConvSpec& c) {
+  out.add(std::make_shared<Conv2D>(c.channels, Shape{c.kh, c.kw}, Shape{c.stride, c.stride}, Shape{c.ph, c.pw},
+                                   Shape{1, 1}, 1, false));
+  out.add(std::make_shared<BatchNorm>(1, 0.9, 1e-3));
+  out.add(relu());
+}
+
+std::shared_ptr<HybridSequential> branch(const std::string& pool, std::vector<ConvSpec> convs) {
+  auto b = std::make_shared<HybridSequential>();
+  if (pool == "avg") b->add(std::make_shared<nn::AvgPool2D>(Shape{3, 3}, Shape{1, 1}, Shape{1, 1}));
+  if (pool == "max") b->add(std::make_shared<nn::MaxPool2D>(Shape{3, 3}, Shape{2, 2}));
+  for (const auto& c : convs) add_basic_conv(*b, c);
+  return b;
+}
+
+std::shared_ptr<nn::HybridConcurrent> concurrent(std::vector<std::shared_ptr<Block>> parts) {
+  auto c = std::make_shared<nn::HybridConcurrent>(1);
+  for (auto& p : parts) c->add(p);
+  return c;
+}
+
+std::shared_ptr<Block> inception_a(int64_t pool_features) {
+  return concurrent({branch("", {{64, 1, 1}}), branch("", {{48, 1, 1}, {64, 5, 5, 1, 2, 2}}),
+                     branch("", {{64, 1, 1}, {96, 3, 3, 1, 1, 1}, {96, 3, 3, 1, 1, 1}}),
+                     branch("avg", {{pool_features, 1, 1}})});
+}
+
+std::shared_ptr<Block> inception_b() {
+  return concurrent({branch("", {{384, 3, 3, 2}}), branch("", {{64, 1, 1}, {96, 3, 3, 1, 1, 1}, {96, 3, 3, 2}}),
+                     branch("max", {})});
+}
+
+std::shared_ptr<Block> inception_c(int64_t c7) {
+  return concurrent({branch("", {{192, 1, 1}}),
+                     branch("", {{c7, 1, 1}, {c7, 1, 7, 1, 0, 3}, {192, 7, 1, 1, 3, 0}}),
+                     branch("", {{c7, 1, 1}, {c7, 7, 1, 1, 3, 0}, {c7, 1, 7, 1, 0, 3}, {c7, 7, 1, 1, 3, 0},
+                                 {192, 1, 7, 1, 0, 3}}),
+                     branch("avg", {{192, 1, 1}})});
+}
+
+std::shared_ptr<Block> inception_d() {
+  return concurrent({branch("", {{192, 1, 1}, {320, 3, 3, 2}}),
+                     branch("", {{192, 1, 1}, {192, 1, 7, 1, 0, 3}, {192, 7, 1, 1, 3, 0}, {192, 3, 3, 2}}),
+                     branch("max", {})});
+}
+
+std::shared_ptr<Block> inception_e() {
+  auto split = [](int64_t channels) {
+    return concurrent({branch("", {{channels, 1, 3, 1, 0, 1}}), branch("", {{channels, 3, 1, 1, 1, 0}})});
+  };
+  auto b3 = std::make_shared<HybridSequential>();
+  b3->add(branch("", {{384, 1, 1}}));
+  b3->add(split(384));
+  auto b3dbl = std::make_shared<HybridSequential>();
+  b3dbl->add(branch("", {{448, 1, 1}, {384, 3, 3, 1, 1, 1}}));
+  b3dbl->add(split(384));
+  return concurrent({branch("", {{320, 1, 1}}), b3, b3dbl, branch("avg", {{192, 1, 1}})});
+}
+
 class TransformerEncoder : public HybridBlock {
  public:
   TransformerEncoder(int64_t units, int64_t heads, int64_t hidden)
@@ -239,6 +327,81 @@ std::shared_ptr<HybridBlock> squeezenet1_1(int64_t classes) {
   net->add(relu());
   net->add(std::make_shared<nn::AvgPool2D>(Shape{13, 13}));
   net->add(std::make_shared<nn::Flatten>());
+  return net;
+}
+
+std::shared_ptr<HybridBlock> vgg11_bn(int64_t classes) {
+  auto net = std::make_shared<HybridSequential>();
+  const int layers[] = {1, 1, 2, 2, 2};
+  const int64_t filters[] = {64, 128, 256, 512, 512};
+  for (int stage = 0; stage < 5; ++stage) {
+    for (int i = 0; i < layers[stage]; ++i) {
+      net->add(std::make_shared<Conv2D>(filters[stage], Shape{3, 3}, Shape{1, 1}, Shape{1, 1}));
+      net->add(std::make_shared<BatchNorm>());
+      net->add(relu());
+    }
+    net->add(std::make_shared<nn::MaxPool2D>(Shape{2, 2}, Shape{2, 2}));
+  }
+  net->add(std::make_shared<nn::Dense>(4096, "relu"));
+  net->add(std::make_shared<nn::Dropout>(0.5));
+  net->add(std::make_shared<nn::Dense>(4096, "relu"));
+  net->add(std::make_shared<nn::Dropout>(0.5));
+  net->add(std::make_shared<nn::Dense>(classes));
+  return net;
+}
+
+std::shared_ptr<HybridBlock> densenet121(int64_t classes) {
+  const int64_t growth = 32, bn_size = 4;
+  const int blocks[] = {6, 12, 24, 16};
+  auto net = std::make_shared<HybridSequential>();
+  net->add(conv(64, 7, 2, 3));
+  net->add(std::make_shared<BatchNorm>());
+  net->add(relu());
+  net->add(std::make_shared<nn::MaxPool2D>(Shape{3, 3}, Shape{2, 2}, Shape{1, 1}));
+  int64_t features = 64;
+  for (int b = 0; b < 4; ++b) {
+    auto block = std::make_shared<HybridSequential>();
+    for (int l = 0; l < blocks[b]; ++l) block->add(dense_layer(growth, bn_size));
+    net->add(block);
+    features += blocks[b] * growth;
+    if (b != 3) {
+      features /= 2;
+      auto transition = std::make_shared<HybridSequential>();
+      transition->add(std::make_shared<BatchNorm>());
+      transition->add(relu());
+      transition->add(conv(features, 1));
+      transition->add(std::make_shared<nn::AvgPool2D>(Shape{2, 2}, Shape{2, 2}));
+      net->add(transition);
+    }
+  }
+  net->add(std::make_shared<BatchNorm>());
+  net->add(relu());
+  net->add(std::make_shared<nn::AvgPool2D>(Shape{7, 7}));
+  net->add(std::make_shared<nn::Flatten>());
+  net->add(std::make_shared<nn::Dense>(classes));
+  return net;
+}
+
+std::shared_ptr<HybridBlock> inception_v3(int64_t classes) {
+  auto net = std::make_shared<HybridSequential>();
+  add_basic_conv(*net, {32, 3, 3, 2});
+  add_basic_conv(*net, {32, 3, 3});
+  add_basic_conv(*net, {64, 3, 3, 1, 1, 1});
+  net->add(std::make_shared<nn::MaxPool2D>(Shape{3, 3}, Shape{2, 2}));
+  add_basic_conv(*net, {80, 1, 1});
+  add_basic_conv(*net, {192, 3, 3});
+  net->add(std::make_shared<nn::MaxPool2D>(Shape{3, 3}, Shape{2, 2}));
+  net->add(inception_a(32));
+  net->add(inception_a(64));
+  net->add(inception_a(64));
+  net->add(inception_b());
+  for (int64_t c7 : {128, 160, 160, 192}) net->add(inception_c(c7));
+  net->add(inception_d());
+  net->add(inception_e());
+  net->add(inception_e());
+  net->add(std::make_shared<nn::AvgPool2D>(Shape{8, 8}));
+  net->add(std::make_shared<nn::Dropout>(0.5));
+  net->add(std::make_shared<nn::Dense>(classes));
   return net;
 }
 

@@ -18,6 +18,10 @@ std::shared_ptr<HybridBlock> resnet18_v2(int64_t classes = 1000);
 std::shared_ptr<HybridBlock> mobilenet_v1(int64_t classes = 1000);
 std::shared_ptr<HybridBlock> mobilenet_v2(int64_t classes = 1000);
 std::shared_ptr<HybridBlock> squeezenet1_1(int64_t classes = 1000);
+std::shared_ptr<HybridBlock> vgg11_bn(int64_t classes = 1000);
+std::shared_ptr<HybridBlock> densenet121(int64_t classes = 1000);
+// Expects 299x299 inputs (its last pooling window is 8x8).
+std::shared_ptr<HybridBlock> inception_v3(int64_t classes = 1000);
 // One post-norm transformer encoder layer on (batch, sequence, units):
 // multi-head self-attention (batch_dot + softmax), residual + LayerNorm, a
 // GELU feed-forward, residual + LayerNorm.

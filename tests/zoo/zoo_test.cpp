@@ -70,6 +70,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ZooCase{"mobilenet_v1", [] { return zoo::mobilenet_v1(); }, {1, 3, 64, 64}},
                       ZooCase{"mobilenet_v2", [] { return zoo::mobilenet_v2(); }, {1, 3, 64, 64}},
                       ZooCase{"squeezenet1_1", [] { return zoo::squeezenet1_1(); }, {1, 3, 224, 224}},
+                      ZooCase{"densenet121", [] { return zoo::densenet121(); }, {1, 3, 224, 224}},
+                      ZooCase{"inception_v3", [] { return zoo::inception_v3(); }, {1, 3, 299, 299}},
+                      ZooCase{"vgg11_bn", [] { return zoo::vgg11_bn(10); }, {1, 3, 32, 32}},
                       ZooCase{"transformer_encoder", [] { return zoo::transformer_encoder(); }, {1, 32, 256}}),
     [](const ::testing::TestParamInfo<ZooCase>& info) { return std::string(info.param.name); });
 
