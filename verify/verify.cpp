@@ -1,26 +1,17 @@
 #include "verify/verify.h"
 
-#include <chrono>
 #include <cstring>
 #include <tuple>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 
-#include "emit/generate.h"
-#include "emit/templates.h"
+#include "verify/generated_build.h"
 #include "io/file_util.h"
 #include "ir/error.h"
 #include "runtime-lite/interpreter.h"
 
 namespace hybgen {
 namespace {
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 void write_floats(const std::string& path, const std::vector<float>& v) {
   write_file_atomic(path, std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(v.data()),
@@ -62,17 +53,11 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     if (!g.is_output(name))
       throw Error("--expected names '" + name + "', which is not an output (outputs: " + names_of(g.outputs) + ")");
 
-  std::string name = c_identifier(g.name);
-  if (name != g.name || name.empty()) name = "model";
-  const std::vector<EmittedFile> files = generate_cpp(g, {name, name, g.name});
   Interpreter interpreter(g);
   const Graph& compiled = interpreter.graph();
 
-  TempDir build("hybgen-verify");
-  VerifyReport report;
-  for (const auto& f : files) write_file_atomic(build.path() + "/" + f.filename, f.content);
-
-  // Inputs: given arrays or seeded N(0, 1).
+  // Inputs: given arrays or seeded N(0, 1); the driver reads and writes raw floats.
+  std::vector<std::pair<std::string, std::vector<float>>> input_files;
   std::map<std::string, Tensor> inputs;
   std::string buffers, reads, writes, args;
   for (std::size_t i = 0; i < compiled.inputs.size(); ++i) {
@@ -82,13 +67,14 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     Tensor t;
     if (given != options.inputs.end()) {
       if (given->second.shape != shape)
-        throw Error("input '" + in + "' has shape " + shape_str(given->second.shape) + " in the array given, the model expects " + shape_str(shape));
+        throw Error("input '" + in + "' has shape " + shape_str(given->second.shape) +
+                    " in the array given, the model expects " + shape_str(shape));
       t = Tensor::from_vector(shape, given->second.data);
     } else {
       t = Tensor::random_normal(shape, 0.0f, 1.0f, options.seed + i);
     }
     inputs[in] = t;
-    write_floats(build.path() + "/in_" + std::to_string(i) + ".bin", t.to_vector());
+    input_files.emplace_back("in_" + std::to_string(i) + ".bin", t.to_vector());
     const std::string n = std::to_string(t.size());
     buffers += "float in_" + std::to_string(i) + "[" + n + "];\n";
     reads += "  if (!read_floats(dir, \"in_" + std::to_string(i) + ".bin\", in_" + std::to_string(i) + ", " + n +
@@ -102,26 +88,14 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
               ")) return 5;\n";
     args += ", out_" + std::to_string(i);
   }
-  write_file_atomic(build.path() + "/main.cpp",
-                    fill_template(template_text("verify_main.cpp"),
-                                  {{"NAME", name}, {"NAMESPACE", name}, {"BUFFERS", buffers}, {"READS", reads},
-                                   {"WRITES", writes}, {"ARGS", args}},
-                                  "verify_main.cpp"));
-
-  const char* env_cxx = std::getenv("CXX");
-  const std::string cxx = !options.cxx.empty() ? options.cxx : (env_cxx && *env_cxx ? env_cxx : "c++");
-  const std::string dir = build.path();
-  const std::string binary = dir + "/model_test";
-  const std::string compile = cxx + " " + options.cxx_flags + " -I" + quote(dir) + " " + quote(dir + "/main.cpp") +
-                              " " + quote(dir + "/" + name + ".cpp") + " " + quote(dir + "/" + name + "_weights.cpp") +
-                              " -o " + quote(binary) + " > " + quote(dir + "/compile.log") + " 2>&1";
-  const auto t0 = std::chrono::steady_clock::now();
-  if (std::system(compile.c_str()) != 0)
-    throw Error("the generated code did not compile (" + cxx + " " + options.cxx_flags + "):\n" +
-                read_file_text(dir + "/compile.log"));
-  report.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (std::system((quote(binary) + " " + quote(dir) + " > " + quote(dir + "/run.log") + " 2>&1").c_str()) != 0)
-    throw Error("the compiled model failed to run: " + read_file_text(dir + "/run.log"));
+  GeneratedBuild build(g, "verify_main.cpp",
+                       {{"BUFFERS", buffers}, {"READS", reads}, {"WRITES", writes}, {"ARGS", args}}, options.cxx,
+                       options.cxx_flags);
+  const std::string dir = build.dir();
+  for (const auto& [file, values] : input_files) write_floats(dir + "/" + file, values);
+  VerifyReport report;
+  report.compile_seconds = build.compile_seconds();
+  build.run();
 
   const std::vector<Tensor> reference = interpreter.run(inputs);
   report.ok = true;
@@ -147,8 +121,8 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     }
   }
   if (options.keep_build) {
-    report.build_dir = build.path();
-    build.release();
+    report.build_dir = dir;
+    build.keep();
   }
   return report;
 }

@@ -47,6 +47,14 @@ int run_inspect(const InspectFlags& flags);
 
 int run_ops(bool json);
 
+struct BenchFlags {
+  ModelFlags model;
+  int runs = 50;
+  int warmup = 5;
+  std::string cxx_flags;
+};
+int run_bench(const BenchFlags& flags);
+
 struct ImportFlags {
   ModelFlags model;
   std::string out_prefix;

@@ -4,6 +4,7 @@
 //   hybgen verify model.json               compile, run and compare with the reference
 //   hybgen inspect model.json              nodes, FLOPs, memory plan
 //   hybgen ops                             the supported operators
+//   hybgen bench model.json                time the generated code
 //   hybgen import net-symbol.json -o net   MXNet export -> model.json + .safetensors
 #include <CLI/CLI.hpp>
 
@@ -70,6 +71,14 @@ int main(int argc, char** argv) {
   CLI::App* ops_cmd = app.add_subcommand("ops", "List the supported operators, their attributes and fusion classes.");
   ops_cmd->add_flag("--json", ops_json, "print JSON");
 
+  BenchFlags bench;
+  CLI::App* bench_cmd = app.add_subcommand(
+      "bench", "Build the generated C++ optimised for this machine and time it: latency (min/median/max), arena, weights.");
+  add_model_flags(*bench_cmd, bench.model, true);
+  bench_cmd->add_option("--runs", bench.runs, "timed runs")->capture_default_str();
+  bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first")->capture_default_str();
+  bench_cmd->add_option("--cxx-flags", bench.cxx_flags, "compiler flags (default: -std=c++11 -O3 -march=native)");
+
   ImportFlags import;
   CLI::App* import_cmd =
       app.add_subcommand("import", "Convert an MXNet export to hybgen's model.json + model.safetensors.");
@@ -87,6 +96,7 @@ int main(int argc, char** argv) {
     if (*inspect_cmd) return run_inspect(inspect);
     if (*ops_cmd) return run_ops(ops_json);
     if (*import_cmd) return run_import(import);
+    if (*bench_cmd) return run_bench(bench);
     if (generate.model.model.empty()) {
       std::cout << app.help();
       return 2;

@@ -1,0 +1,89 @@
+// Per-model latency of the zoo architectures three ways — eager runtime,
+// hybridized (cached graph, reference kernels), generated C++ — with the
+// generated code's memory: arena vs the lower bound vs no reuse.
+//
+//   bench_zoo [--runs N] [--models resnet18_v1,mobilenet_v2,...]
+//
+// Single-threaded (OpenBLAS pinned to one thread for the eager paths);
+// medians, ratios from this one run.
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "verify/bench.h"
+#include "zoo.h"
+
+namespace {
+
+using namespace hybgen;
+
+struct Model {
+  std::string name;
+  std::function<std::shared_ptr<HybridBlock>()> build;
+  Shape input;
+};
+
+double median_ms(const std::function<void()>& f, int runs) {
+  f();  // warm-up
+  std::vector<double> t;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 5;
+  std::string only;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--runs") runs = std::atoi(argv[i + 1]);
+    if (flag == "--models") only = "," + std::string(argv[i + 1]) + ",";
+  }
+  openblas_set_num_threads(1);
+  const std::vector<Model> models = {
+      {"resnet18_v1", [] { return zoo::resnet18_v1(); }, {1, 3, 224, 224}},
+      {"resnet18_v2", [] { return zoo::resnet18_v2(); }, {1, 3, 224, 224}},
+      {"mobilenet_v1", [] { return zoo::mobilenet_v1(); }, {1, 3, 224, 224}},
+      {"mobilenet_v2", [] { return zoo::mobilenet_v2(); }, {1, 3, 224, 224}},
+      {"squeezenet1_1", [] { return zoo::squeezenet1_1(); }, {1, 3, 224, 224}},
+      {"densenet121", [] { return zoo::densenet121(); }, {1, 3, 224, 224}},
+      {"inception_v3", [] { return zoo::inception_v3(); }, {1, 3, 299, 299}},
+      {"transformer_encoder", [] { return zoo::transformer_encoder(); }, {1, 128, 256}},
+      {"vgg11_bn", [] { return zoo::vgg11_bn(); }, {1, 3, 224, 224}},  // 530 MB of weights: on request
+  };
+  std::printf("single thread, median of %d runs; generated code: -O3 -march=native\n\n", runs);
+  std::printf("%-20s %11s %11s %11s %9s %9s %12s %12s %12s\n", "model", "eager ms", "hybrid ms", "gen ms",
+              "gen/eager", "gen/hyb", "arena KiB", "bound KiB", "no-reuse KiB");
+  for (const auto& m : models) {
+    if (only.empty() ? m.name == "vgg11_bn" : only.find("," + m.name + ",") == std::string::npos) continue;
+    auto net = m.build();
+    net->initialize(init::Xavier(), 42);
+    const Tensor x = Tensor::random_normal(m.input, 0.0f, 1.0f, 7);
+    const double eager = median_ms([&] { (*net)(x); }, runs);
+    net->hybridize();
+    const double hybrid = median_ms([&] { (*net)(x); }, runs);
+    BenchOptions options;
+    options.runs = std::max(runs, 3);
+    options.warmup = 1;
+    const BenchResult g = bench_generated(net->trace({m.input}, m.name), options);
+    const double gen = g.median_us / 1000.0;
+    std::printf("%-20s %11.2f %11.2f %11.2f %8.2fx %8.2fx %12.1f %12.1f %12.1f\n", m.name.c_str(), eager, hybrid, gen,
+                eager / gen, hybrid / gen, g.arena_bytes / 1024.0, g.lower_bound_bytes / 1024.0,
+                g.naive_bytes / 1024.0);
+    std::fflush(stdout);
+  }
+  return 0;
+}

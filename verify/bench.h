@@ -1,0 +1,30 @@
+// Latency of generated code: compiled with optimisation for this machine,
+// run single-threaded on seeded inputs, timed per run after warm-up.
+//
+//   BenchResult r = bench_generated(load_model("mlp.json"), {});
+//   r.median_us;  r.arena_bytes;
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "ir/graph.h"
+
+namespace hybgen {
+
+struct BenchOptions {
+  std::string cxx;  // empty: $CXX, else c++
+  std::string cxx_flags = "-std=c++11 -O3 -march=native";
+  int warmup = 5;
+  int runs = 50;
+};
+
+struct BenchResult {
+  double min_us = 0, median_us = 0, max_us = 0;
+  std::size_t arena_bytes = 0, lower_bound_bytes = 0, naive_bytes = 0, weight_bytes = 0;
+  double compile_seconds = 0;
+};
+
+BenchResult bench_generated(const Graph& graph, const BenchOptions& options);
+
+}  // namespace hybgen

@@ -1,0 +1,58 @@
+#include "verify/generated_build.h"
+
+#include <chrono>
+#include <cstdlib>
+
+#include "emit/cpp_emitter.h"
+#include "emit/generate.h"
+#include "emit/templates.h"
+#include "ir/error.h"
+
+namespace hybgen {
+
+std::string choose_compiler(const std::string& preferred) {
+  if (!preferred.empty()) return preferred;
+  const char* env = std::getenv("CXX");
+  return env && *env ? env : "c++";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_template,
+                               std::map<std::string, std::string> driver_values, const std::string& cxx,
+                               const std::string& flags) {
+  std::string name = c_identifier(graph.name);
+  if (name != graph.name || name.empty()) name = "model";
+  for (const auto& f : generate_cpp(graph, {name, name, graph.name}))
+    write_file_atomic(dir() + "/" + f.filename, f.content);
+  driver_values["NAME"] = name;
+  driver_values["NAMESPACE"] = name;
+  write_file_atomic(dir() + "/main.cpp", fill_template(template_text(driver_template), driver_values, driver_template));
+
+  const std::string compiler = choose_compiler(cxx);
+  const std::string d = dir() + "/";
+  const std::string command = compiler + " " + flags + " -I" + shell_quote(dir()) + " " + shell_quote(d + "main.cpp") +
+                              " " + shell_quote(d + name + ".cpp") + " " + shell_quote(d + name + "_weights.cpp") +
+                              " -o " + shell_quote(d + "program") + " > " + shell_quote(d + "compile.log") + " 2>&1";
+  const auto t0 = std::chrono::steady_clock::now();
+  if (std::system(command.c_str()) != 0)
+    throw Error("the generated code did not compile (" + compiler + " " + flags + "):\n" +
+                read_file_text(d + "compile.log"));
+  compile_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string GeneratedBuild::run() const {
+  const std::string d = dir() + "/";
+  const int rc = std::system((shell_quote(d + "program") + " " + shell_quote(dir()) + " > " +
+                              shell_quote(d + "run.log") + " 2>&1")
+                                 .c_str());
+  const std::string output = read_file_text(d + "run.log");
+  if (rc != 0) throw Error("the compiled model failed to run: " + output);
+  return output;
+}
+
+}  // namespace hybgen

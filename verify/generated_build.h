@@ -1,0 +1,42 @@
+// Builds generated code into a program: the model's files plus a driver made
+// from a template, compiled in one compiler call inside a temporary folder.
+// `hybgen verify` and `hybgen bench` both use it.
+//
+//   GeneratedBuild b(graph, "verify_main.cpp", {{"READS", ...}}, options.cxx, options.cxx_flags);
+//   b.run_in_dir();                      // runs the program with its folder as argument
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "io/file_util.h"
+#include "ir/graph.h"
+
+namespace hybgen {
+
+// The compiler to use: `preferred`, else $CXX, else c++.
+std::string choose_compiler(const std::string& preferred);
+// A shell-quoted argument.
+std::string shell_quote(const std::string& s);
+
+class GeneratedBuild {
+ public:
+  // The driver template gets NAME and NAMESPACE besides `driver_values`.
+  // Throws Error with the compiler's output when compilation fails.
+  GeneratedBuild(const Graph& graph, const std::string& driver_template,
+                 std::map<std::string, std::string> driver_values, const std::string& cxx, const std::string& flags);
+
+  const std::string& dir() const { return dir_.path(); }
+  double compile_seconds() const { return compile_seconds_; }
+  // Runs the program with its folder as the argument; returns its standard
+  // output, or throws Error with its output when it exits non-zero.
+  std::string run() const;
+  // Keeps the folder after destruction.
+  void keep() { dir_.release(); }
+
+ private:
+  TempDir dir_{"hybgen-build"};
+  double compile_seconds_ = 0;
+};
+
+}  // namespace hybgen
