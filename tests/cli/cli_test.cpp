@@ -130,7 +130,7 @@ TEST_F(Cli, BenchTimesTheGeneratedCode) {
   const auto r = hybgen("bench --runs 3 --warmup 1 " + quoted(small_model()));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("latency us: min "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("arena 192 bytes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("arena 256 bytes (lower bound 256"), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, MalformedJson) {
