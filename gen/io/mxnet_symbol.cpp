@@ -9,7 +9,6 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <random>
 #include <set>
 
 #include "io/file_util.h"
@@ -145,30 +144,41 @@ bool looks_like_parameter(const std::string& name, const std::map<std::string, s
   return false;
 }
 
-// Uniform in [lo, hi) from the engine's raw bits: the same on every platform.
-std::vector<float> uniform_values(int64_t n, float lo, float hi, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = lo + (hi - lo) * static_cast<float>(static_cast<double>(rng() >> 11) * (1.0 / 9007199254740992.0));
-  return v;
+// Made-up weights, reproducible outside hybgen: value i of weight NAME is
+// lo + (hi - lo) * u, u = ((i * 2654435761 + fnv1a(NAME) + seed * 40503) mod 2^32) / 2^32.
+// scripts/mxnet_zoo_reference.py fills MXNet's parameters with the same
+// numbers, so hybgen's outputs can be compared with MXNet's own.
+uint32_t fnv1a(const std::string& s) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : s) h = (h ^ c) * 16777619u;
+  return h;
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Plausible random values for a weight of this name and shape: scales and
-// variances near 1, shifts and means near 0, other weights scaled by fan-in so
-// activations stay finite through deep networks.
-Constant random_weight(const std::string& name, const Shape& shape, uint64_t seed) {
-  const int64_t n = num_elements(shape);
+// Scales and variances near 1, shifts and means near 0, other weights scaled
+// by fan-in so activations stay finite through deep networks.
+std::pair<double, double> weight_range(const std::string& name, const Shape& shape) {
   for (const std::string s : {"_var", "_gamma"})
-    if (ends_with(name, s)) return Constant::f32(shape, uniform_values(n, 0.5f, 1.5f, seed));
+    if (ends_with(name, s)) return {0.5, 1.5};
   for (const std::string s : {"_beta", "_mean", "_bias"})
-    if (ends_with(name, s)) return Constant::f32(shape, uniform_values(n, -0.1f, 0.1f, seed));
+    if (ends_with(name, s)) return {-0.1, 0.1};
   const int64_t fan_in = shape.size() > 1 ? num_elements(Shape(shape.begin() + 1, shape.end())) : 1;
-  const float scale = static_cast<float>(std::sqrt(3.0 / static_cast<double>(std::max<int64_t>(fan_in, 1))));
-  return Constant::f32(shape, uniform_values(n, -scale, scale, seed));
+  const double scale = std::sqrt(3.0 / static_cast<double>(std::max<int64_t>(fan_in, 1)));
+  return {-scale, scale};
+}
+
+Constant random_weight(const std::string& name, const Shape& shape, uint64_t seed) {
+  const auto [lo, hi] = weight_range(name, shape);
+  const uint64_t offset = fnv1a(name) + seed * 40503u;
+  std::vector<float> v(static_cast<std::size_t>(num_elements(shape)));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const double u = static_cast<double>((i * 2654435761u + offset) & 0xffffffffu) / 4294967296.0;
+    v[i] = static_cast<float>(lo + (hi - lo) * u);
+  }
+  return Constant::f32(shape, v);
 }
 
 // Gives every weight variable of `graph` (listed in `weights`, without
@@ -177,7 +187,6 @@ Constant random_weight(const std::string& name, const Shape& shape, uint64_t see
 void make_random_weights(Graph& graph, const std::set<std::string>& weights, uint64_t seed,
                          const std::string& source) {
   std::map<std::string, TensorType> known = graph.types;
-  uint64_t index = 0;
   for (const Node& node : graph.nodes) {
     const OpDef& def = find_op(node.op);
     const std::string where = source + ": " + node_label(node.name, node.op);
@@ -191,7 +200,7 @@ void make_random_weights(Graph& graph, const std::set<std::string>& weights, uin
       for (std::size_t i = 1; i < node.inputs.size() && i - 1 < shapes.size(); ++i) {
         const std::string& w = node.inputs[i];
         if (!weights.count(w) || known.count(w)) continue;
-        graph.add_constant(w, random_weight(w, shapes[i - 1], seed * 1000003u + index++));
+        graph.add_constant(w, random_weight(w, shapes[i - 1], seed));
         known[w] = graph.type(w);
       }
     }
