@@ -126,10 +126,11 @@ std::vector<Tensor> invoke(const std::string& op, const std::vector<Tensor>& inp
         node->inputs.push_back({constant, 0});
       }
     }
-    node->out_types.resize(static_cast<std::size_t>(def.num_outputs));
+    const int outputs = output_count(def, normalized);
+    node->out_types.resize(static_cast<std::size_t>(outputs));
     for (std::size_t i = 0; i < out_types.size(); ++i) node->out_types[i] = out_types[i];
     std::vector<Tensor> outs;
-    for (int i = 0; i < def.num_outputs; ++i) outs.push_back(Tensor::symbolic(node, i));
+    for (int i = 0; i < outputs; ++i) outs.push_back(Tensor::symbolic(node, i));
     return outs;
   }
 

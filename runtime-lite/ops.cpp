@@ -136,6 +136,18 @@ Tensor Ops::sum(const Tensor& x, std::vector<int64_t> axis, bool keepdims, const
 Tensor Ops::mean(const Tensor& x, std::vector<int64_t> axis, bool keepdims, const std::string& name) const {
   return one("mean", {x}, with({{"axis", axis}, {"keepdims", keepdims}}), name);
 }
+Tensor Ops::slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> end, std::vector<int64_t> step,
+                  const std::string& name) const {
+  return one("slice", {x}, with({{"begin", begin}, {"end", end}, {"step", step}}), name);
+}
+Tensor Ops::slice_axis(const Tensor& x, int64_t axis, int64_t begin, int64_t end, const std::string& name) const {
+  return one("slice_axis", {x}, with({{"axis", axis}, {"begin", begin}, {"end", end}}), name);
+}
+std::vector<Tensor> Ops::split(const Tensor& x, int64_t num_outputs, int64_t axis, bool squeeze_axis,
+                               const std::string& name) const {
+  return invoke("SliceChannel", {x},
+                with({{"num_outputs", num_outputs}, {"axis", axis}, {"squeeze_axis", squeeze_axis}}), name);
+}
 Tensor Ops::exp(const Tensor& x, const std::string& name) const { return one("exp", {x}, {}, name); }
 Tensor Ops::log(const Tensor& x, const std::string& name) const { return one("log", {x}, {}, name); }
 Tensor Ops::sqrt(const Tensor& x, const std::string& name) const { return one("sqrt", {x}, {}, name); }

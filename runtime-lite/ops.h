@@ -79,6 +79,12 @@ class Ops {
                    const std::string& name = "") const;
   Tensor sum(const Tensor& x, std::vector<int64_t> axis = {}, bool keepdims = false, const std::string& name = "") const;
   Tensor mean(const Tensor& x, std::vector<int64_t> axis = {}, bool keepdims = false, const std::string& name = "") const;
+  // begin/end per axis; kSliceNone (ops/op_util.h) for MXNet's None.
+  Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> end, std::vector<int64_t> step = {},
+               const std::string& name = "") const;
+  Tensor slice_axis(const Tensor& x, int64_t axis, int64_t begin, int64_t end, const std::string& name = "") const;
+  std::vector<Tensor> split(const Tensor& x, int64_t num_outputs, int64_t axis = 1, bool squeeze_axis = false,
+                            const std::string& name = "") const;
   Tensor exp(const Tensor& x, const std::string& name = "") const;
   Tensor log(const Tensor& x, const std::string& name = "") const;
   Tensor sqrt(const Tensor& x, const std::string& name = "") const;

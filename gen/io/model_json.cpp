@@ -8,6 +8,7 @@
 #include "io/file_util.h"
 #include "io/safetensors.h"
 #include "ir/error.h"
+#include "ops/op_util.h"
 
 namespace hybgen {
 namespace {
@@ -20,7 +21,11 @@ ojson attr_to_json(const AttrValue& value) {
     case AttrKind::kFloat: return std::get<double>(value);
     case AttrKind::kBool: return std::get<bool>(value);
     case AttrKind::kString: return std::get<std::string>(value);
-    case AttrKind::kInts: return std::get<std::vector<int64_t>>(value);
+    case AttrKind::kInts: {
+      ojson list = ojson::array();
+      for (int64_t v : std::get<std::vector<int64_t>>(value)) list.push_back(v == kSliceNone ? ojson(nullptr) : ojson(v));
+      return list;
+    }
     case AttrKind::kFloats: return std::get<std::vector<double>>(value);
   }
   return nullptr;
@@ -46,12 +51,19 @@ AttrValue attr_from_json(const nlohmann::json& v, const std::string& where) {
   if (v.is_number_float()) return v.get<double>();
   if (v.is_string()) return v.get<std::string>();
   if (v.is_array()) {
-    bool all_int = true;
+    bool all_int = true, has_null = false;
     for (const auto& e : v) {
-      if (!e.is_number()) throw Error(where + " must be a number, string, bool or a list of numbers, got " + v.dump());
-      all_int = all_int && e.is_number_integer();
+      has_null = has_null || e.is_null();
+      if (!e.is_number() && !e.is_null())
+        throw Error(where + " must be a number, string, bool or a list of numbers, got " + v.dump());
+      all_int = all_int && (e.is_number_integer() || e.is_null());
     }
-    if (all_int) return v.get<std::vector<int64_t>>();
+    if (all_int) {
+      std::vector<int64_t> ints;
+      for (const auto& e : v) ints.push_back(e.is_null() ? kSliceNone : e.get<int64_t>());
+      return ints;
+    }
+    if (has_null) throw Error(where + ": null is allowed only in integer lists (as None)");
     return v.get<std::vector<double>>();
   }
   throw Error(where + " must be a number, string, bool or a list of numbers, got " + v.dump());

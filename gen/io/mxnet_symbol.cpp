@@ -15,6 +15,7 @@
 #include "io/mxnet_params.h"
 #include "ir/error.h"
 #include "ops/op.h"
+#include "ops/op_util.h"
 
 namespace hybgen {
 namespace {
@@ -128,8 +129,9 @@ std::vector<std::string> unique_node_names(const nlohmann::json& nodes) {
   return names;
 }
 
-std::string value_name(const std::vector<std::string>& names, const OpDef* def, const Entry& e) {
-  if (!def || def->num_outputs == 1) return names[e.node];
+// Value names: a single-output node's value is the node's name.
+std::string value_name(const std::vector<std::string>& names, const std::vector<int>& outputs, const Entry& e) {
+  if (outputs[e.node] == 1) return names[e.node];
   return names[e.node] + "_output" + std::to_string(e.output);
 }
 
@@ -235,7 +237,7 @@ AttrValue parse_mxnet_attr(const std::string& text, AttrKind kind) {
     case AttrKind::kString: return trim(text);
     case AttrKind::kInts: {
       std::vector<int64_t> v;
-      for (const auto& item : tuple_items(text)) v.push_back(parse_int(item));
+      for (const auto& item : tuple_items(text)) v.push_back(item == "None" ? kSliceNone : parse_int(item));
       return v;
     }
     case AttrKind::kFloats: {
@@ -329,6 +331,7 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
   }
 
   const std::vector<std::string> names = unique_node_names(nodes);
+  std::vector<int> output_counts(nodes.size(), 1);  // known for a node once it is parsed
 
   // Second pass: op nodes in file order (post-order, so inputs come first).
   std::set<std::size_t> used_vars;
@@ -369,15 +372,20 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
       }
       if (e.node >= i) throw Error(where + ": input refers to node " + std::to_string(e.node) + ", not an earlier node");
       const OpDef* producer = defs[e.node];
-      if (producer && e.output >= static_cast<std::size_t>(producer->num_outputs))
+      if (producer && e.output >= static_cast<std::size_t>(output_counts[e.node]))
         throw Error(where + ": reads output " + std::to_string(e.output) + " of node '" +
                     nodes[e.node]["name"].get<std::string>() + "', which has " +
-                    std::to_string(producer->num_outputs) + " at inference");
+                    std::to_string(output_counts[e.node]) + " at inference");
       if (!producer) used_vars.insert(e.node);
-      node.inputs.push_back(value_name(names, producer, e));
+      node.inputs.push_back(value_name(names, output_counts, e));
     }
-    for (int o = 0; o < defs[i]->num_outputs; ++o)
-      node.outputs.push_back(defs[i]->num_outputs == 1 ? name : name + "_output" + std::to_string(o));
+    try {
+      output_counts[i] = output_count(*defs[i], normalize_attrs(*defs[i], node.attrs));
+    } catch (const Error& e) {
+      throw Error(where + ": " + e.what());
+    }
+    for (int o = 0; o < output_counts[i]; ++o)
+      node.outputs.push_back(output_counts[i] == 1 ? name : name + "_output" + std::to_string(o));
     graph.nodes.push_back(std::move(node));
   }
 
@@ -387,7 +395,10 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
     const Entry e = parse_entry(h, symbol_path + ": heads");
     if (e.node >= nodes.size()) throw Error(symbol_path + ": a head refers to node " + std::to_string(e.node));
     if (!defs[e.node]) used_vars.insert(e.node);
-    const std::string v = value_name(names, defs[e.node], e);
+    if (defs[e.node] && e.output >= static_cast<std::size_t>(output_counts[e.node]))
+      throw Error(symbol_path + ": a head reads output " + std::to_string(e.output) + " of node '" + names[e.node] +
+                  "', which has " + std::to_string(output_counts[e.node]));
+    const std::string v = value_name(names, output_counts, e);
     if (!graph.is_output(v)) graph.outputs.push_back(v);
   }
 

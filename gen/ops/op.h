@@ -77,7 +77,9 @@ struct OpDef {
   std::vector<std::string> input_names;  // documented inputs, required ones first
   int min_inputs = 1;
   int max_inputs = 1;  // -1: any number
-  int num_outputs = 1;
+  int num_outputs = 1;  // when output_arity is unset
+  // Number of outputs for these (normalized) attributes (SliceChannel).
+  std::function<int(const Attrs&)> output_arity;
   std::vector<AttrSpec> attrs;
   FusionClass fusion = FusionClass::kOpaque;
   bool inplace = false;  // output 0 may share input 0's buffer
@@ -125,6 +127,9 @@ Attrs normalize_attrs(const OpDef& def, const Attrs& attrs);
 // Number of inputs a node with these attributes must have, as [lo, hi]
 // (hi = -1 for variadic ops).
 std::pair<int, int> expected_inputs(const OpDef& def, const Attrs& attrs);
+
+// Outputs a node of this op with these normalized attributes has.
+int output_count(const OpDef& def, const Attrs& attrs);
 
 double op_flops(const OpDef& def, const Attrs& attrs, const std::vector<TensorType>& in,
                 const std::vector<TensorType>& out);

@@ -3,12 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <climits>
 #include <string>
 #include <vector>
 
 #include "ir/tensor_type.h"
 
 namespace hybgen {
+
+// MXNet's None inside an int tuple (slice's begin=(0, None)); JSON null.
+constexpr int64_t kSliceNone = INT64_MIN;
 
 // Normalises a possibly negative axis against `rank`; Error when out of range.
 int normalize_axis(int64_t axis, std::size_t rank);

@@ -114,6 +114,10 @@ std::pair<int, int> expected_inputs(const OpDef& def, const Attrs& attrs) {
   return {def.min_inputs, def.max_inputs};
 }
 
+int output_count(const OpDef& def, const Attrs& attrs) {
+  return def.output_arity ? def.output_arity(attrs) : def.num_outputs;
+}
+
 double op_flops(const OpDef& def, const Attrs& attrs, const std::vector<TensorType>& in,
                 const std::vector<TensorType>& out) {
   if (def.flops) return def.flops(attrs, in, out);

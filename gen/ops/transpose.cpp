@@ -70,9 +70,9 @@ const OpRegistrar reg([] {
     const Shape dims = out.empty() ? Shape{1} : out;
     const auto strides = out.empty() ? std::vector<int64_t>{1}
                                      : source_strides(ctx.in_types[0].shape, permutation(ctx.node.attrs, out.size()));
-    return CppCall{{"transpose"}, "{\n  static const long dims[] = " + cpp_int_list(dims) +
+    return CppCall{{"strided_copy"}, "{\n  static const long dims[] = " + cpp_int_list(dims) +
                                       ";\n  static const long strides[] = " + cpp_int_list(strides) +
-                                      ";\n  hg_transpose(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                                      ";\n  hg_strided_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
                                       std::to_string(dims.size()) + ", dims, strides);\n}"};
   };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };

@@ -96,9 +96,10 @@ bool validate(Graph& graph) {
     if (n < lo || (hi >= 0 && n > hi))
       throw Error(label + ": has " + std::to_string(n) + " inputs, expected " +
                   (lo == hi ? std::to_string(lo) : std::to_string(lo) + (hi < 0 ? " or more" : " to " + std::to_string(hi))));
-    if (static_cast<int>(node.outputs.size()) != def.num_outputs)
+    const int outputs = output_count(def, node.attrs);
+    if (static_cast<int>(node.outputs.size()) != outputs)
       throw Error(label + ": has " + std::to_string(node.outputs.size()) + " outputs, expected " +
-                  std::to_string(def.num_outputs));
+                  std::to_string(outputs));
     for (const auto& in : node.inputs)
       if (!defined_by.count(in))
         throw Error(label + ": input '" + in + "' is not defined (not a graph input, weight or node output)");

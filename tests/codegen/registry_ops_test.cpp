@@ -42,8 +42,9 @@ TEST(RegistryOps, EveryOpMatchesItsReferenceAsGeneratedCpp) {
         for (auto& v : values.data) v = dist(rng);
         options.inputs[in] = values;
       }
-      for (int o = 0; o < op->num_outputs; ++o) {
-        const std::string out = base + (op->num_outputs == 1 ? "" : "_out" + std::to_string(o));
+      const int outputs = output_count(*op, normalize_attrs(*op, ex.attrs));
+      for (int o = 0; o < outputs; ++o) {
+        const std::string out = base + (outputs == 1 ? "" : "_out" + std::to_string(o));
         node.outputs.push_back(out);
         g.outputs.push_back(out);
         origin[out] = {op->name, e};

@@ -12,6 +12,7 @@
 #include "io/model_json.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
+#include "ops/op_util.h"
 #include "ir/error.h"
 
 namespace hybgen {
@@ -27,11 +28,11 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
 }
 
 std::vector<uint8_t> with_header(const std::string& header, std::size_t data_bytes) {
-  std::vector<uint8_t> out(8);
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<uint8_t>(header.size() >> (8 * i));
-  out.insert(out.end(), header.begin(), header.end());
-  out.resize(out.size() + data_bytes, 0);
-  return out;
+  std::string bytes;
+  for (int i = 0; i < 8; ++i) bytes += static_cast<char>(header.size() >> (8 * i));
+  bytes += header;
+  bytes.append(data_bytes, '\0');
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
 }
 
 TEST(Safetensors, RoundTripIsExactAndDeterministic) {
@@ -107,7 +108,7 @@ Graph small_graph() {
   fc.attrs.set("num_hidden", int64_t{2});
   fc.attrs.set("no_bias", true);
   fc.attrs.set("scale", 0.5);
-  fc.attrs.set("axes", std::vector<int64_t>{1, -1});
+  fc.attrs.set("axes", std::vector<int64_t>{1, -1, kSliceNone});
   fc.attrs.set("mode", std::string("x"));
   fc.attrs.set("ratios", std::vector<double>{0.5, 2});
   g.nodes.push_back(fc);

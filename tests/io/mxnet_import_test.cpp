@@ -10,6 +10,7 @@
 #include "io/file_util.h"
 #include "io/mxnet_params.h"
 #include "io/mxnet_symbol.h"
+#include "ops/op_util.h"
 #include "ir/error.h"
 
 namespace hybgen {
@@ -67,6 +68,7 @@ TEST(MxnetAttrs, ParsesWhatMxnetWrites) {
   EXPECT_EQ(std::get<V>(parse_mxnet_attr("()", AttrKind::kInts)), (V{}));
   EXPECT_EQ(std::get<V>(parse_mxnet_attr("5", AttrKind::kInts)), (V{5}));
   EXPECT_EQ(std::get<V>(parse_mxnet_attr("(2L, 2L)", AttrKind::kInts)), (V{2, 2}));
+  EXPECT_EQ(std::get<V>(parse_mxnet_attr("(0, None)", AttrKind::kInts)), (V{0, kSliceNone}));
   EXPECT_EQ(std::get<bool>(parse_mxnet_attr("True", AttrKind::kBool)), true);
   EXPECT_EQ(std::get<bool>(parse_mxnet_attr("0", AttrKind::kBool)), false);
   EXPECT_DOUBLE_EQ(std::get<double>(parse_mxnet_attr("1e-05", AttrKind::kFloat)), 1e-5);

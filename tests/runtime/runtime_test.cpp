@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "io/file_util.h"
+#include "ops/op_util.h"
 #include "runtime-lite/hybgen.h"
 
 namespace hybgen {
@@ -160,6 +161,18 @@ TEST(Symbols, TutorialMemoryExample) {
   const auto out = interp.run({{"a", Tensor::full({10}, 2.0f)}, {"b", Tensor::full({10}, 3.0f)}});
   EXPECT_EQ(out[0].at({9}), 7.0f);
   EXPECT_LE(interp.plan().arena_bytes, 40u);
+}
+
+TEST(Ops, SliceAndSplitEagerly) {
+  const Ops F;
+  const Tensor x = Tensor::from_vector({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+  const Tensor s = F.slice(x, {kSliceNone, 3}, {kSliceNone, 0}, {1, -2});  // columns 3, 1 reversed
+  EXPECT_EQ(s.shape(), (Shape{2, 2}));
+  EXPECT_EQ(s.to_vector(), (std::vector<float>{3, 1, 7, 5}));
+  const auto parts = F.split(x, 2, 1);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1].to_vector(), (std::vector<float>{2, 3, 6, 7}));
+  EXPECT_EQ(F.slice_axis(x, 0, 1, 2).to_vector(), (std::vector<float>{4, 5, 6, 7}));
 }
 
 TEST(Export, RoundTripThroughFilesReproducesTheBlock) {
