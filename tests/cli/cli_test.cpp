@@ -9,6 +9,7 @@
 #include "graph_builders.h"
 #include "io/file_util.h"
 #include "io/model_json.h"
+#include "io/mxnet_params.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "run_command.h"
@@ -204,6 +205,23 @@ TEST_F(Cli, MxnetExportsImportGenerateAndVerify) {
   r = hybgen("import --shape data=1,4 " + quoted(dir + "/model-symbol.json") + " -o " + quoted(path("mlp13")));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(hybgen("verify " + quoted(path("mlp13.json"))).exit_code, 0);
+}
+
+TEST_F(Cli, MxnetParamsWhoseShapeDisagreesWithTheGraph) {
+  std::ofstream(path("net-symbol.json")) << R"({"nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "null", "name": "fc_weight", "inputs": []},
+      {"op": "null", "name": "fc_bias", "inputs": []},
+      {"op": "FullyConnected", "name": "fc", "attrs": {"num_hidden": "3"}, "inputs": [[0,0,0],[1,0,0],[2,0,0]]}],
+    "arg_nodes": [0, 1, 2], "heads": [[3, 0, 0]]})";
+  write_mxnet_params(path("net-0000.params"), {{"arg:fc_weight", Constant::f32({4, 2}, std::vector<float>(8, 0.5f))},
+                                               {"arg:fc_bias", Constant::f32({3}, std::vector<float>(3, 0.0f))}});
+  const auto r = hybgen(quoted(path("net-symbol.json")) + " --shape data=1,2 -o " + quoted(path("out")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("net-symbol.json: node 'fc' (FullyConnected): weight has shape (4, 2), expected (3, 2)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(path("out")));
 }
 
 // Every real MXNet export in shared/models: the CNNs with their .params, the
