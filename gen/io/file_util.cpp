@@ -1,3 +1,6 @@
+// File helpers: whole-file reads, atomic writes (temp file + rename), scoped
+// temporary folders and publishing a staged folder, so a failure midway never
+// leaves half-written output where the user looks.
 #include "io/file_util.h"
 
 #include <unistd.h>
@@ -15,9 +18,14 @@ namespace hybgen {
 namespace fs = std::filesystem;
 
 std::vector<uint8_t> read_file_bytes(const std::string& path) {
+  std::error_code ec;
+  // An ifstream opens a folder without complaint and reads nothing.
+  if (fs::is_directory(path, ec)) throw Error(path + ": cannot open: " + std::strerror(EISDIR));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open: " + std::strerror(errno));
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(path + ": read failed: " + std::strerror(errno));
+  return bytes;
 }
 
 std::string read_file_text(const std::string& path) {
@@ -85,8 +93,11 @@ TempDir::TempDir(const std::string& prefix, const std::string& parent) {
 
 TempDir::~TempDir() {
   if (path_.empty()) return;
-  std::error_code ec;
-  fs::remove_all(path_, ec);
+  try {  // a destructor must not throw, even bad_alloc from the path code
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  } catch (...) {
+  }
 }
 
 void publish_directory(const std::string& staging, const std::string& target) {
@@ -104,9 +115,11 @@ void publish_directory(const std::string& staging, const std::string& target) {
   }
   for (const auto& entry : fs::directory_iterator(staging)) {
     const fs::path dest = fs::path(target) / entry.path().filename();
+    // rename() replaces a file but not a non-empty folder, nor a file by a folder.
+    if (fs::is_directory(entry.path(), ec) || fs::is_directory(dest, ec)) fs::remove_all(dest, ec);
     fs::rename(entry.path(), dest, ec);
-    if (ec) {
-      fs::copy_file(entry.path(), dest, fs::copy_options::overwrite_existing, ec);
+    if (ec) {  // another file system: copy instead
+      fs::copy(entry.path(), dest, fs::copy_options::overwrite_existing | fs::copy_options::recursive, ec);
       if (ec) throw Error(dest.string() + ": cannot write: " + ec.message());
     }
   }

@@ -3,6 +3,7 @@
 // registry.
 #include "io/model_json.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include "io/file_util.h"
@@ -15,10 +16,16 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-ojson attr_to_json(const AttrValue& value) {
+// JSON has no NaN or infinity; nlohmann would write null, which reads back as an error.
+double finite(double v, const std::string& where) {
+  if (!std::isfinite(v)) throw Error(where + " is " + std::to_string(v) + ", which model.json cannot hold");
+  return v;
+}
+
+ojson attr_to_json(const AttrValue& value, const std::string& where) {
   switch (attr_kind_of(value)) {
     case AttrKind::kInt: return std::get<int64_t>(value);
-    case AttrKind::kFloat: return std::get<double>(value);
+    case AttrKind::kFloat: return finite(std::get<double>(value), where);
     case AttrKind::kBool: return std::get<bool>(value);
     case AttrKind::kString: return std::get<std::string>(value);
     case AttrKind::kInts: {
@@ -26,11 +33,17 @@ ojson attr_to_json(const AttrValue& value) {
       for (int64_t v : std::get<std::vector<int64_t>>(value)) list.push_back(v == kSliceNone ? ojson(nullptr) : ojson(v));
       return list;
     }
-    case AttrKind::kFloats: return std::get<std::vector<double>>(value);
+    case AttrKind::kFloats: {
+      ojson list = ojson::array();
+      for (double v : std::get<std::vector<double>>(value)) list.push_back(finite(v, where));
+      return list;
+    }
   }
   return nullptr;
 }
 
+// {name, shape, dtype}; "shape": null when the value's type is unknown (a
+// symbol traced without shapes), which model.json readers reject.
 ojson type_to_json(const std::string& name, const Graph& g) {
   ojson j;
   j["name"] = name;
@@ -70,8 +83,16 @@ AttrValue attr_from_json(const nlohmann::json& v, const std::string& where) {
 }
 
 const nlohmann::json& field(const nlohmann::json& obj, const char* key, const std::string& where) {
-  if (!obj.is_object() || !obj.contains(key)) throw Error(where + ": missing field '" + key + "'");
+  if (!obj.is_object()) throw Error(where + ": must be a JSON object, got " + obj.type_name());
+  if (!obj.contains(key)) throw Error(where + ": missing field '" + key + "'");
   return obj[key];
+}
+
+// The "name" of an input, weight or node entry.
+std::string entry_name(const nlohmann::json& entry, const std::string& where) {
+  const auto& name = field(entry, "name", where);
+  if (!name.is_string()) throw Error(where + ": field 'name' must be a string");
+  return name.get<std::string>();
 }
 
 std::vector<std::string> string_list(const nlohmann::json& v, const std::string& where, const char* key) {
@@ -84,28 +105,34 @@ std::vector<std::string> string_list(const nlohmann::json& v, const std::string&
   return out;
 }
 
-TensorType tensor_type(const nlohmann::json& entry, const std::string& where, const std::string& name) {
-  if (!entry.contains("shape") || entry["shape"].is_null()) throw Error(where + ": '" + name + "' has no shape");
+// `what` is "input" or "weight"; `where` is "SOURCE: input 0 ('data')".
+TensorType tensor_type(const nlohmann::json& entry, const std::string& source, const std::string& where,
+                       const std::string& what, const std::string& name) {
+  if (!entry.contains("shape") || entry["shape"].is_null())
+    throw Error(source + ": " + what + " '" + name + "' has no shape (model.json needs a fixed shape for every " +
+                what + ")");
   const auto& shape = entry["shape"];
-  if (!shape.is_array()) throw Error(where + ": shape of '" + name + "' must be a list of integers");
+  if (!shape.is_array()) throw Error(where + ": field 'shape' must be a list of integers, got " + shape.dump());
   TensorType t;
   for (const auto& d : shape) {
     if (!d.is_number_integer() || d.get<int64_t>() < 0)
-      throw Error(where + ": shape of '" + name + "' must be a list of non-negative integers, got " + shape.dump());
+      throw Error(where + ": field 'shape' must be a list of non-negative integers, got " + shape.dump());
     t.shape.push_back(d.get<int64_t>());
   }
   if (entry.contains("dtype")) {
-    if (!entry["dtype"].is_string()) throw Error(where + ": dtype of '" + name + "' must be a string");
+    if (!entry["dtype"].is_string()) throw Error(where + ": field 'dtype' must be a string");
     try {
       t.dtype = parse_dtype(entry["dtype"].get<std::string>());
     } catch (const Error& e) {
-      throw Error(where + ": '" + name + "': " + e.what());
+      throw Error(where + ": " + e.what());
     }
   }
   return t;
 }
 
-ojson graph_to_ordered_json(const Graph& graph) {
+}  // namespace
+
+nlohmann::ordered_json graph_to_json(const Graph& graph) {
   ojson j;
   j["format"] = kModelFormatName;
   j["format_version"] = kModelFormatVersion;
@@ -114,7 +141,7 @@ ojson graph_to_ordered_json(const Graph& graph) {
   for (const auto& in : graph.inputs) j["inputs"].push_back(type_to_json(in, graph));
   j["outputs"] = graph.outputs;
   j["weights"] = ojson::array();
-  for (const auto& [name, c] : graph.constants) {
+  for (const auto& [name, c] : graph.constants) {  // std::map: sorted by name
     (void)c;
     j["weights"].push_back(type_to_json(name, graph));
   }
@@ -126,26 +153,26 @@ ojson graph_to_ordered_json(const Graph& graph) {
     n["inputs"] = node.inputs;
     n["outputs"] = node.outputs;
     ojson attrs = ojson::object();
-    for (const auto& [k, v] : node.attrs.values()) attrs[k] = attr_to_json(v);
+    for (const auto& [k, v] : node.attrs.values())
+      attrs[k] = attr_to_json(v, node_label(node.name, node.op) + ": attribute '" + k + "'");
     n["attrs"] = attrs;
     j["nodes"].push_back(n);
   }
   return j;
 }
 
-}  // namespace
-
-nlohmann::json graph_to_json(const Graph& graph) { return nlohmann::json::parse(graph_to_ordered_json(graph).dump()); }
-
-std::string model_json_text(const Graph& graph) { return graph_to_ordered_json(graph).dump(2) + "\n"; }
+std::string model_json_text(const Graph& graph) { return graph_to_json(graph).dump(2) + "\n"; }
 
 Graph graph_from_json(const nlohmann::json& json, const std::string& source) {
   if (!json.is_object()) throw Error(source + ": a model must be a JSON object");
-  const auto& format = field(json, "format", source);
+  if (!json.contains("format"))
+    throw Error(source + ": not a hybgen model (no \"format\" field, expected \"" + kModelFormatName + "\")");
+  const auto& format = json["format"];
   if (!format.is_string() || format.get<std::string>() != kModelFormatName)
     throw Error(source + ": not a hybgen model (format " + format.dump() + ", expected \"" + kModelFormatName + "\")");
   const auto& version = field(json, "format_version", source);
-  if (!version.is_number_integer()) throw Error(source + ": format_version must be an integer");
+  if (!version.is_number_integer() || version.get<int64_t>() < 1)
+    throw Error(source + ": format_version must be a positive integer, got " + version.dump());
   if (version.get<int64_t>() > kModelFormatVersion)
     throw Error(source + ": written by a newer hybgen (format_version " + std::to_string(version.get<int64_t>()) +
                 " > " + std::to_string(kModelFormatVersion) + ")");
@@ -158,22 +185,20 @@ Graph graph_from_json(const nlohmann::json& json, const std::string& source) {
   const auto& inputs = field(json, "inputs", source);
   if (!inputs.is_array()) throw Error(source + ": field 'inputs' must be a list");
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const std::string where = source + ": input " + std::to_string(i);
-    const auto& name = field(inputs[i], "name", where);
-    if (!name.is_string()) throw Error(where + ": field 'name' must be a string");
-    g.add_input(name.get<std::string>(), tensor_type(inputs[i], where, name.get<std::string>()));
+    const std::string name = entry_name(inputs[i], source + ": input " + std::to_string(i));
+    const std::string where = source + ": input " + std::to_string(i) + " ('" + name + "')";
+    g.add_input(name, tensor_type(inputs[i], source, where, "input", name));
   }
   g.outputs = string_list(field(json, "outputs", source), source, "outputs");
   if (json.contains("weights")) {
     const auto& weights = json["weights"];
     if (!weights.is_array()) throw Error(source + ": field 'weights' must be a list");
     for (std::size_t i = 0; i < weights.size(); ++i) {
-      const std::string where = source + ": weight " + std::to_string(i);
-      const auto& name = field(weights[i], "name", where);
-      if (!name.is_string()) throw Error(where + ": field 'name' must be a string");
+      const std::string name = entry_name(weights[i], source + ": weight " + std::to_string(i));
+      const std::string where = source + ": weight " + std::to_string(i) + " ('" + name + "')";
       Constant c;
-      c.type = tensor_type(weights[i], where, name.get<std::string>());
-      g.add_constant(name.get<std::string>(), std::move(c));
+      c.type = tensor_type(weights[i], source, where, "weight", name);
+      g.add_constant(name, std::move(c));
     }
   }
   const auto& nodes = field(json, "nodes", source);
@@ -181,10 +206,8 @@ Graph graph_from_json(const nlohmann::json& json, const std::string& source) {
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& n = nodes[i];
     std::string where = source + ": node " + std::to_string(i);
-    const auto& name = field(n, "name", where);
-    if (!name.is_string()) throw Error(where + ": field 'name' must be a string");
     Node node;
-    node.name = name.get<std::string>();
+    node.name = entry_name(n, where);
     where += " ('" + node.name + "')";
     const auto& op = field(n, "op", where);
     if (!op.is_string()) throw Error(where + ": field 'op' must be a string");

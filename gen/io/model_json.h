@@ -4,7 +4,7 @@
 //   save_model(graph, "out/mlp");                    // out/mlp.json + out/mlp.safetensors
 //   Graph g = load_model("out/mlp.json");            // weights from the .safetensors beside it
 //   Graph g = load_model("m.json", "w.safetensors");
-//   nlohmann::json j = graph_to_json(g);             // what model.json holds
+//   nlohmann::ordered_json j = graph_to_json(g);     // what model.json holds
 #pragma once
 
 #include <optional>
@@ -20,8 +20,9 @@ constexpr int kModelFormatVersion = 1;
 constexpr const char* kModelFormatName = "hybgen-graph";
 
 // The graph without weight data; weights are listed with name, shape, dtype.
-// Values whose type is unknown are written with "shape": null.
-nlohmann::json graph_to_json(const Graph& graph);
+// Values whose type is unknown are written with "shape": null. Ordered, so
+// the keys keep the documented order (format, format_version, name, ...).
+nlohmann::ordered_json graph_to_json(const Graph& graph);
 // The text of model.json: graph_to_json with its documented key order, 2-space
 // indent and a final newline. Deterministic.
 std::string model_json_text(const Graph& graph);

@@ -5,13 +5,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "io/file_util.h"
 #include "io/float16.h"
 #include "ir/error.h"
+
+// The data is copied as raw bytes, so the host must share the file's byte order.
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is little-endian; hybgen assumes such a host");
+#endif
 
 namespace hybgen {
 namespace {
@@ -51,34 +58,72 @@ float to_float(const std::string& dtype, const uint8_t* p) {
   return v;
 }
 
+void check_metadata(const nlohmann::json& metadata, const std::string& source) {
+  if (!metadata.is_object()) throw Error(source + ": \"__metadata__\" must be an object of strings");
+  for (const auto& [key, value] : metadata.items())
+    if (!value.is_string()) throw Error(source + ": \"__metadata__\" entry '" + key + "' must be a string");
+}
+
+// dims x element size in bytes, or nothing when it does not fit in 64 bits.
+std::optional<uint64_t> checked_bytes(const Shape& shape, std::size_t element_size) {
+  uint64_t total = element_size;
+  for (int64_t d : shape) {
+    const auto dim = static_cast<uint64_t>(d);
+    if (dim != 0 && total > UINT64_MAX / dim) return std::nullopt;
+    total *= dim;
+  }
+  return total;
+}
+
+// Ranges sorted by start overlap when one starts before the furthest end seen
+// so far; empty tensors occupy no bytes and overlap nothing.
+void check_no_overlap(std::vector<std::pair<uint64_t, uint64_t>> ranges, const std::string& source) {
+  std::sort(ranges.begin(), ranges.end());
+  uint64_t furthest_end = 0;
+  for (const auto& [begin, end] : ranges) {
+    if (begin == end) continue;
+    if (begin < furthest_end)
+      throw Error(source + ": tensors overlap at data bytes " + std::to_string(begin) + ".." +
+                  std::to_string(std::min(end, furthest_end)));
+    furthest_end = std::max(furthest_end, end);
+  }
+}
+
 }  // namespace
 
 std::map<std::string, Constant> parse_safetensors(const std::vector<uint8_t>& bytes, const std::string& source) {
   if (bytes.size() < 8)
     throw Error(source + ": truncated: " + std::to_string(bytes.size()) + " bytes, a safetensors file needs at least 8");
   const uint64_t header_len = read_u64_le(bytes.data());
-  if (header_len > bytes.size() - 8 || header_len > kMaxHeaderBytes)
+  if (header_len > bytes.size() - 8)
     throw Error(source + ": header length " + std::to_string(header_len) + " exceeds the file size " +
                 std::to_string(bytes.size()) + " (truncated or not a safetensors file)");
+  if (header_len > kMaxHeaderBytes)
+    throw Error(source + ": header length " + std::to_string(header_len) + " exceeds the limit of " +
+                std::to_string(kMaxHeaderBytes) + " bytes");
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(header_len));
   } catch (const nlohmann::json::exception& e) {
     throw Error(source + ": header is not valid JSON: " + e.what());
   }
-  if (!header.is_object()) throw Error(source + ": header must be a JSON object");
+  if (!header.is_object()) throw Error(source + ": header must be a JSON object, got " + header.type_name());
   const uint8_t* data = bytes.data() + 8 + header_len;
   const uint64_t data_len = bytes.size() - 8 - header_len;
 
   std::map<std::string, Constant> result;
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
   for (const auto& [name, entry] : header.items()) {
-    if (name == "__metadata__") continue;
+    if (name == "__metadata__") {
+      check_metadata(entry, source);
+      continue;
+    }
     const std::string where = source + ": tensor '" + name + "'";
     if (!entry.is_object() || !entry.contains("dtype") || !entry["dtype"].is_string() || !entry.contains("shape") ||
         !entry["shape"].is_array() || !entry.contains("data_offsets") || !entry["data_offsets"].is_array() ||
         entry["data_offsets"].size() != 2)
-      throw Error(where + ": needs \"dtype\" (string), \"shape\" (list) and \"data_offsets\" ([begin, end])");
+      throw Error(where + ": needs \"dtype\" (string), \"shape\" (list) and \"data_offsets\" ([begin, end]), got " +
+                  entry.dump());
     const std::string dtype = entry["dtype"].get<std::string>();
     const std::size_t size = dtype_bytes(dtype);
     if (size == 0) throw Error(where + ": unsupported dtype " + dtype + " (F32, F64, F16, BF16 are read)");
@@ -90,25 +135,26 @@ std::map<std::string, Constant> parse_safetensors(const std::vector<uint8_t>& by
     }
     const auto& offsets = entry["data_offsets"];
     if (!offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
-      throw Error(where + ": data_offsets must be non-negative integers");
+      throw Error(where + ": data_offsets must be non-negative integers, got " + offsets.dump());
     const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
-    if (end < begin || end > data_len)
+    if (end < begin)
+      throw Error(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                  "] end before they begin");
+    if (end > data_len)
       throw Error(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                   "] lie outside the " + std::to_string(data_len) + " data bytes");
-    const int64_t count = num_elements(shape);
-    if (static_cast<uint64_t>(count) * size != end - begin)
+    // Computed without overflow: a lying shape must not wrap around to the byte count.
+    const std::optional<uint64_t> needed = checked_bytes(shape, size);
+    if (!needed || *needed != end - begin)
       throw Error(where + ": " + std::to_string(end - begin) + " data bytes for " + dtype + shape_str(shape) +
-                  ", which needs " + std::to_string(static_cast<uint64_t>(count) * size));
+                  ", which needs " + (needed ? std::to_string(*needed) : std::string("more than 2^64")));
     ranges.emplace_back(begin, end);
-    std::vector<float> values(static_cast<std::size_t>(count));
-    for (int64_t i = 0; i < count; ++i) values[i] = to_float(dtype, data + begin + i * size);
+    const auto count = static_cast<std::size_t>(*needed / size);
+    std::vector<float> values(count);
+    for (std::size_t i = 0; i < count; ++i) values[i] = to_float(dtype, data + begin + i * size);
     result[name] = Constant::f32(shape, values);
   }
-  std::sort(ranges.begin(), ranges.end());
-  for (std::size_t i = 1; i < ranges.size(); ++i)
-    if (ranges[i].first < ranges[i - 1].second && ranges[i].first != ranges[i].second)
-      throw Error(source + ": tensors overlap at data bytes " + std::to_string(ranges[i].first) + ".." +
-                  std::to_string(ranges[i - 1].second));
+  check_no_overlap(ranges, source);
   return result;
 }
 
@@ -126,6 +172,7 @@ std::vector<uint8_t> serialize_safetensors(const std::map<std::string, Constant>
   }
   uint64_t offset = 0;
   for (const auto& [name, c] : tensors) {
+    if (name == "__metadata__") throw Error("tensor '__metadata__': the name is reserved by safetensors");
     if (c.type.dtype != DType::kFloat32) throw Error("tensor '" + name + "': only float32 is written");
     if (c.data.size() != c.type.bytes())
       throw Error("tensor '" + name + "' has " + std::to_string(c.data.size()) + " bytes of data for " + c.type.str());
