@@ -7,6 +7,14 @@
 #include "runtime-lite/symbol.h"
 
 namespace hybgen {
+namespace {
+
+// The names of a traced block's symbolic inputs, as Gluon's export names them.
+std::string input_name(std::size_t index, std::size_t count) {
+  return count == 1 ? "data" : "data" + std::to_string(index);
+}
+
+}  // namespace
 
 Block::Block(const std::string& prefix_hint) : prefix_(unique_block_prefix(prefix_hint)) {}
 
@@ -17,6 +25,12 @@ Tensor Block::operator()(const Tensor& x) {
 }
 
 std::vector<Tensor> Block::operator()(const std::vector<Tensor>& inputs) {
+  bool symbolic = false;
+  for (const auto& t : inputs) symbolic = symbolic || t.is_symbolic();
+  // Calling a block on a symbol twice prints the same names both times;
+  // sym::to_graph tells the copies apart if they meet in one graph.
+  std::optional<TraceNames> fresh_names;
+  if (symbolic && !in_name_scope()) fresh_names.emplace();
   NameScope scope(prefix_);
   return forward(inputs);
 }
@@ -74,25 +88,53 @@ std::vector<Tensor> HybridBlock::forward(const std::vector<Tensor>& inputs) {
   auto it = cached_graphs_.find(shapes);
   if (it == cached_graphs_.end()) {
     // First call with these shapes: trace, then bind the live parameters.
-    Graph g = trace(shapes, prefix().substr(0, prefix().size() - 1), false);
-    std::map<std::string, Tensor> bound;
-    for (Parameter* p : collect_params())
-      if (g.is_constant(p->name())) bound[p->name()] = p->data();
-    it = cached_graphs_.emplace(shapes, std::make_unique<Interpreter>(g, bound)).first;
+    CachedGraph cached;
+    cached.graph = trace(shapes, prefix().substr(0, prefix().size() - 1), false);
+    bind_parameters(cached);
+    it = cached_graphs_.emplace(shapes, std::move(cached)).first;
+  } else if (bindings_stale(it->second)) {
+    bind_parameters(it->second);
   }
-  const Graph& g = it->second->graph();
-  std::map<std::string, Tensor> named;
-  for (std::size_t i = 0; i < inputs.size(); ++i) named[g.inputs[i]] = inputs[i];
-  return it->second->run(named);
+  const Graph& traced = it->second.graph;
+  std::map<std::string, Tensor> named;  // inputs the result does not read are not in the graph
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (traced.is_input(input_name(i, inputs.size()))) named[input_name(i, inputs.size())] = inputs[i];
+  return it->second.interpreter->run(named);
+}
+
+void HybridBlock::bind_parameters(CachedGraph& cached) {
+  std::map<std::string, Tensor> bound;
+  cached.bindings.clear();
+  for (Parameter* p : collect_params()) {
+    if (!cached.graph.is_constant(p->name())) continue;
+    bound[p->name()] = p->data();
+    cached.bindings.emplace_back(p, p->data().data());
+  }
+  cached.interpreter = std::make_unique<Interpreter>(cached.graph, bound);
+}
+
+bool HybridBlock::bindings_stale(const CachedGraph& cached) {
+  for (const auto& [param, storage] : cached.bindings)
+    if (!param->initialized() || param->data().data() != storage) return true;
+  return false;
 }
 
 Graph HybridBlock::trace(const std::vector<Shape>& input_shapes, const std::string& name, bool copy_weights) {
   TraceNames fresh_names;
   std::vector<Tensor> vars;
   for (std::size_t i = 0; i < input_shapes.size(); ++i)
-    vars.push_back(sym::var(input_shapes.size() == 1 ? "data" : "data" + std::to_string(i), input_shapes[i]));
+    vars.push_back(sym::var(input_name(i, input_shapes.size()), input_shapes[i]));
   const std::vector<Tensor> outputs = (*this)(vars);
-  return sym::to_graph(outputs, name, copy_weights);
+  Graph g = sym::to_graph(outputs, name, copy_weights);
+  // Call order (data0, data1, ...), not the order the graph first reads them.
+  std::vector<std::string> ordered;
+  for (std::size_t i = 0; i < input_shapes.size(); ++i)
+    if (g.is_input(input_name(i, input_shapes.size()))) ordered.push_back(input_name(i, input_shapes.size()));
+  if (ordered.size() != g.inputs.size())
+    throw Error(this->prefix() + ": hybrid_forward reads a symbol that is not one of its inputs (" +
+                "create tensors inside with F.* ops or make them parameters)");
+  g.inputs = ordered;
+  return g;
 }
 
 void HybridBlock::export_model(const std::string& prefix) {

@@ -38,6 +38,8 @@ class Block {
 
   const std::string& prefix() const { return prefix_; }
 
+  // Runs the block: eagerly on concrete tensors, or adds its nodes to a graph
+  // when an input is symbolic (a user's symbolic call starts fresh names).
   Tensor operator()(const Tensor& x);
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs);
 
@@ -77,7 +79,8 @@ class HybridBlock : public Block {
   bool hybridized() const { return hybridized_; }
 
   // The graph of the block for these input shapes (symbolic inputs "data",
-  // or "data0", "data1", ...), traced now; weights copied when initialized.
+  // or "data0", "data1", ... in call order), traced now; weights copied when
+  // initialized.
   Graph trace(const std::vector<Shape>& input_shapes, const std::string& name, bool copy_weights = true);
   // PREFIX.json + PREFIX.safetensors of the graph traced with the input
   // shapes of the last forward pass (Error before any forward pass, as Gluon).
@@ -87,9 +90,20 @@ class HybridBlock : public Block {
   std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
 
  private:
+  // The graph traced for one set of input shapes, run by an interpreter bound
+  // to the parameters' storage; rebound (not retraced) when a parameter gets
+  // new storage (initialize() again, set_data()).
+  struct CachedGraph {
+    Graph graph;
+    std::vector<std::pair<Parameter*, const float*>> bindings;
+    std::unique_ptr<Interpreter> interpreter;
+  };
+  void bind_parameters(CachedGraph& cached);
+  static bool bindings_stale(const CachedGraph& cached);
+
   bool hybridized_ = false;
   std::optional<std::vector<Shape>> last_shapes_;
-  std::map<std::vector<Shape>, std::unique_ptr<Interpreter>> cached_graphs_;
+  std::map<std::vector<Shape>, CachedGraph> cached_graphs_;
 };
 
 // Runs children in order, imperatively.

@@ -62,7 +62,9 @@ std::vector<Tensor> Interpreter::run(const std::map<std::string, Tensor>& inputs
   std::vector<const Tensor*> in(g.inputs.size());
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     auto it = inputs.find(g.inputs[i]);
-    if (it == inputs.end()) throw Error("input '" + g.inputs[i] + "' is missing");
+    if (it == inputs.end() || !it->second.defined())
+      throw Error("input '" + g.inputs[i] + "' " + (it == inputs.end() ? "is missing" : "is an undefined tensor") +
+                  ", the graph expects shape " + shape_str(g.type(g.inputs[i]).shape));
     if (it->second.shape() != g.type(g.inputs[i]).shape)
       throw Error("input '" + g.inputs[i] + "' has shape " + shape_str(it->second.shape()) + ", the graph expects " +
                   shape_str(g.type(g.inputs[i]).shape));

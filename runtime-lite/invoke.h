@@ -22,7 +22,8 @@ std::vector<Tensor> invoke(const std::string& op, const std::vector<Tensor>& inp
 
 // Names of traced nodes: "<block prefix><hint>", where an op without a hint
 // is named after itself with a counter ("net0_relu0"). Counters restart with
-// each TraceNames, so tracing twice gives the same names.
+// each TraceNames, so tracing twice gives the same names. Errors of eager
+// calls name the call the same way ("node 'dense0_fwd' (FullyConnected): ...").
 class NameScope {
  public:
   explicit NameScope(const std::string& prefix);
@@ -30,6 +31,9 @@ class NameScope {
   NameScope(const NameScope&) = delete;
   NameScope& operator=(const NameScope&) = delete;
 };
+
+// True inside a block call (some NameScope is open on this thread).
+bool in_name_scope();
 
 class TraceNames {
  public:

@@ -7,60 +7,127 @@
 
 namespace hybgen {
 namespace sym {
+namespace {
 
-Tensor var(const std::string& name, std::optional<Shape> shape) {
+Tensor make_var(const std::string& name, std::optional<TensorType> type) {
   auto node = std::make_shared<SymNode>();
   node->op = "null";
   node->name = name;
-  node->out_types = {shape ? std::optional<TensorType>(TensorType{*shape}) : std::nullopt};
+  node->out_types = {std::move(type)};
   return Tensor::symbolic(node, 0);
 }
 
-Graph to_graph(const std::vector<Tensor>& heads, const std::string& name, bool copy_weights) {
-  Graph g;
-  g.name = name;
-  std::set<const SymNode*> visited;
-  auto value_name = [](const SymNode& n, int index) {
-    return n.out_types.size() <= 1 ? n.name : n.name + "_output" + std::to_string(index);
-  };
-  // Post-order: inputs before the nodes reading them, variables in first-use order.
-  std::function<void(const std::shared_ptr<SymNode>&)> visit = [&](const std::shared_ptr<SymNode>& node) {
-    if (!visited.insert(node.get()).second) return;
-    for (const auto& in : node->inputs) visit(in.node);
-    if (node->op == "null") {
-      if (node->is_parameter) {
-        Constant c;
-        c.type = TensorType{node->parameter_shape};
-        if ((copy_weights || node->inline_constant) && node->bound.defined()) {
-          const auto values = node->bound.to_vector();
-          c.data.resize(values.size() * sizeof(float));
-          std::memcpy(c.data.data(), values.data(), c.data.size());
-        }
-        g.add_constant(node->name, std::move(c));
-      } else {
-        g.inputs.push_back(node->name);
-        if (node->out_types[0]) g.types[node->name] = *node->out_types[0];
+std::string type_text(const std::optional<TensorType>& type) {
+  return type ? shape_str(type->shape) : std::string("unknown shape");
+}
+
+// Turns the DAG into a Graph, one node at a time, keeping names unique.
+class GraphBuilder {
+ public:
+  GraphBuilder(const std::string& name, bool copy_weights) : copy_weights_(copy_weights) { graph_.name = name; }
+
+  void add_head(const Tensor& head) {
+    if (!head.is_symbolic()) throw Error("sym::to_graph: a head is a concrete tensor, not a symbol");
+    visit(head.sym_node());
+    const std::string value = value_name(*head.sym_node(), head.sym_index());
+    if (!graph_.is_output(value)) graph_.outputs.push_back(value);
+  }
+
+  Graph take() { return std::move(graph_); }
+
+ private:
+  bool shared_variable(const SymNode& n) const { return n.op == "null" && !n.inline_constant; }
+
+  // The graph name of `node`: its own for the first node of that name (and
+  // for every variable of that name), else with a suffix.
+  const std::string& assign_name(const SymNode& node) {
+    if (shared_variable(node)) {
+      auto it = variables_.find(node.name);
+      if (it != variables_.end()) {
+        check_same_variable(*it->second, node);
+        return names_[&node] = node.name;
       }
+      if (taken_.count(node.name))
+        throw Error("sym::to_graph: variable '" + node.name + "' has the name of a node of the graph");
+      variables_[node.name] = &node;
+    }
+    std::string unique = node.name;
+    for (int i = 1; taken_.count(unique); ++i) unique = node.name + "_" + std::to_string(i);
+    taken_.insert(unique);
+    for (std::size_t i = 0; node.out_types.size() > 1 && i < node.out_types.size(); ++i)
+      taken_.insert(unique + "_output" + std::to_string(i));
+    return names_[&node] = unique;
+  }
+
+  static void check_same_variable(const SymNode& first, const SymNode& again) {
+    if (first.is_parameter != again.is_parameter)
+      throw Error("sym::to_graph: '" + again.name + "' is both a parameter and a graph input");
+    const std::string a = first.is_parameter ? shape_str(first.parameter_shape) : type_text(first.out_types[0]);
+    const std::string b = again.is_parameter ? shape_str(again.parameter_shape) : type_text(again.out_types[0]);
+    if (a != b) throw Error("sym::to_graph: two variables named '" + again.name + "' disagree: " + a + " and " + b);
+  }
+
+  std::string value_name(const SymNode& n, int index) const {
+    const std::string& base = names_.at(&n);
+    return n.out_types.size() <= 1 ? base : base + "_output" + std::to_string(index);
+  }
+
+  // Post-order: inputs before the nodes reading them.
+  void visit(const std::shared_ptr<SymNode>& node) {
+    if (names_.count(node.get())) return;
+    for (const auto& in : node->inputs) visit(in.node);
+    const bool seen_variable = shared_variable(*node) && variables_.count(node->name);
+    const std::string name = assign_name(*node);
+    if (seen_variable) return;
+    if (node->op == "null") {
+      add_variable(*node, name);
       return;
     }
     Node n;
-    n.name = node->name;
+    n.name = name;
     n.op = node->op;
     n.attrs = node->attrs;
     for (const auto& in : node->inputs) n.inputs.push_back(value_name(*in.node, in.index));
     for (std::size_t i = 0; i < node->out_types.size(); ++i) {
       n.outputs.push_back(value_name(*node, static_cast<int>(i)));
-      if (node->out_types[i]) g.types[n.outputs.back()] = *node->out_types[i];
+      if (node->out_types[i]) graph_.types[n.outputs.back()] = *node->out_types[i];
     }
-    g.nodes.push_back(std::move(n));
-  };
-  for (const auto& h : heads) {
-    if (!h.is_symbolic()) throw Error("sym::to_graph: a head is a concrete tensor, not a symbol");
-    visit(h.sym_node());
-    const std::string v = value_name(*h.sym_node(), h.sym_index());
-    if (!g.is_output(v)) g.outputs.push_back(v);
+    graph_.nodes.push_back(std::move(n));
   }
-  return g;
+
+  void add_variable(const SymNode& node, const std::string& name) {
+    if (!node.is_parameter) {
+      graph_.inputs.push_back(name);
+      if (node.out_types[0]) graph_.types[name] = *node.out_types[0];
+      return;
+    }
+    Constant c;
+    c.type = TensorType{node.parameter_shape};
+    if ((copy_weights_ || node.inline_constant) && node.bound.defined()) {
+      const auto values = node.bound.to_vector();
+      c.data.resize(values.size() * sizeof(float));
+      if (!values.empty()) std::memcpy(c.data.data(), values.data(), c.data.size());
+    }
+    graph_.add_constant(name, std::move(c));
+  }
+
+  bool copy_weights_;
+  Graph graph_;
+  std::map<const SymNode*, std::string> names_;
+  std::map<std::string, const SymNode*> variables_;
+  std::set<std::string> taken_;
+};
+
+}  // namespace
+
+Tensor var(const std::string& name) { return make_var(name, std::nullopt); }
+
+Tensor var(const std::string& name, const Shape& shape) { return make_var(name, TensorType{shape}); }
+
+Graph to_graph(const std::vector<Tensor>& heads, const std::string& name, bool copy_weights) {
+  GraphBuilder builder(name, copy_weights);
+  for (const auto& head : heads) builder.add_head(head);
+  return builder.take();
 }
 
 }  // namespace sym

@@ -1,9 +1,9 @@
 // Symbols: the graph a traced hybrid_forward builds, kept as a DAG of shared
 // nodes (as nnvm does) until it is turned into a Graph.
 //
-//   Tensor a = sym::var("a", Shape{10}), b = sym::var("b", Shape{10});
+//   Tensor a = sym::var("a", {10}), b = sym::var("b", {10});
 //   Tensor d = b * a + 1.0f;
-//   Graph g = sym::to_graph({d}, "memory");   // inputs a, b; nodes broadcast_mul, _plus_scalar
+//   Graph g = sym::to_graph({d}, "memory");   // inputs b, a; nodes broadcast_mul, _plus_scalar
 #pragma once
 
 #include <optional>
@@ -36,13 +36,21 @@ struct SymNode {
 
 namespace sym {
 
-// A graph input; its shape may be left unknown.
-Tensor var(const std::string& name, std::optional<Shape> shape = std::nullopt);
+// A graph input, its shape unknown until a block call or an op tells it.
+Tensor var(const std::string& name);
+// A graph input of a known shape.
+Tensor var(const std::string& name, const Shape& shape);
 
-// The graph computing `heads` (its outputs, in order). Parameters become
-// constants; with copy_weights their data is copied in (export), otherwise
-// only their types are (a hybridized block binds the live tensors instead).
-Graph to_graph(const std::vector<Tensor>& heads, const std::string& name, bool copy_weights = true);
+// The graph computing `heads` (its outputs, in order): nodes in post-order,
+// variables in first-use order. Parameters become constants; with
+// copy_weights their data is copied in (export), otherwise only their types
+// are (a hybridized block binds the live tensors instead).
+//
+// Names are made unique the way a Graph needs them: variables of one name are
+// one value (a parameter used twice, or `data` fed to two calls), while two
+// distinct op nodes of one name (a block called twice symbolically) are told
+// apart with a suffix ("dense0_fwd", "dense0_fwd_1").
+Graph to_graph(const std::vector<Tensor>& heads, const std::string& name = "model", bool copy_weights = true);
 
 }  // namespace sym
 }  // namespace hybgen

@@ -141,19 +141,24 @@ std::string number(float v) {
   return buf;
 }
 
-// Prints axis `d` of the block starting at `offset`, eliding the middle of long axes.
+// numpy's print options: tensors of more than 1000 values show the first and
+// last 3 entries of each longer axis.
+constexpr int64_t kSummarizeAbove = 1000;
+constexpr int64_t kEdgeItems = 3;
+
+// Prints axis `d` of the block starting at `offset`.
 void print_axis(std::ostringstream& os, const std::vector<float>& v, const Shape& s, std::size_t d, int64_t offset,
-                int depth) {
+                int depth, bool summarize) {
   const int64_t stride = num_elements(Shape(s.begin() + static_cast<long>(d) + 1, s.end()));
   os << "[";
   const int64_t n = s[d];
   for (int64_t i = 0; i < n; ++i) {
-    if (n > 6 && i == 3) {
+    if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) {
       os << (d + 1 == s.size() ? "..., " : "...,\n" + std::string(depth + 1, ' '));
-      i = n - 3;
+      i = n - kEdgeItems;
     }
     if (d + 1 == s.size()) os << number(v[static_cast<std::size_t>(offset + i)]);
-    else print_axis(os, v, s, d + 1, offset + i * stride, depth + 1);
+    else print_axis(os, v, s, d + 1, offset + i * stride, depth + 1, summarize);
     if (i + 1 < n) os << (d + 1 == s.size() ? ", " : ",\n" + std::string(depth + 1, ' '));
   }
   os << "]";
@@ -167,7 +172,7 @@ std::string Tensor::str() const {
   std::ostringstream os;
   const Shape& s = shape();
   if (s.empty()) os << number((*storage_)[0]);
-  else print_axis(os, *storage_, s, 0, 0, 0);
+  else print_axis(os, *storage_, s, 0, 0, 0, size() > kSummarizeAbove);
   std::string dims;
   for (std::size_t i = 0; i < s.size(); ++i) dims += (i ? "x" : "") + std::to_string(s[i]);
   os << "\n<Tensor " << (dims.empty() ? "scalar" : dims) << " float32>";

@@ -30,20 +30,8 @@ void reference(const KernelIO& io, float (*apply)(float, float)) {
   const Shape& out = io.out_types[0].shape;
   const auto sa = broadcast_strides(io.in_types[0].shape, out);
   const auto sb = broadcast_strides(io.in_types[1].shape, out);
-  const int64_t n = io.out_types[0].num_elements();
-  std::vector<int64_t> index(out.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t oa = 0, ob = 0;
-    for (std::size_t d = 0; d < out.size(); ++d) {
-      oa += index[d] * sa[d];
-      ob += index[d] * sb[d];
-    }
-    io.out[0][i] = apply(io.in[0][oa], io.in[1][ob]);
-    for (int d = static_cast<int>(out.size()) - 1; d >= 0; --d) {
-      if (++index[d] < out[d]) break;
-      index[d] = 0;
-    }
-  }
+  for_each_strided(out, sa, sb,
+                   [&](int64_t i, int64_t a, int64_t b) { io.out[0][i] = apply(io.in[0][a], io.in[1][b]); });
 }
 
 CppCall emit_cpp(const CppEmitContext& ctx, const std::string& functor) {

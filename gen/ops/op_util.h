@@ -27,6 +27,29 @@ std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out);
 // Product of shape[begin, end).
 int64_t dims_product(const Shape& shape, std::size_t begin, std::size_t end);
 
+// Walks the elements of `dims` in row-major order and calls f(i, a, b):
+// i is the element's position, a and b its offsets through `strides_a` and
+// `strides_b` (one stride per axis; 0 along broadcast or reduced axes). The
+// reference kernels of broadcast, transpose, slice and reduce share it.
+template <typename F>
+void for_each_strided(const Shape& dims, const std::vector<int64_t>& strides_a, const std::vector<int64_t>& strides_b,
+                      F&& f) {
+  std::vector<int64_t> index(dims.size(), 0);
+  const int64_t n = num_elements(dims);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t a = 0, b = 0;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      a += index[d] * strides_a[d];
+      if (!strides_b.empty()) b += index[d] * strides_b[d];
+    }
+    f(i, a, b);
+    for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
 // A float literal that reads back as the same float: "0.5f", "-1e-05f".
 std::string cpp_float(double value);
 // "{1, 2, 3}"

@@ -58,16 +58,7 @@ OpDef reduce_op(const std::string& name, bool mean) {
     const auto strides = output_strides(in, reduced_axes(io.attrs, in.size()));
     const int64_t n_out = io.out_types[0].num_elements(), n_in = io.in_types[0].num_elements();
     std::vector<double> acc(static_cast<std::size_t>(n_out), 0.0);
-    std::vector<int64_t> index(in.size(), 0);
-    for (int64_t i = 0; i < n_in; ++i) {
-      int64_t o = 0;
-      for (std::size_t d = 0; d < in.size(); ++d) o += index[d] * strides[d];
-      acc[o] += io.in[0][i];
-      for (int d = static_cast<int>(in.size()) - 1; d >= 0; --d) {
-        if (++index[d] < in[d]) break;
-        index[d] = 0;
-      }
-    }
+    for_each_strided(in, strides, {}, [&](int64_t i, int64_t o, int64_t) { acc[o] += io.in[0][i]; });
     const double scale = mean ? static_cast<double>(n_out) / static_cast<double>(n_in) : 1.0;
     for (int64_t o = 0; o < n_out; ++o) io.out[0][o] = static_cast<float>(acc[o] * scale);
   };

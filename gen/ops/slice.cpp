@@ -54,17 +54,7 @@ StridedView slice_view(const Shape& in, const std::vector<int64_t>& begin, const
 }
 
 void gather(const StridedView& v, const float* x, float* y) {
-  std::vector<int64_t> index(v.dims.size(), 0);
-  const int64_t n = num_elements(v.dims);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t src = v.offset;
-    for (std::size_t d = 0; d < v.dims.size(); ++d) src += index[d] * v.strides[d];
-    y[i] = x[src];
-    for (int d = static_cast<int>(v.dims.size()) - 1; d >= 0; --d) {
-      if (++index[d] < v.dims[d]) break;
-      index[d] = 0;
-    }
-  }
+  for_each_strided(v.dims, v.strides, {}, [&](int64_t i, int64_t src, int64_t) { y[i] = x[v.offset + src]; });
 }
 
 std::string emit_gather(const StridedView& v, const std::string& x, const std::string& y) {

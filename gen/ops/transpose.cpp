@@ -53,17 +53,7 @@ const OpRegistrar reg([] {
   d.reference = [](const KernelIO& io) {
     const Shape& out = io.out_types[0].shape;
     const auto strides = source_strides(io.in_types[0].shape, permutation(io.attrs, out.size()));
-    std::vector<int64_t> index(out.size(), 0);
-    const int64_t n = io.out_types[0].num_elements();
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t src = 0;
-      for (std::size_t d = 0; d < out.size(); ++d) src += index[d] * strides[d];
-      io.out[0][i] = io.in[0][src];
-      for (int d = static_cast<int>(out.size()) - 1; d >= 0; --d) {
-        if (++index[d] < out[d]) break;
-        index[d] = 0;
-      }
-    }
+    for_each_strided(out, strides, {}, [&](int64_t i, int64_t src, int64_t) { io.out[0][i] = io.in[0][src]; });
   };
   d.emit_cpp = [](const CppEmitContext& ctx) {
     const Shape& out = ctx.out_types[0].shape;
