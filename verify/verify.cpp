@@ -1,14 +1,13 @@
 #include "verify/verify.h"
 
+#include <cmath>
 #include <cstring>
 #include <tuple>
-#include <cmath>
-#include <fstream>
 
-#include "verify/generated_build.h"
 #include "io/file_util.h"
 #include "ir/error.h"
 #include "runtime-lite/interpreter.h"
+#include "verify/generated_build.h"
 
 namespace hybgen {
 namespace {
@@ -36,6 +35,9 @@ std::string names_of(const std::vector<std::string>& names) {
 }  // namespace
 
 std::pair<double, double> compare_outputs(const std::vector<float>& actual, const std::vector<float>& reference) {
+  if (actual.size() != reference.size())
+    throw Error("compare_outputs: " + std::to_string(actual.size()) + " values against " +
+                std::to_string(reference.size()) + " reference values");
   double abs_err = 0, scale = 0;
   for (std::size_t i = 0; i < reference.size(); ++i) {
     const double diff = std::fabs(static_cast<double>(actual[i]) - reference[i]);
@@ -55,6 +57,11 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
 
   Interpreter interpreter(g);
   const Graph& compiled = interpreter.graph();
+  // Checked before compiling, so a wrong array costs no compiler run.
+  for (const auto& [name, array] : options.expected)
+    if (array.shape != compiled.type(name).shape)
+      throw Error("expected array for output '" + name + "' has shape " + shape_str(array.shape) +
+                  ", the model gives " + shape_str(compiled.type(name).shape));
 
   // Inputs: given arrays or seeded N(0, 1); the driver reads and writes raw floats.
   std::vector<std::pair<std::string, std::vector<float>>> input_files;
@@ -113,12 +120,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     };
     check(reference[i].to_vector(), "reference");
     auto expected = options.expected.find(out);
-    if (expected != options.expected.end()) {
-      if (expected->second.shape != shape)
-        throw Error("expected array for '" + out + "' has shape " + shape_str(expected->second.shape) +
-                    ", the output has " + shape_str(shape));
-      check(expected->second.data, "expected");
-    }
+    if (expected != options.expected.end()) check(expected->second.data, "expected");
   }
   if (options.keep_build) {
     report.build_dir = dir;

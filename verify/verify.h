@@ -35,7 +35,7 @@ struct VerifyOptions {
 struct OutputCheck {
   std::string name;
   Shape shape;
-  std::string against;  // "reference" or "expected"
+  std::string against;  // "reference" (the interpreter) or "expected" (VerifyOptions::expected)
   double max_abs_error = 0;
   double max_rel_error = 0;
   bool ok = false;

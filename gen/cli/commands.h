@@ -1,5 +1,8 @@
 // The hybgen CLI's commands; main.cpp wires them to CLI11. Each returns the
 // process exit code and throws Error for bad input.
+//
+//   VerifyFlags f;  f.model.model = "mlp.json";  f.tolerance = 1e-4;
+//   int exit_code = run_verify(f);  // prints one line per output, then "verify: PASS"
 #pragma once
 
 #include <cstdint>

@@ -59,7 +59,10 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   verify_cmd->add_option("--seed", verify.seed, "seed of the random inputs")->capture_default_str();
-  verify_cmd->add_option("--tolerance", verify.tolerance, "largest relative error accepted")->capture_default_str();
+  verify_cmd->add_option("--tolerance", verify.tolerance,
+                         "largest relative error accepted per output, where relative error = "
+                         "max |generated - reference| / max |reference|")
+      ->capture_default_str();
   verify_cmd->add_flag("--keep", verify.keep, "keep the build folder and print its path");
 
   InspectFlags inspect;

@@ -1,4 +1,6 @@
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include "cli/commands.h"
 #include "io/npy.h"
@@ -8,6 +10,8 @@
 namespace hybgen {
 
 int run_verify(const VerifyFlags& flags) {
+  if (!(flags.tolerance >= 0))  // NaN too
+    throw Error("--tolerance must be a non-negative number, not " + std::to_string(flags.tolerance));
   VerifyOptions options;
   options.seed = flags.seed;
   options.tolerance = flags.tolerance;
@@ -18,9 +22,11 @@ int run_verify(const VerifyFlags& flags) {
     options.inputs[name] = read_npy(path);
     source.shape_hints[name] = options.inputs[name].shape;  // MXNet files carry no input shapes
   }
+  std::map<std::string, std::string> expected_files;  // output -> the .npy it is compared with
   for (const auto& text : flags.expected) {
     auto [name, path] = parse_named_path(text, "--expected");
     options.expected[name] = read_npy(path);
+    expected_files[name] = path;
   }
   const Graph graph = load_any_model(source);
   VerifyReport report;
@@ -29,10 +35,13 @@ int run_verify(const VerifyFlags& flags) {
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
-  std::printf("%-28s %-18s %-10s %13s %13s  %s\n", "output", "shape", "against", "max abs err", "max rel err", "result");
-  for (const auto& c : report.checks)
-    std::printf("%-28s %-18s %-10s %13.3g %13.3g  %s\n", c.name.c_str(), shape_str(c.shape).c_str(), c.against.c_str(),
-                c.max_abs_error, c.max_rel_error, c.ok ? "OK" : "FAIL");
+  std::printf("%-28s %-18s %13s %13s  %-6s %s\n", "output", "shape", "max abs err", "max rel err", "result",
+              "compared with");
+  for (const auto& c : report.checks) {
+    const std::string against = c.against == "expected" ? "expected " + expected_files.at(c.name) : c.against;
+    std::printf("%-28s %-18s %13.3g %13.3g  %-6s %s\n", c.name.c_str(), shape_str(c.shape).c_str(), c.max_abs_error,
+                c.max_rel_error, c.ok ? "OK" : "FAIL", against.c_str());
+  }
   std::printf("compiled in %.2f s; tolerance %g (relative to the largest reference magnitude)\n",
               report.compile_seconds, flags.tolerance);
   if (!report.build_dir.empty()) std::printf("build kept in %s\n", report.build_dir.c_str());

@@ -3,6 +3,7 @@
 // non-zero exit, and no output folder.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -103,12 +104,59 @@ TEST_F(Cli, VerifyPassesAndFailsOnWrongExpectedValues) {
   r = hybgen("verify " + quoted(model) + " --input data=" + quoted(path("x.npy")) + " --expected prob=" +
              quoted(path("wrong.npy")));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("expected"), std::string::npos);
-  EXPECT_NE(r.output.find("FAIL"), std::string::npos);
+  EXPECT_NE(r.output.find("OK     reference"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("FAIL   expected " + path("wrong.npy")), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("verify: FAIL"), std::string::npos) << r.output;
 
-  r = hybgen("verify " + quoted(model) + " --input nothere=" + quoted(path("x.npy")));
+  // The right answer, computed by a first run kept on disk, passes as --expected.
+  r = hybgen("verify --keep " + quoted(model) + " --input data=" + quoted(path("x.npy")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string kept = r.output.substr(r.output.find("build kept in ") + 14);
+  const std::string build_dir = kept.substr(0, kept.find('\n'));
+  const auto out_bytes = read_file_bytes(build_dir + "/out_0.bin");
+  std::vector<float> prob(6);
+  ASSERT_EQ(out_bytes.size(), prob.size() * sizeof(float));
+  std::memcpy(prob.data(), out_bytes.data(), out_bytes.size());
+  fs::remove_all(build_dir);
+  write_npy(path("right.npy"), {{2, 3}, prob});
+  r = hybgen("verify " + quoted(model) + " --input data=" + quoted(path("x.npy")) + " --expected prob=" +
+             quoted(path("right.npy")));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("OK     expected " + path("right.npy")), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, VerifyRejectsArraysThatDoNotFitTheModel) {
+  const std::string model = small_model();
+  write_npy(path("x.npy"), {{2, 8}, testing::seeded_values(16, 9)});
+  write_npy(path("x_wrong.npy"), {{8, 2}, testing::seeded_values(16, 9)});
+  auto r = hybgen("verify " + quoted(model) + " --input nothere=" + quoted(path("x.npy")));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.output.find("'nothere', which is not an input (inputs: data)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("model.json: --input names 'nothere', which is not an input (inputs: data)"),
+            std::string::npos)
+      << r.output;
+  r = hybgen("verify " + quoted(model) + " --expected fc1=" + quoted(path("x.npy")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("'fc1', which is not an output (outputs: prob)"), std::string::npos) << r.output;
+  r = hybgen("verify " + quoted(model) + " --input data=" + quoted(path("x_wrong.npy")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("input 'data' has shape (8, 2) in the array given, the model expects (2, 8)"),
+            std::string::npos)
+      << r.output;
+  r = hybgen("verify " + quoted(model) + " --input data=" + quoted(path("missing.npy")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("missing.npy"), std::string::npos) << r.output;
+  r = hybgen("verify " + quoted(model) + " --tolerance -1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--tolerance must be a non-negative number"), std::string::npos) << r.output;
+  r = hybgen("verify " + quoted(model) + " --input data");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--input 'data' must look like NAME=file.npy"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, VerifyHelpDefinesTheRelativeError) {
+  const auto r = hybgen("verify --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("max |generated - reference| / max |reference|"), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, InspectOpsAndVersion) {
@@ -120,6 +168,11 @@ TEST_F(Cli, InspectOpsAndVersion) {
   EXPECT_EQ(r.output.find("drop "), std::string::npos);  // Dropout removed by the passes
   r = hybgen("inspect --json " + quoted(model));
   EXPECT_EQ(nlohmann::json::parse(r.output)["memory_plan"]["buffers"].size(), 3u);
+  // Weights are optional for inspect: the graph alone is enough.
+  fs::remove(path("model.safetensors"));
+  r = hybgen("inspect " + quoted(model));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("parameters 192 "), std::string::npos) << r.output;
   r = hybgen("ops");
   EXPECT_NE(r.output.find("FullyConnected(data, weight, bias)"), std::string::npos);
   r = hybgen("--version");
