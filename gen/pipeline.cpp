@@ -4,27 +4,49 @@
 
 namespace hybgen {
 
-std::vector<std::string> pass_names() {
-  return {"validate", "infer_shapes", "remove_identities", "schedule", "plan_memory"};
+std::vector<std::string> pass_names(const CompileOptions& options) {
+  if (!options.optimize) return {"validate", "infer_shapes", "remove_identities", "schedule", "plan_memory"};
+  return {"validate",       "infer_shapes",     "remove_identities", "remove_dead_code", "lower_batch_norm",
+          "fold_scale_shift", "fold_constants", "schedule",          "fuse",             "schedule_kernels",
+          "plan_memory"};
 }
 
-CompiledGraph compile_graph(Graph graph, const PassObserver& observer) {
-  auto after = [&](const char* pass, const Graph& g) {
-    if (observer) observer(pass, g);
+CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
+  CompiledGraph state;
+  auto after = [&](const char* pass) {
+    if (options.observer) options.observer(pass, state);
   };
-  validate(graph);
-  after("validate", graph);
-  infer_shapes(graph);
-  after("infer_shapes", graph);
-  if (remove_identities(graph)) infer_shapes(graph);
-  after("remove_identities", graph);
-  schedule(graph);
-  after("schedule", graph);
-  CompiledGraph result{std::move(graph), {}};
-  result.plan = plan_memory(result.graph);
-  result.plan.verify();
-  after("plan_memory", result.graph);
-  return result;
+  // A graph-rewriting pass; shapes are inferred again when it changed anything.
+  auto rewrite = [&](const char* pass, bool (*run)(Graph&)) {
+    if (run(state.graph)) infer_shapes(state.graph);
+    after(pass);
+  };
+  state.graph = std::move(graph);
+  validate(state.graph);
+  after("validate");
+  infer_shapes(state.graph);
+  after("infer_shapes");
+  rewrite("remove_identities", remove_identities);
+  if (options.optimize) {
+    rewrite("remove_dead_code", remove_dead_code);
+    rewrite("lower_batch_norm", lower_batch_norm);
+    rewrite("fold_scale_shift", fold_scale_shift);
+    rewrite("fold_constants", fold_constants);
+  }
+  schedule(state.graph);
+  after("schedule");
+  if (options.optimize) {
+    state.kernels = fuse(state.graph);
+    after("fuse");
+    state.kernels = schedule_kernels(state.graph, std::move(state.kernels));
+    after("schedule_kernels");
+  } else {
+    state.kernels = unfused_kernels(state.graph);
+  }
+  state.plan = plan_memory(state.graph, state.kernels, options.optimize);
+  state.plan.verify();
+  after("plan_memory");
+  return state;
 }
 
 }  // namespace hybgen

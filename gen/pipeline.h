@@ -2,28 +2,40 @@
 // to bottom like a recipe.
 //
 //   CompiledGraph c = compile_graph(load_model("mlp.json"));
+//   c.kernels.size();     // 3 for the seed MLP: each dense with its relu, then the last dense
 //   c.plan.arena_bytes;
 #pragma once
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
+#include "passes/kernels.h"
 #include "passes/memory_plan.h"
 
 namespace hybgen {
 
 struct CompiledGraph {
-  Graph graph;  // validated, shapes inferred, identities removed, scheduled
-  MemoryPlan plan;
+  Graph graph;                  // validated, shapes inferred, simplified, scheduled
+  std::vector<Kernel> kernels;  // what the emitters print, in execution order
+  MemoryPlan plan;              // over the kernel order
 };
 
-// Called after each pass with its name and the graph (for --dump-after).
-using PassObserver = std::function<void(const std::string& pass, const Graph& graph)>;
+// Called after each pass with its name and the state so far (kernels and
+// plan stay empty until the passes that make them): --dump-after, reports.
+using PassObserver = std::function<void(const std::string& pass, const CompiledGraph& state)>;
 
-CompiledGraph compile_graph(Graph graph, const PassObserver& observer = nullptr);
+struct CompileOptions {
+  // Off: no simplification, no fusion and no shared buffers: one kernel per
+  // node in the graph's own order, as the reference interpreter runs it.
+  bool optimize = true;
+  PassObserver observer;
+};
 
-// Names of the passes compile_graph runs, in order.
-std::vector<std::string> pass_names();
+CompiledGraph compile_graph(Graph graph, const CompileOptions& options = {});
+
+// Names of the passes compile_graph runs with these options, in order.
+std::vector<std::string> pass_names(const CompileOptions& options = {});
 
 }  // namespace hybgen

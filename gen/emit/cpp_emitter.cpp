@@ -3,6 +3,7 @@
 // same graph always prints the same bytes.
 #include "emit/cpp_emitter.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <map>
@@ -10,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "emit/cpp_fused.h"
 #include "emit/templates.h"
 #include "ir/error.h"
 #include "ops/op.h"
@@ -25,8 +27,14 @@ const std::set<std::string> kReserved = {
     "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "return", "short",
     "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try", "typedef",
     "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor",
-    // names the generated run() uses itself
-    "arena", "kernels", "detail", "run", "std"};
+    // names the generated run() uses itself, and fused kernels' locals
+    "arena", "kernels", "detail", "run", "std", "epilogue", "channel", "index", "v", "o"};
+
+// Fused kernels name their scalars x0, v1, ... and loop counters i0, ...
+bool is_kernel_local(const std::string& name) {
+  if (name.size() < 2 || (name[0] != 'x' && name[0] != 'v' && name[0] != 'i')) return false;
+  return std::all_of(name.begin() + 1, name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
 
 std::string camel(const std::string& id) {
   std::string out;
@@ -49,7 +57,7 @@ class NameTable {
     auto it = names_.find(value);
     if (it != names_.end()) return it->second;
     std::string base = c_identifier(value);
-    if (kReserved.count(base) || base.rfind("hg_", 0) == 0) base += "_";
+    if (kReserved.count(base) || is_kernel_local(base) || base.rfind("hg_", 0) == 0) base += "_";
     std::string name = base;
     for (int i = 2; taken_.count(name); ++i) name = base + "_" + std::to_string(i);
     taken_.insert(name);
@@ -163,57 +171,125 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   // Pointer declarations. A weight that is also a graph output keeps the
   // output's parameter name; its data pointer gets another.
   auto weight_var = [&](const std::string& value) { return g.is_output(value) ? var(value + "_weight") : var(value); };
-  std::string pointers;
-  for (const auto& [value, offset] : weight_offset)
-    pointers += "  const float* const " + weight_var(value) + " = reinterpret_cast<const float*>(detail::kWeightBlob + " +
-                std::to_string(offset) + ");  // " + shape_str(g.type(value).shape) + "\n";
-  if (!plan.buffers.empty()) pointers += "  unsigned char* const hg_arena = static_cast<unsigned char*>(arena);\n";
-  for (const auto& b : plan.buffers)
-    pointers += "  float* const " + var(b.value) + " = reinterpret_cast<float*>(hg_arena + " +
-                std::to_string(b.offset) + ");  // " + shape_str(g.type(b.value).shape) + ", steps " +
-                std::to_string(b.first_step) + "-" + std::to_string(b.last_step) + "\n";
-  for (const auto& in : g.inputs) {
-    bool read = false;
-    for (const auto& n : g.nodes)
-      for (const auto& v : n.inputs) read = read || v == in;
-    if (!read && !g.is_output(in)) pointers += "  (void)" + var(in) + ";  // not read by the graph\n";
-  }
-
-  // One block per node, in schedule order; kernels collected in first-use order.
+  // One block per kernel, in the planned order; kernel templates collected in
+  // first-use order. Pointer expressions of values: weights, parameters,
+  // arena buffers, and views of inputs or weights (declared where made).
+  const PointerOf pointer = [&](const std::string& value) {
+    return g.is_constant(value) ? weight_var(value) : var(value);
+  };
   std::vector<std::string> kernel_order;
   std::set<std::string> kernel_seen;
+  auto use_templates = [&](const std::vector<std::string>& names) {
+    for (const auto& k : names)
+      if (kernel_seen.insert(k).second) kernel_order.push_back(k);
+  };
   std::string body;
   nlohmann::ordered_json kernels_json = nlohmann::ordered_json::array();
-  for (const Node& node : g.nodes) {
-    const OpDef& def = find_op(node.op);
-    CppEmitContext ctx{node, {}, {}, {}, {}};
-    for (const auto& in : node.inputs) {
-      ctx.in.push_back(g.is_constant(in) ? weight_var(in) : var(in));
-      ctx.in_types.push_back(g.type(in));
+  for (std::size_t step = 0; step < compiled.kernels.size(); ++step) {
+    const Kernel& kernel = compiled.kernels[step];
+    const Node& first = g.nodes[kernel.nodes.front()];
+    std::string heading = "  // kernel " + std::to_string(step) + " (" + kernel_kind_name(kernel.kind) + "): ";
+    for (std::size_t i = 0; i < kernel.nodes.size(); ++i) {
+      const Node& node = g.nodes[kernel.nodes[i]];
+      heading += (i ? " + " : "") + node.name + " (" + node.op + ")";
     }
     std::string out_shapes;
-    for (const auto& out : node.outputs) {
-      ctx.out.push_back(var(out));
-      ctx.out_types.push_back(g.type(out));
-      out_shapes += (out_shapes.empty() ? "" : ", ") + shape_str(g.type(out).shape);
-    }
-    if (!def.emit_cpp) throw Error(node_label(node.name, node.op) + ": the C++ backend cannot emit this op");
-    CppCall call;
+    for (const auto& out : kernel.outputs) out_shapes += (out_shapes.empty() ? "" : ", ") + shape_str(g.type(out).shape);
+    heading += " -> " + out_shapes + "\n";
+    std::string code;
     try {
-      call = def.emit_cpp(ctx);
+      switch (kernel.kind) {
+        case KernelKind::kView:
+          if (!plan.find(kernel.outputs[0]))
+            code = "const float* const " + var(kernel.outputs[0]) + " = " + pointer(first.inputs[0]) + ";";
+          else
+            code = "// shares the bytes of " + first.inputs[0];
+          break;
+        case KernelKind::kElementwise:
+          use_templates(scalar_kernel_templates(g, kernel));
+          code = print_elementwise_loop(g, kernel, pointer);
+          break;
+        case KernelKind::kOp:
+        case KernelKind::kEpilogue: {
+          const OpDef& def = find_op(first.op);
+          if (!def.emit_cpp) throw Error("the C++ backend cannot emit this op");
+          CppEmitContext ctx{first, {}, {}, {}, {}, {}, {}};
+          for (const auto& in : first.inputs) {
+            ctx.in.push_back(pointer(in));
+            ctx.in_types.push_back(g.type(in));
+          }
+          const bool fused = kernel.kind == KernelKind::kEpilogue;
+          for (const auto& out : first.outputs) {
+            ctx.out.push_back(var(fused ? epilogue_result(g, kernel) : out));
+            ctx.out_types.push_back(g.type(out));
+          }
+          if (def.input_placement) {
+            const BufferPlacement* out = plan.find(first.outputs[0]);
+            std::vector<TensorType> in_types = ctx.in_types;
+            const auto offsets = def.input_placement(first.attrs, in_types, g.type(first.outputs[0]));
+            for (std::size_t i = 0; i < offsets.size(); ++i) {
+              const BufferPlacement* in = plan.find(first.inputs[i]);
+              ctx.in_placed.push_back(out && in && in->offset == out->offset + offsets[i]);
+            }
+          }
+          if (fused) {
+            use_templates(scalar_kernel_templates(g, kernel));
+            code = print_epilogue(g, kernel, pointer, "epilogue") + "\n";
+            ctx.epilogue = "epilogue";
+          }
+          const CppCall call = def.emit_cpp(ctx);
+          use_templates(call.kernels);
+          code += call.code;
+          if (fused) code = "{\n" + indent(code, "  ") + "}";
+          break;
+        }
+      }
     } catch (const Error& e) {
-      throw Error(node_label(node.name, node.op) + ": " + e.what());
+      throw Error(node_label(first.name, first.op) + ": " + e.what());
     }
-    for (const auto& k : call.kernels)
-      if (kernel_seen.insert(k).second) kernel_order.push_back(k);
-    body += "  // " + node.name + ": " + def.name + " -> " + out_shapes + "\n" + indent(call.code, "  ");
-    kernels_json.push_back({{"node", node.name}, {"op", def.name}, {"kernel", call.kernels.empty() ? "" : call.kernels.back()}});
+    body += heading + indent(code, "  ");
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+    for (int index : kernel.nodes) nodes.push_back(g.nodes[index].name);
+    kernels_json.push_back({{"kernel", step}, {"kind", kernel_kind_name(kernel.kind)}, {"nodes", nodes}});
   }
   // Outputs the graph passes straight through from an input or a weight.
   // (An input listed as an output is the same parameter: nothing to copy.)
   for (const auto& out : g.outputs)
     if (g.is_constant(out))
       body += "  std::memcpy(" + var(out) + ", " + weight_var(out) + ", " + std::to_string(g.type(out).bytes()) + ");\n";
+
+  // Pointer declarations, for the values the body names: values that live
+  // only inside a fused kernel, or whose bytes another kernel already wrote in
+  // place (a placed Concat input), need none.
+  std::string code_only;  // the body without its comments
+  for (std::size_t at = 0; at < body.size();) {
+    const std::size_t comment = body.find("//", at);
+    code_only += body.substr(at, comment == std::string::npos ? std::string::npos : comment - at);
+    at = comment == std::string::npos ? body.size() : body.find('\n', comment);
+  }
+  auto mentioned = [&](const std::string& name) {
+    const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (std::size_t at = code_only.find(name); at != std::string::npos; at = code_only.find(name, at + 1)) {
+      const bool starts = at == 0 || !word(code_only[at - 1]);
+      const bool ends = at + name.size() >= code_only.size() || !word(code_only[at + name.size()]);
+      if (starts && ends) return true;
+    }
+    return false;
+  };
+  std::string pointers;
+  for (const auto& [value, offset] : weight_offset)
+    pointers += "  const float* const " + weight_var(value) + " = reinterpret_cast<const float*>(detail::kWeightBlob + " +
+                std::to_string(offset) + ");  // " + shape_str(g.type(value).shape) + "\n";
+  std::string arena_pointers;
+  for (const auto& b : plan.buffers)
+    if (mentioned(var(b.value)))
+      arena_pointers += "  float* const " + var(b.value) + " = reinterpret_cast<float*>(hg_arena + " +
+                        std::to_string(b.offset) + ");  // " + shape_str(g.type(b.value).shape) + ", steps " +
+                        std::to_string(b.first_step) + "-" + std::to_string(b.last_step) + "\n";
+  if (!arena_pointers.empty())
+    pointers += "  unsigned char* const hg_arena = static_cast<unsigned char*>(arena);\n" + arena_pointers;
+  for (const auto& in : g.inputs)
+    if (!mentioned(var(in))) pointers += "  (void)" + var(in) + ";  // not read by the graph\n";
 
   std::string kernels;
   for (const auto& k : kernel_order) kernels += template_text("kernels/" + k) + "\n";

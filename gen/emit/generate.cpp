@@ -6,8 +6,9 @@
 
 namespace hybgen {
 
-std::vector<EmittedFile> generate_cpp(const Graph& graph, const CppEmitOptions& options) {
-  return emit_cpp(compile_graph(graph), options);
+std::vector<EmittedFile> generate_cpp(const Graph& graph, const CppEmitOptions& options,
+                                      const CompileOptions& compile) {
+  return emit_cpp(compile_graph(graph, compile), options);
 }
 
 void write_generated(const std::vector<EmittedFile>& files, const std::string& out_dir) {

@@ -12,7 +12,8 @@
 namespace hybgen {
 
 // compile_graph + emit_cpp.
-std::vector<EmittedFile> generate_cpp(const Graph& graph, const CppEmitOptions& options);
+std::vector<EmittedFile> generate_cpp(const Graph& graph, const CppEmitOptions& options,
+                                      const CompileOptions& compile = {});
 
 // Writes the files into a temporary folder beside out_dir, then moves them
 // into out_dir (created if missing). On failure out_dir is untouched.

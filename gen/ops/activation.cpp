@@ -25,10 +25,15 @@ void reference(const KernelIO& io) {
   for (int64_t i = 0; i < n; ++i) io.out[0][i] = apply(act, io.in[0][i]);
 }
 
-CppCall emit_cpp(const CppEmitContext& ctx) {
-  const std::string& act = ctx.node.attrs.get_string("act_type");
-  return {{"activation"}, "hg_" + act + "(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                              std::to_string(ctx.out_types[0].num_elements()) + ");"};
+// The same formulas as apply(), as C++ expressions of x.
+std::string emit_scalar(const Attrs& attrs, const std::vector<std::string>& in) {
+  const std::string& act = attrs.get_string("act_type");
+  const std::string& x = in[0];
+  if (act == "relu") return x + " > 0.0f ? " + x + " : 0.0f";
+  if (act == "sigmoid") return "1.0f / (1.0f + std::exp(-" + x + "))";
+  if (act == "tanh") return "std::tanh(" + x + ")";
+  if (act == "softrelu") return x + " > 20.0f ? " + x + " : std::log1p(std::exp(" + x + "))";
+  return x + " / (1.0f + std::fabs(" + x + "))";  // softsign
 }
 
 Attrs act(const std::string& type) {
@@ -48,7 +53,7 @@ OpRegistrar reg([] {
   d.inplace = true;
   d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
   d.reference = reference;
-  d.emit_cpp = emit_cpp;
+  d.emit_scalar = emit_scalar;
   d.flops = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     // relu is one compare; the others cost an exp or a division, counted as 4.
     const double per = a.get_string("act_type") == "relu" ? 1.0 : 4.0;

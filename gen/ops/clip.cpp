@@ -24,11 +24,9 @@ const OpRegistrar reg([] {
       io.out[0][i] = v < lo ? lo : (v > hi ? hi : v);
     }
   };
-  d.emit_cpp = [](const CppEmitContext& ctx) {
-    return CppCall{{"clip"}, "hg_clip(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                                 std::to_string(ctx.out_types[0].num_elements()) + ", " +
-                                 cpp_float(ctx.node.attrs.get_float("a_min")) + ", " +
-                                 cpp_float(ctx.node.attrs.get_float("a_max")) + ");"};
+  d.emit_scalar = [](const Attrs& a, const std::vector<std::string>& in) {
+    const std::string lo = cpp_float(a.get_float("a_min")), hi = cpp_float(a.get_float("a_max"));
+    return in[0] + " < " + lo + " ? " + lo + " : (" + in[0] + " > " + hi + " ? " + hi + " : " + in[0] + ")";
   };
   Attrs relu6, narrow;
   relu6.set("a_min", 0.0);

@@ -45,15 +45,36 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
   const int axis = normalize_axis(ctx.node.attrs.get_int("dim"), out.size());
   const int64_t outer = dims_product(out, 0, axis), inner = dims_product(out, axis + 1, out.size());
   std::string code;
+  bool copies = false;
   int64_t offset = 0;
   for (std::size_t i = 0; i < ctx.in.size(); ++i) {
     const int64_t part = ctx.in_types[i].shape[axis] * inner;
-    code += (i ? "\n" : "") + std::string("hg_concat_part(") + ctx.in[i] + ", " + ctx.out[0] + " + " +
-            std::to_string(offset) + ", " + std::to_string(outer) + ", " + std::to_string(part) + ", " +
-            std::to_string(out[axis] * inner) + ");";
+    const bool placed = i < ctx.in_placed.size() && ctx.in_placed[i];
+    if (!code.empty()) code += "\n";
+    if (placed) {
+      code += "// input " + std::to_string(i) + " was written in place by its producer";
+    } else {
+      code += "hg_concat_part(" + ctx.in[i] + ", " + ctx.out[0] + " + " + std::to_string(offset) + ", " +
+              std::to_string(outer) + ", " + std::to_string(part) + ", " + std::to_string(out[axis] * inner) + ");";
+      copies = true;
+    }
     offset += part;
   }
-  return {{"concat"}, code};
+  return {copies ? std::vector<std::string>{"concat"} : std::vector<std::string>{}, code};
+}
+
+// With nothing before the axis but size-1 dims, input i is one contiguous
+// block of the output, starting after the inputs before it.
+std::vector<std::size_t> input_placement(const Attrs& a, const std::vector<TensorType>& in, const TensorType& out) {
+  const int axis = normalize_axis(a.get_int("dim"), out.shape.size());
+  if (dims_product(out.shape, 0, axis) != 1) return {};
+  std::vector<std::size_t> offsets;
+  std::size_t offset = 0;
+  for (const auto& t : in) {
+    offsets.push_back(offset);
+    offset += t.bytes();
+  }
+  return offsets;
 }
 
 Attrs concat(int64_t dim, int64_t n) {
@@ -81,6 +102,7 @@ const OpRegistrar reg([] {
   };
   d.reference = reference;
   d.emit_cpp = emit_cpp;
+  d.input_placement = input_placement;
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   d.examples = {{concat(1, 3), {{2, 3, 4}, {2, 1, 4}, {2, 2, 4}}},
                 {concat(0, 2), {{1, 5}, {3, 5}}},

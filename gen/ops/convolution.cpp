@@ -98,8 +98,9 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
                                   g.groups};
   std::string args;
   for (int64_t d : dims) args += ", " + std::to_string(d);
-  return {{"conv2d"}, "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d(" + ctx.in[0] +
-                          ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry);\n}"};
+  return {{"epilogue", "conv2d"}, "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d(" +
+                                      ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
+                                      epilogue_argument(ctx) + ");\n}"};
 }
 
 Attrs conv(std::vector<int64_t> kernel, int64_t filters, std::vector<int64_t> stride, std::vector<int64_t> pad,
@@ -131,6 +132,7 @@ const OpRegistrar reg([] {
              {"no_bias", AttrKind::kBool, false, "no bias input", {}},
              {"layout", AttrKind::kString, std::string("NCHW"), "data layout", {"NCHW"}}};
   d.fusion = FusionClass::kOutElemwiseFusable;
+  d.epilogue_axis = 1;
   d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
   d.infer = infer;
   d.reference = reference;

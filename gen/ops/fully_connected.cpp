@@ -60,9 +60,9 @@ void reference(const KernelIO& io) {
 CppCall emit_cpp(const CppEmitContext& ctx) {
   const FcDims d = fc_dims(ctx.node.attrs, ctx.in_types[0].shape);
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
-  return {{"dense"},
-          "hg_dense(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", " + std::to_string(d.rows) +
-              ", " + std::to_string(d.k) + ", " + std::to_string(d.hidden) + ");"};
+  return {{"epilogue", "dense"}, "hg_dense(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", " +
+                                     std::to_string(d.rows) + ", " + std::to_string(d.k) + ", " +
+                                     std::to_string(d.hidden) + ", " + epilogue_argument(ctx) + ");"};
 }
 
 Attrs fc_attrs(int64_t hidden, bool no_bias, bool flatten) {
@@ -84,6 +84,7 @@ OpRegistrar reg([] {
              {"no_bias", AttrKind::kBool, false, "no bias input", {}},
              {"flatten", AttrKind::kBool, true, "fold all axes after the first into the input size", {}}};
   d.fusion = FusionClass::kOutElemwiseFusable;
+  d.epilogue_axis = -1;
   d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
   d.infer = infer;
   d.reference = reference;

@@ -66,21 +66,26 @@ void reference(const KernelIO& io) {
       }
 }
 
-CppCall emit_cpp(const CppEmitContext& ctx) {
-  const std::string& type = ctx.node.attrs.get_string("act_type");
-  const std::string n = std::to_string(ctx.out_types[0].num_elements());
-  if (type == "prelu") {
-    const PreluView v = prelu_view(ctx.in_types[0].shape);
-    const bool shared = ctx.in_types[1].num_elements() == 1;
-    return {{"leaky_relu"}, "hg_prelu(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
-                                std::to_string(v.outer) + ", " + std::to_string(v.channels) + ", " +
-                                std::to_string(v.inner) + ", " + (shared ? "true" : "false") + ");"};
-  }
-  if (type == "gelu") return {{"leaky_relu"}, "hg_gelu(" + ctx.in[0] + ", " + ctx.out[0] + ", " + n + ");"};
-  if (type == "selu") return {{"leaky_relu"}, "hg_selu(" + ctx.in[0] + ", " + ctx.out[0] + ", " + n + ");"};
-  const std::string fn = type == "elu" ? "hg_elu" : "hg_leaky";
-  return {{"leaky_relu"},
-          fn + "(" + ctx.in[0] + ", " + ctx.out[0] + ", " + n + ", " + cpp_float(fixed_slope(ctx.node.attrs)) + ");"};
+// The same formulas as activate(), as C++ expressions of x (and the slope
+// element g for prelu).
+std::string emit_scalar(const Attrs& a, const std::vector<std::string>& in) {
+  const std::string& type = a.get_string("act_type");
+  const std::string& x = in[0];
+  const std::string slope = type == "prelu" ? in[1] : cpp_float(fixed_slope(a));
+  if (type == "leaky" || type == "prelu" || type == "rrelu") return x + " > 0.0f ? " + x + " : " + slope + " * " + x;
+  if (type == "elu") return x + " > 0.0f ? " + x + " : " + slope + " * std::expm1(" + x + ")";
+  if (type == "selu")
+    return cpp_float(kSeluLambda) + " * (" + x + " > 0.0f ? " + x + " : " + cpp_float(kSeluAlpha) + " * std::expm1(" +
+           x + "))";
+  return "0.5f * " + x + " * (1.0f + std::erf(" + x + " * 0.70710678118654752f))";  // gelu
+}
+
+// prelu's gamma is per channel on axis 1: (C,) reads as (C, 1, ..., 1).
+Shape scalar_input_shape(const Attrs&, int index, const Shape& input, const Shape& output) {
+  if (index == 0 || output.size() < 2 || num_elements(input) == 1) return input;
+  Shape s{num_elements(input)};
+  s.resize(output.size() - 1, 1);
+  return s;
 }
 
 Attrs leaky(const std::string& type, double slope = 0.25) {
@@ -107,7 +112,8 @@ const OpRegistrar reg([] {
   d.arity = [](const Attrs& a) { return a.get_string("act_type") == "prelu" ? 2 : 1; };
   d.infer = infer;
   d.reference = reference;
-  d.emit_cpp = emit_cpp;
+  d.emit_scalar = emit_scalar;
+  d.scalar_input_shape = scalar_input_shape;
   d.weight_shapes = [](const Attrs&, const Shape& data) {
     return std::vector<Shape>{{prelu_view(data).channels}};
   };

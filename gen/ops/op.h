@@ -55,6 +55,14 @@ struct CppEmitContext {
   std::vector<TensorType> in_types;
   std::vector<std::string> out;  // expressions of type `float*`
   std::vector<TensorType> out_types;
+  // Ops with OpDef::epilogue_axis: the name of a functor in scope,
+  // `float epilogue(long channel, long index, float value)`, that the kernel
+  // applies to every output value before storing it (fused bias, activation,
+  // residual add). Empty: store values as they are.
+  std::string epilogue;
+  // Per input: it already lies where OpDef::input_placement puts it (its
+  // producer wrote it there), so there is nothing to copy. Empty: none does.
+  std::vector<bool> in_placed;
 };
 
 // What an op's C++ printer returns: the statements of one kernel call and the
@@ -91,6 +99,30 @@ struct OpDef {
   std::function<std::vector<TensorType>(const Attrs&, const std::vector<TensorType>&)> infer;
   std::function<void(const KernelIO&)> reference;
   std::function<CppCall(const CppEmitContext&)> emit_cpp;
+  // Elementwise and broadcast ops: the C++ expression of one output element
+  // from the expressions of the matching input elements (plain identifiers
+  // of type float). Fusion chains these into one loop, so such an op needs no
+  // emit_cpp; the expression may call helpers from `scalar_kernels`
+  // (templates/kernels/NAME.inc).
+  std::function<std::string(const Attrs&, const std::vector<std::string>& in)> emit_scalar;
+  std::vector<std::string> scalar_kernels;
+  // With emit_scalar: the shape input `index` broadcasts to the output as, in
+  // numpy's right-aligned sense (PReLU's per-channel gamma (C,) on NCHW data
+  // reads as (C, 1, 1)). Unset: the input's own shape.
+  std::function<Shape(const Attrs&, int index, const Shape& input, const Shape& output)> scalar_input_shape;
+  // GEMM/convolution-like ops whose emit_cpp honours CppEmitContext::epilogue:
+  // the output axis the epilogue's `channel` counts along (negative: from
+  // the end). Unset: the op takes no epilogue.
+  std::optional<int> epilogue_axis;
+  // The output is input 0's bytes under another shape (Reshape, Flatten):
+  // the memory planner lets it share input 0's buffer, no copy.
+  bool view = false;
+  // Ops that only gather their inputs into the output (Concat): the byte
+  // offset at which each input lies as one contiguous block of the output,
+  // so producers can write there directly and the copy disappears; empty
+  // when the inputs are not contiguous blocks (Concat on axis 1 at batch 2).
+  std::function<std::vector<std::size_t>(const Attrs&, const std::vector<TensorType>& in, const TensorType& out)>
+      input_placement;
   // Floating-point operations; unset: one per output element.
   std::function<double(const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&)> flops;
   // True when, with these attributes, the node forwards input 0 unchanged at

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "ir/error.h"
+#include "ops/op.h"
 
 namespace hybgen {
 
@@ -59,6 +60,18 @@ std::string cpp_int_list(const std::vector<int64_t>& values) {
   std::string s = "{";
   for (std::size_t i = 0; i < values.size(); ++i) s += (i ? ", " : "") + std::to_string(values[i]);
   return s + "}";
+}
+
+std::string fill_operands(std::string expression, const std::vector<std::pair<std::string, std::string>>& operands) {
+  for (const auto& [placeholder, operand] : operands)
+    for (std::size_t at = expression.find(placeholder); at != std::string::npos;
+         at = expression.find(placeholder, at + operand.size()))
+      expression.replace(at, placeholder.size(), operand);
+  return expression;
+}
+
+std::string epilogue_argument(const CppEmitContext& ctx) {
+  return ctx.epilogue.empty() ? "HgNoEpilogue()" : ctx.epilogue;
 }
 
 }  // namespace hybgen

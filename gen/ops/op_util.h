@@ -5,11 +5,14 @@
 #include <cstdint>
 #include <climits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/tensor_type.h"
 
 namespace hybgen {
+
+struct CppEmitContext;
 
 // MXNet's None inside an int tuple (slice's begin=(0, None)); JSON null.
 constexpr int64_t kSliceNone = INT64_MIN;
@@ -49,6 +52,14 @@ void for_each_strided(const Shape& dims, const std::vector<int64_t>& strides_a, 
     }
   }
 }
+
+// `expression` with each placeholder ("{x}") replaced by its operand: how
+// elementwise ops write their OpDef::emit_scalar.
+std::string fill_operands(std::string expression, const std::vector<std::pair<std::string, std::string>>& operands);
+
+// The epilogue a kernel call passes (templates/kernels/epilogue.inc): the
+// fused one in scope, or HgNoEpilogue().
+std::string epilogue_argument(const CppEmitContext& ctx);
 
 // A float literal that reads back as the same float: "0.5f", "-1e-05f".
 std::string cpp_float(double value);

@@ -90,6 +90,7 @@ OpDef shape_op(const std::string& name, const std::string& summary) {
   d.input_names = {"data"};
   d.fusion = FusionClass::kInjective;
   d.inplace = true;
+  d.view = true;
   d.reference = copy_reference;
   d.emit_cpp = copy_emit;
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };

@@ -9,7 +9,7 @@ namespace {
 struct ScalarOp {
   const char* name;
   std::vector<std::string> aliases;
-  const char* functor;  // in templates/kernels/elementwise_ops.inc
+  const char* expression;  // C++ of the element {x} and the scalar {s}, as the kernel prints it
   float (*apply)(float x, float s);
 };
 
@@ -17,7 +17,7 @@ void register_scalar(const ScalarOp& op) {
   OpDef d;
   d.name = op.name;
   d.aliases = op.aliases;
-  d.summary = std::string("elementwise ") + op.functor + " with a scalar";
+  d.summary = std::string("elementwise ") + op.expression + " with a scalar";
   d.input_names = {"data"};
   d.attrs = {{"scalar", AttrKind::kFloat, 1.0, "the constant", {}},
              {"is_int", AttrKind::kBool, true, "MXNet >= 1.9 bookkeeping; ignored for float tensors", {}}};
@@ -30,11 +30,9 @@ void register_scalar(const ScalarOp& op) {
     const int64_t n = io.out_types[0].num_elements();
     for (int64_t i = 0; i < n; ++i) io.out[0][i] = apply(io.in[0][i], s);
   };
-  const std::string functor = op.functor;
-  d.emit_cpp = [functor](const CppEmitContext& ctx) {
-    return CppCall{{"elementwise_ops", "scalar"},
-                   "hg_scalar<" + functor + ">(" + ctx.in[0] + ", " + cpp_float(ctx.node.attrs.get_float("scalar")) +
-                       ", " + ctx.out[0] + ", " + std::to_string(ctx.out_types[0].num_elements()) + ");"};
+  const std::string expression = op.expression;
+  d.emit_scalar = [expression](const Attrs& a, const std::vector<std::string>& in) {
+    return fill_operands(expression, {{"{x}", in[0]}, {"{s}", cpp_float(a.get_float("scalar"))}});
   };
   Attrs a, b;
   a.set("scalar", 2.5);
@@ -45,14 +43,14 @@ void register_scalar(const ScalarOp& op) {
 
 const bool registered = [] {
   const ScalarOp ops[] = {
-      {"_plus_scalar", {"_PlusScalar"}, "HgAdd", [](float x, float s) { return x + s; }},
-      {"_minus_scalar", {"_MinusScalar"}, "HgSub", [](float x, float s) { return x - s; }},
-      {"_rminus_scalar", {"_RMinusScalar"}, "HgRSub", [](float x, float s) { return s - x; }},
-      {"_mul_scalar", {"_MulScalar"}, "HgMul", [](float x, float s) { return x * s; }},
-      {"_div_scalar", {"_DivScalar"}, "HgDiv", [](float x, float s) { return x / s; }},
-      {"_rdiv_scalar", {"_RDivScalar"}, "HgRDiv", [](float x, float s) { return s / x; }},
-      {"_maximum_scalar", {"_MaximumScalar"}, "HgMax", [](float x, float s) { return x > s ? x : s; }},
-      {"_minimum_scalar", {"_MinimumScalar"}, "HgMin", [](float x, float s) { return x < s ? x : s; }},
+      {"_plus_scalar", {"_PlusScalar"}, "{x} + {s}", [](float x, float s) { return x + s; }},
+      {"_minus_scalar", {"_MinusScalar"}, "{x} - {s}", [](float x, float s) { return x - s; }},
+      {"_rminus_scalar", {"_RMinusScalar"}, "{s} - {x}", [](float x, float s) { return s - x; }},
+      {"_mul_scalar", {"_MulScalar"}, "{x} * {s}", [](float x, float s) { return x * s; }},
+      {"_div_scalar", {"_DivScalar"}, "{x} / {s}", [](float x, float s) { return x / s; }},
+      {"_rdiv_scalar", {"_RDivScalar"}, "{s} / {x}", [](float x, float s) { return s / x; }},
+      {"_maximum_scalar", {"_MaximumScalar"}, "{x} > {s} ? {x} : {s}", [](float x, float s) { return x > s ? x : s; }},
+      {"_minimum_scalar", {"_MinimumScalar"}, "{x} < {s} ? {x} : {s}", [](float x, float s) { return x < s ? x : s; }},
   };
   for (const auto& op : ops) register_scalar(op);
   return true;

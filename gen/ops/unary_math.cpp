@@ -3,13 +3,14 @@
 #include <cmath>
 
 #include "ops/op.h"
+#include "ops/op_util.h"
 
 namespace hybgen {
 namespace {
 
 struct UnaryOp {
   const char* name;
-  const char* functor;  // in templates/kernels/unary_math.inc
+  const char* expression;  // C++ of the element {x}, as the kernel prints it
   float (*apply)(float);
   bool positive_domain;
 };
@@ -27,10 +28,9 @@ void register_unary(const UnaryOp& op) {
     const int64_t n = io.out_types[0].num_elements();
     for (int64_t i = 0; i < n; ++i) io.out[0][i] = apply(io.in[0][i]);
   };
-  const std::string functor = op.functor;
-  d.emit_cpp = [functor](const CppEmitContext& ctx) {
-    return CppCall{{"unary_math"}, "hg_unary<" + functor + ">(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                                       std::to_string(ctx.out_types[0].num_elements()) + ");"};
+  const std::string expression = op.expression;
+  d.emit_scalar = [expression](const Attrs&, const std::vector<std::string>& in) {
+    return fill_operands(expression, {{"{x}", in[0]}});
   };
   if (op.positive_domain) d.positive_inputs = {0};
   d.examples = {{Attrs{}, {{3, 7}}}, {Attrs{}, {{1}}}};
@@ -39,14 +39,14 @@ void register_unary(const UnaryOp& op) {
 
 const bool registered = [] {
   const UnaryOp ops[] = {
-      {"exp", "HgExp", [](float x) { return std::exp(x); }, false},
-      {"log", "HgLog", [](float x) { return std::log(x); }, true},
-      {"sqrt", "HgSqrt", [](float x) { return std::sqrt(x); }, true},
-      {"rsqrt", "HgRsqrt", [](float x) { return 1.0f / std::sqrt(x); }, true},
-      {"erf", "HgErf", [](float x) { return std::erf(x); }, false},
-      {"abs", "HgAbs", [](float x) { return std::fabs(x); }, false},
-      {"negative", "HgNegative", [](float x) { return -x; }, false},
-      {"square", "HgSquare", [](float x) { return x * x; }, false},
+      {"exp", "std::exp({x})", [](float x) { return std::exp(x); }, false},
+      {"log", "std::log({x})", [](float x) { return std::log(x); }, true},
+      {"sqrt", "std::sqrt({x})", [](float x) { return std::sqrt(x); }, true},
+      {"rsqrt", "1.0f / std::sqrt({x})", [](float x) { return 1.0f / std::sqrt(x); }, true},
+      {"erf", "std::erf({x})", [](float x) { return std::erf(x); }, false},
+      {"abs", "std::fabs({x})", [](float x) { return std::fabs(x); }, false},
+      {"negative", "-{x}", [](float x) { return -x; }, false},
+      {"square", "{x} * {x}", [](float x) { return x * x; }, false},
   };
   for (const auto& op : ops) register_unary(op);
   return true;

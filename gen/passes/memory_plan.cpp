@@ -11,24 +11,33 @@ const BufferPlacement* MemoryPlan::find(const std::string& value) const {
 }
 
 void MemoryPlan::verify() const {
-  for (std::size_t i = 0; i < buffers.size(); ++i) {
-    const auto& a = buffers[i];
-    if (a.offset % alignment) throw Error("memory plan: '" + a.value + "' at offset " + std::to_string(a.offset) +
-                                          " is not " + std::to_string(alignment) + "-byte aligned");
+  for (const auto& a : blocks) {
+    if (a.offset % alignment)
+      throw Error("memory plan: block '" + a.name + "' at offset " + std::to_string(a.offset) + " is not " +
+                  std::to_string(alignment) + "-byte aligned");
     if (a.offset + a.bytes > arena_bytes)
-      throw Error("memory plan: '" + a.value + "' ends at " + std::to_string(a.offset + a.bytes) +
+      throw Error("memory plan: block '" + a.name + "' ends at " + std::to_string(a.offset + a.bytes) +
                   ", past the arena's " + std::to_string(arena_bytes) + " bytes");
-    if (a.first_step > a.last_step) throw Error("memory plan: '" + a.value + "' dies before it is made");
+    if (a.first_step > a.last_step) throw Error("memory plan: block '" + a.name + "' dies before it is made");
   }
-  for (std::size_t i = 0; i < buffers.size(); ++i) {
-    const auto& a = buffers[i];
-    for (std::size_t j = i + 1; j < buffers.size(); ++j) {
-      const auto& b = buffers[j];
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    for (std::size_t j = i + 1; j < blocks.size(); ++j) {
+      const auto& a = blocks[i];
+      const auto& b = blocks[j];
       if (a.bytes && b.bytes && a.live_together(b) && a.overlaps(b))
-        throw Error("memory plan: '" + a.value + "' [" + std::to_string(a.offset) + ", " +
-                    std::to_string(a.offset + a.bytes) + ") and '" + b.value + "' [" + std::to_string(b.offset) +
-                    ", " + std::to_string(b.offset + b.bytes) + ") overlap while both are live");
+        throw Error("memory plan: '" + a.name + "' [" + std::to_string(a.offset) + ", " +
+                    std::to_string(a.offset + a.bytes) + ") and '" + b.name + "' [" + std::to_string(b.offset) + ", " +
+                    std::to_string(b.offset + b.bytes) + ") overlap while both are live");
     }
+  for (const auto& v : buffers) {
+    if (v.block < 0 || v.block >= static_cast<int>(blocks.size()))
+      throw Error("memory plan: '" + v.value + "' names no block");
+    const ArenaBlock& b = blocks[v.block];
+    if (v.offset < b.offset || v.offset + v.bytes > b.offset + b.bytes)
+      throw Error("memory plan: '" + v.value + "' [" + std::to_string(v.offset) + ", " +
+                  std::to_string(v.offset + v.bytes) + ") leaves its block '" + b.name + "'");
+    if (v.first_step < b.first_step || v.last_step > b.last_step)
+      throw Error("memory plan: '" + v.value + "' is live outside its block '" + b.name + "'");
   }
 }
 
@@ -39,13 +48,22 @@ nlohmann::json MemoryPlan::to_json() const {
   j["lower_bound_bytes"] = lower_bound_bytes;
   j["naive_bytes"] = naive_bytes;
   j["strategy"] = strategy;
+  j["arena_by_strategy"] = arena_by_strategy;
+  j["blocks"] = nlohmann::json::array();
+  for (const auto& b : blocks)
+    j["blocks"].push_back({{"name", b.name},
+                           {"offset", b.offset},
+                           {"bytes", b.bytes},
+                           {"first_step", b.first_step},
+                           {"last_step", b.last_step}});
   j["buffers"] = nlohmann::json::array();
   for (const auto& b : buffers)
     j["buffers"].push_back({{"value", b.value},
                             {"offset", b.offset},
                             {"bytes", b.bytes},
                             {"first_step", b.first_step},
-                            {"last_step", b.last_step}});
+                            {"last_step", b.last_step},
+                            {"block", blocks[b.block].name}});
   return j;
 }
 

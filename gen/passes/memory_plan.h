@@ -1,16 +1,20 @@
 // The memory plan is data: where each intermediate value lives in the one
 // arena, when it is live, and the numbers that judge the plan.
 //
-//   MemoryPlan plan = plan_memory(graph);
-//   plan.verify();                       // throws if two live buffers overlap
+//   MemoryPlan plan = plan_memory(graph, kernels);
+//   plan.verify();                       // throws if two live blocks overlap
 //   plan.arena_bytes <= 1.05 * plan.lower_bound_bytes;
 //   std::cout << plan.to_json().dump(2);
 //
 // Graph inputs, outputs and constants are not in the arena: the caller passes
-// input and output pointers and weights are const data.
+// input and output pointers and weights are const data. Values may share
+// bytes: a view and its source, a Concat input placed in the Concat's output,
+// an elementwise result written over an input that dies there. Such values
+// form one block; blocks are what gets placed, values are where in a block.
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,29 +22,44 @@
 
 namespace hybgen {
 
+// One value's place: inside its block, live from its producing step to its
+// last reading step (steps are kernel indices).
 struct BufferPlacement {
   std::string value;
+  std::size_t offset = 0;  // in the arena
+  std::size_t bytes = 0;
+  int first_step = 0;
+  int last_step = 0;
+  int block = 0;  // index into MemoryPlan::blocks
+};
+
+// Bytes placed as one: live from the first step any of its values is made
+// to the last step any is read.
+struct ArenaBlock {
+  std::string name;  // the value that owns it; the others alias into it
   std::size_t offset = 0;
   std::size_t bytes = 0;
-  int first_step = 0;  // index of the producing node in the schedule
-  int last_step = 0;   // index of the last reading node (>= first_step)
+  int first_step = 0;
+  int last_step = 0;
 
-  bool live_together(const BufferPlacement& o) const { return first_step <= o.last_step && o.first_step <= last_step; }
-  bool overlaps(const BufferPlacement& o) const { return offset < o.offset + o.bytes && o.offset < offset + bytes; }
+  bool live_together(const ArenaBlock& o) const { return first_step <= o.last_step && o.first_step <= last_step; }
+  bool overlaps(const ArenaBlock& o) const { return offset < o.offset + o.bytes && o.offset < offset + bytes; }
 };
 
 struct MemoryPlan {
   std::size_t alignment = 64;
   std::size_t arena_bytes = 0;        // max(offset + bytes)
-  std::size_t lower_bound_bytes = 0;  // most bytes live at any one step
-  std::size_t naive_bytes = 0;        // every buffer on its own
+  std::size_t lower_bound_bytes = 0;  // most block bytes live at any one step
+  std::size_t naive_bytes = 0;        // every value on its own, nothing shared
   std::string strategy;               // which placement order won
+  std::map<std::string, std::size_t> arena_by_strategy;  // what each order tried needed
+  std::vector<ArenaBlock> blocks;
   std::vector<BufferPlacement> buffers;  // sorted by first_step, then value name
 
   // nullptr for values outside the arena (inputs, outputs, constants).
   const BufferPlacement* find(const std::string& value) const;
-  // Throws Error when two buffers live at one step overlap, an offset is not
-  // aligned, or a buffer ends past arena_bytes.
+  // Throws Error when two blocks live at one step overlap, an offset is not
+  // aligned, a block ends past arena_bytes, or a value leaves its block.
   void verify() const;
   nlohmann::json to_json() const;
 };

@@ -6,11 +6,14 @@
 //   validate(g);            // throws Error naming the node
 //   infer_shapes(g);
 //   remove_identities(g);
+//   remove_dead_code(g); lower_batch_norm(g); fold_scale_shift(g); fold_constants(g);
 //   schedule(g);
-//   MemoryPlan plan = plan_memory(g);
+//   std::vector<Kernel> kernels = schedule_kernels(g, fuse(g));
+//   MemoryPlan plan = plan_memory(g, kernels);
 #pragma once
 
 #include "ir/graph.h"
+#include "passes/kernels.h"
 #include "passes/memory_plan.h"
 
 namespace hybgen {
@@ -31,13 +34,41 @@ bool infer_shapes(Graph& graph);
 // output, its producer takes over that name.
 bool remove_identities(Graph& graph);
 
+// Removes nodes none of whose outputs reach a graph output, then constants no
+// remaining node reads that are not outputs. Graph inputs always stay.
+bool remove_dead_code(Graph& graph);
+
+// Rewrites an inference BatchNorm with constant statistics as
+// broadcast_mul(x, scale) then broadcast_add(., shift); the add keeps the
+// BatchNorm's name and output value.
+bool lower_batch_norm(Graph& graph);
+
+// Folds per-output-channel mul/div/add/sub (broadcast or scalar) by constants
+// into the weights and bias of the Convolution or FullyConnected producing
+// their input, when it has no other reader; shared weights are copied first.
+bool fold_scale_shift(Graph& graph);
+
+// Evaluates nodes whose inputs are all constants with data, in topological
+// order, with the reference kernels; their outputs become constants.
+bool fold_constants(Graph& graph);
+
 // Orders nodes topologically, keeping the existing order where it is already
 // valid, so the order is deterministic.
 bool schedule(Graph& graph);
 // The stable topological order schedule() applies, as node indices; Error on a cycle.
 std::vector<int> topological_order(const Graph& graph);
 
-// Liveness over the (scheduled) node order, then offsets in one arena.
-MemoryPlan plan_memory(const Graph& graph);
+// Groups the scheduled nodes into kernels by fusion class: epilogues into
+// GEMM/convolution, elementwise chains and DAGs into one loop, views as no
+// code (passes/kernels.h). Ordered by their last node, so still topological.
+std::vector<Kernel> fuse(const Graph& graph);
+
+// Reorders kernels, among valid orders, to the one whose memory plan needs
+// the smallest arena.
+std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> kernels);
+
+// Liveness over the kernel order, then offsets in one arena; with
+// share_buffers, views, Concat inputs and in-place results share bytes.
+MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, bool share_buffers = true);
 
 }  // namespace hybgen

@@ -1,20 +1,31 @@
-// plan_memory: static memory planning over the scheduled node order.
+// plan_memory: static memory planning over the kernel order.
 //
-// Liveness: an intermediate value (a node output that is not a graph output)
-// lives from its producer's step to its last reader's step, inclusive; inputs
-// and outputs belong to the caller and weights are constant data, so none of
-// them is in the arena.
+// Liveness: a value a kernel stores lives from that kernel's step to the last
+// step that reads it; graph inputs and outputs belong to the caller and
+// weights are constant data, so none of them is in the arena.
 //
-// Placement: buffers are placed one at a time, each at the lowest 64-byte-
-// aligned offset where it overlaps no already-placed buffer that is live at
-// the same time (first fit over the gaps). The order of placement matters, so
-// several orders are tried and the smallest arena kept. The lower bound is the
-// most bytes live at any one step: no placement can beat it.
+// Sharing (with share_buffers): values are grouped into blocks of bytes
+//  - a view's output is its source's bytes;
+//  - an input of an op with OpDef::input_placement (Concat) whose block is
+//    exactly that input moves into the op's output block at its slice, so
+//    its producer writes there and the copy disappears;
+//  - an elementwise kernel's result takes over the block of a same-size
+//    input whose block dies at that kernel (in place: each element is read
+//    before it is written).
+// A block lives from the first step any of its values is made to the last
+// step any is read.
+//
+// Placement: blocks are placed one at a time, each at the lowest 64-byte-
+// aligned offset where it overlaps no placed block live at the same time
+// (first fit over the gaps). The order of placement matters, so several
+// orders are tried and the smallest arena kept. The lower bound is the most
+// block bytes live at any one step: no placement can beat it.
 #include <algorithm>
 #include <functional>
 #include <map>
 #include <tuple>
 
+#include "ops/op.h"
 #include "passes/passes.h"
 
 namespace hybgen {
@@ -22,41 +33,52 @@ namespace {
 
 std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
 
-std::vector<BufferPlacement> live_ranges(const Graph& graph) {
-  std::map<std::string, BufferPlacement> buffers;
-  for (std::size_t step = 0; step < graph.nodes.size(); ++step) {
-    const Node& node = graph.nodes[step];
-    for (const auto& in : node.inputs) {
-      auto it = buffers.find(in);
-      if (it != buffers.end()) it->second.last_step = static_cast<int>(step);
-    }
-    for (const auto& out : node.outputs) {
-      if (graph.is_output(out)) continue;
-      BufferPlacement b;
-      b.value = out;
-      b.bytes = graph.type(out).bytes();
-      b.first_step = b.last_step = static_cast<int>(step);
-      buffers[out] = b;
-    }
-  }
-  std::vector<BufferPlacement> result;
-  for (auto& [name, b] : buffers) result.push_back(b);
-  std::sort(result.begin(), result.end(), [](const BufferPlacement& a, const BufferPlacement& b) {
-    return a.first_step != b.first_step ? a.first_step < b.first_step : a.value < b.value;
-  });
-  return result;
-}
+struct Where {
+  int block = 0;
+  std::size_t offset = 0;  // within the block
+};
 
-// Places buffers in `order` (indices into `buffers`); returns the arena size.
-std::size_t place(std::vector<BufferPlacement>& buffers, const std::vector<std::size_t>& order, std::size_t align) {
+struct Blocks {
+  std::vector<ArenaBlock> blocks;
+  std::vector<std::vector<std::string>> values;  // per block
+  std::map<std::string, Where> where;
+
+  int create(const std::string& value, std::size_t bytes) {
+    blocks.push_back(ArenaBlock{value, 0, bytes, 0, 0});
+    values.push_back({value});
+    where[value] = {static_cast<int>(blocks.size()) - 1, 0};
+    return static_cast<int>(blocks.size()) - 1;
+  }
+  void alias(const std::string& value, const Where& at) {
+    where[value] = at;
+    values[at.block].push_back(value);
+  }
+  // Moves every value of block `from` into block `into`, `offset` bytes in.
+  void merge(int from, int into, std::size_t offset) {
+    for (const auto& v : values[from]) {
+      where[v] = {into, where[v].offset + offset};
+      values[into].push_back(v);
+    }
+    values[from].clear();
+    blocks[from].bytes = 0;
+  }
+  // The block holds exactly this value's bytes (so it can move whole).
+  bool owns_exactly(const std::string& value, std::size_t bytes) const {
+    const Where& w = where.at(value);
+    return w.offset == 0 && blocks[w.block].bytes == bytes;
+  }
+};
+
+// Places blocks in `order` (indices into `blocks`); returns the arena size.
+std::size_t place(std::vector<ArenaBlock>& blocks, const std::vector<std::size_t>& order, std::size_t align) {
   std::vector<std::size_t> placed;
   std::size_t arena = 0;
   for (std::size_t index : order) {
-    BufferPlacement& b = buffers[index];
-    // Busy intervals of the placed buffers live at the same time, by offset.
+    ArenaBlock& b = blocks[index];
+    // Busy intervals of the placed blocks live at the same time, by offset.
     std::vector<std::pair<std::size_t, std::size_t>> busy;
     for (std::size_t p : placed)
-      if (buffers[p].live_together(b)) busy.emplace_back(buffers[p].offset, buffers[p].offset + buffers[p].bytes);
+      if (blocks[p].live_together(b)) busy.emplace_back(blocks[p].offset, blocks[p].offset + blocks[p].bytes);
     std::sort(busy.begin(), busy.end());
     std::size_t offset = 0;
     for (const auto& [begin, end] : busy) {
@@ -72,50 +94,142 @@ std::size_t place(std::vector<BufferPlacement>& buffers, const std::vector<std::
 
 }  // namespace
 
-MemoryPlan plan_memory(const Graph& graph) {
+MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, bool share_buffers) {
   MemoryPlan plan;
-  const std::vector<BufferPlacement> buffers = live_ranges(graph);
-  for (const auto& b : buffers) plan.naive_bytes += align_up(b.bytes, plan.alignment);
-  for (std::size_t step = 0; step < graph.nodes.size(); ++step) {
+  auto in_arena = [&](const std::string& v) { return !graph.is_output(v) && !graph.is_input(v) && !graph.is_constant(v); };
+  std::map<std::string, int> made, last_read;
+  for (int step = 0; step < static_cast<int>(kernels.size()); ++step) {
+    for (const auto& in : kernels[step].inputs) last_read[in] = step;
+    for (const auto& out : kernels[step].outputs) made[out] = step;
+  }
+  auto last_use = [&](const std::string& v) {
+    auto it = last_read.find(v);
+    return it == last_read.end() ? made.at(v) : it->second;
+  };
+
+  Blocks b;
+  for (int step = 0; step < static_cast<int>(kernels.size()); ++step) {
+    const Kernel& k = kernels[step];
+    const Node& first = graph.nodes[k.nodes.front()];
+    for (const auto& out : k.outputs) {
+      if (!in_arena(out)) continue;
+      if (k.kind == KernelKind::kView) {
+        auto src = b.where.find(first.inputs[0]);
+        if (src != b.where.end()) b.alias(out, src->second);
+        continue;  // a view of an input or a weight is that pointer, not arena bytes
+      }
+      b.create(out, graph.type(out).bytes());
+    }
+    if (!share_buffers) continue;
+
+    const OpDef& def = find_op(first.op);
+    if (k.kind == KernelKind::kOp && def.input_placement && b.where.count(first.outputs[0])) {
+      std::vector<TensorType> in_types;
+      for (const auto& in : first.inputs) in_types.push_back(graph.type(in));
+      const std::vector<std::size_t> offsets = def.input_placement(first.attrs, in_types, graph.type(first.outputs[0]));
+      const Where out = b.where.at(first.outputs[0]);
+      for (std::size_t i = 0; i < offsets.size(); ++i) {
+        const std::string& in = first.inputs[i];
+        if (std::count(first.inputs.begin(), first.inputs.end(), in) != 1 || !b.where.count(in)) continue;
+        if (!b.owns_exactly(in, graph.type(in).bytes()) || b.where.at(in).block == out.block) continue;
+        b.merge(b.where.at(in).block, out.block, out.offset + offsets[i]);
+      }
+    }
+    if (k.kind == KernelKind::kElementwise) {
+      const std::string& out = k.outputs.back();
+      const bool all_inplace = std::all_of(k.nodes.begin(), k.nodes.end(),
+                                           [&](int n) { return find_op(graph.nodes[n].op).inplace; });
+      if (!all_inplace || !b.where.count(out) || b.values[b.where.at(out).block].size() != 1) continue;
+      const std::size_t bytes = graph.type(out).bytes();
+      for (const auto& in : k.inputs) {
+        if (!b.where.count(in) || graph.type(in).shape != graph.type(out).shape) continue;
+        if (!b.owns_exactly(in, bytes)) continue;
+        const int block = b.where.at(in).block;
+        int block_last = 0;
+        for (const auto& v : b.values[block]) block_last = std::max(block_last, last_use(v));
+        if (block_last != step) continue;
+        b.merge(b.where.at(out).block, block, 0);
+        break;
+      }
+    }
+  }
+
+  // Live ranges of the blocks that still hold values.
+  std::vector<ArenaBlock> blocks;
+  std::vector<int> renumber(b.blocks.size(), -1);
+  for (std::size_t i = 0; i < b.blocks.size(); ++i) {
+    if (b.values[i].empty()) continue;
+    ArenaBlock block = b.blocks[i];
+    block.first_step = static_cast<int>(kernels.size());
+    block.last_step = 0;
+    for (const auto& v : b.values[i]) {
+      block.first_step = std::min(block.first_step, made.at(v));
+      block.last_step = std::max(block.last_step, last_use(v));
+    }
+    renumber[i] = static_cast<int>(blocks.size());
+    blocks.push_back(block);
+  }
+  for (const auto& [value, where] : b.where) plan.naive_bytes += align_up(graph.type(value).bytes(), plan.alignment);
+  for (int step = 0; step < static_cast<int>(kernels.size()); ++step) {
     std::size_t live = 0;
-    for (const auto& b : buffers)
-      if (b.first_step <= static_cast<int>(step) && static_cast<int>(step) <= b.last_step) live += b.bytes;
+    for (const auto& block : blocks)
+      if (block.first_step <= step && step <= block.last_step) live += block.bytes;
     plan.lower_bound_bytes = std::max(plan.lower_bound_bytes, live);
   }
 
-  using Less = std::function<bool(const BufferPlacement&, const BufferPlacement&)>;
+  using Less = std::function<bool(const ArenaBlock&, const ArenaBlock&)>;
+  auto key = [](long long primary, long long secondary, const ArenaBlock& x) {
+    return std::make_tuple(primary, secondary, x.name);
+  };
   const std::vector<std::pair<std::string, Less>> strategies = {
       {"greedy-by-size",
-       [](const BufferPlacement& a, const BufferPlacement& b) {
-         return std::make_tuple(-static_cast<long long>(a.bytes), a.first_step, a.value) <
-                std::make_tuple(-static_cast<long long>(b.bytes), b.first_step, b.value);
+       [&](const ArenaBlock& x, const ArenaBlock& y) {
+         return key(-static_cast<long long>(x.bytes), x.first_step, x) <
+                key(-static_cast<long long>(y.bytes), y.first_step, y);
        }},
       {"greedy-by-first-use",
-       [](const BufferPlacement& a, const BufferPlacement& b) {
-         return std::make_tuple(a.first_step, -static_cast<long long>(a.bytes), a.value) <
-                std::make_tuple(b.first_step, -static_cast<long long>(b.bytes), b.value);
+       [&](const ArenaBlock& x, const ArenaBlock& y) {
+         return key(x.first_step, -static_cast<long long>(x.bytes), x) <
+                key(y.first_step, -static_cast<long long>(y.bytes), y);
        }},
       {"greedy-by-longest-life",
-       [](const BufferPlacement& a, const BufferPlacement& b) {
-         return std::make_tuple(a.first_step - a.last_step, -static_cast<long long>(a.bytes), a.value) <
-                std::make_tuple(b.first_step - b.last_step, -static_cast<long long>(b.bytes), b.value);
+       [&](const ArenaBlock& x, const ArenaBlock& y) {
+         return key(x.first_step - x.last_step, -static_cast<long long>(x.bytes), x) <
+                key(y.first_step - y.last_step, -static_cast<long long>(y.bytes), y);
+       }},
+      {"greedy-by-area",
+       [&](const ArenaBlock& x, const ArenaBlock& y) {
+         const auto area = [](const ArenaBlock& z) {
+           return -static_cast<long long>(z.bytes) * (z.last_step - z.first_step + 1);
+         };
+         return key(area(x), x.first_step, x) < key(area(y), y.first_step, y);
        }},
   };
   bool first = true;
   for (const auto& [name, less] : strategies) {
-    std::vector<BufferPlacement> trial = buffers;
+    std::vector<ArenaBlock> trial = blocks;
     std::vector<std::size_t> order(trial.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return less(trial[a], trial[b]); });
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return less(trial[x], trial[y]); });
     const std::size_t arena = place(trial, order, plan.alignment);
+    plan.arena_by_strategy[name] = arena;
     if (first || arena < plan.arena_bytes) {
       plan.arena_bytes = arena;
       plan.strategy = name;
-      plan.buffers = std::move(trial);
+      plan.blocks = std::move(trial);
       first = false;
     }
   }
-  if (buffers.empty()) plan.strategy = "empty";
+  if (blocks.empty()) plan.strategy = "empty";
+
+  for (const auto& [value, where] : b.where) {
+    const int block = renumber[where.block];
+    plan.buffers.push_back(BufferPlacement{value, plan.blocks[block].offset + where.offset, graph.type(value).bytes(),
+                                           made.at(value), last_use(value), block});
+  }
+  std::sort(plan.buffers.begin(), plan.buffers.end(), [](const BufferPlacement& x, const BufferPlacement& y) {
+    return x.first_step != y.first_step ? x.first_step < y.first_step : x.value < y.value;
+  });
   return plan;
 }
 

@@ -44,22 +44,27 @@ TEST(Emitter, FilesManifestAndComments) {
   const auto files = by_name(generate_cpp(testing::seed_mlp(), {"mlp", "", "mlp.json"}));
   ASSERT_EQ(files.size(), 4u);
   const std::string& h = files.at("mlp.h");
-  EXPECT_NE(h.find("constexpr std::size_t kArenaBytes = 2048;"), std::string::npos);
+  // dense0 with its relu (1024 bytes) and dense1 with its relu (512) live at once.
+  EXPECT_NE(h.find("constexpr std::size_t kArenaBytes = 1536;"), std::string::npos);
   EXPECT_NE(h.find("int run(const float* data, float* dense2_fwd, void* arena);"), std::string::npos);
   EXPECT_NE(h.find("extern \"C\" int mlp_run("), std::string::npos);
   EXPECT_NE(h.find("kDataShape[] = {1, 512}"), std::string::npos);
   const std::string& cpp = files.at("mlp.cpp");
-  EXPECT_NE(cpp.find("// dense0_fwd: FullyConnected -> (1, 256)"), std::string::npos);
-  EXPECT_NE(cpp.find("// dense0_relu: Activation -> (1, 256)"), std::string::npos);
+  // Each kernel's comment names the nodes it came from.
+  EXPECT_NE(cpp.find("// kernel 0 (epilogue): dense0_fwd (FullyConnected) + dense0_relu (Activation) -> (1, 256)"),
+            std::string::npos)
+      << cpp;
+  EXPECT_NE(cpp.find("// kernel 2 (op): dense2_fwd (FullyConnected) -> (1, 2)"), std::string::npos);
   EXPECT_EQ(cpp.find("malloc"), std::string::npos);
   EXPECT_NE(files.at("mlp_weights.cpp").find("// dense0_bias: float32(256,) at byte 0"), std::string::npos);
   const auto manifest = nlohmann::json::parse(files.at("mlp.manifest.json"));
   EXPECT_EQ(manifest["entry"], "mlp_run");
-  EXPECT_EQ(manifest["arena_bytes"], 2048);
+  EXPECT_EQ(manifest["arena_bytes"], 1536);
   EXPECT_EQ(manifest["inputs"][0]["shape"], nlohmann::json::array({1, 512}));
-  EXPECT_EQ(manifest["kernels"].size(), 5u);
-  EXPECT_EQ(manifest["kernels"][0]["node"], "dense0_fwd");
-  EXPECT_EQ(manifest["memory_plan"]["lower_bound_bytes"], 2048);
+  ASSERT_EQ(manifest["kernels"].size(), 3u);
+  EXPECT_EQ(manifest["kernels"][0]["nodes"], nlohmann::json::array({"dense0_fwd", "dense0_relu"}));
+  EXPECT_EQ(manifest["kernels"][0]["kind"], "epilogue");
+  EXPECT_EQ(manifest["memory_plan"]["lower_bound_bytes"], 1536);
 }
 
 TEST(Emitter, DeterministicOutput) {

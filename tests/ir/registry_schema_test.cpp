@@ -14,7 +14,12 @@ TEST(Registry, EveryOpIsComplete) {
     SCOPED_TRACE(op->name);
     EXPECT_TRUE(op->infer) << "no shape rule";
     EXPECT_TRUE(op->reference) << "no reference kernel";
-    EXPECT_TRUE(op->emit_cpp) << "no C++ printer";
+    EXPECT_TRUE(op->emit_cpp || op->emit_scalar) << "no C++ printer";
+    if (op->emit_scalar) {
+      EXPECT_TRUE(op->fusion == FusionClass::kElementwise || op->fusion == FusionClass::kBroadcast)
+          << "a scalar expression makes the op fusable as elementwise";
+      EXPECT_TRUE(op->inplace) << "an elementwise loop reads each element before writing it";
+    }
     EXPECT_FALSE(op->summary.empty());
     EXPECT_FALSE(op->examples.empty()) << "the generic op test needs examples";
     EXPECT_EQ(lookup_op(op->name), op);

@@ -126,9 +126,16 @@ TEST(Schedule, OrdersShuffledNodesAndKeepsValidOrders) {
 
 TEST(PlanMemory, SeedMlpArenaEqualsTheLowerBound) {
   const CompiledGraph c = compile_graph(testing::seed_mlp());
-  EXPECT_EQ(c.plan.lower_bound_bytes, 2048u);  // dense0_fwd and its relu, 256 floats each
+  // Fused: dense0 + relu (256 floats) is still live while dense1 + relu
+  // (128 floats) is written.
+  EXPECT_EQ(c.plan.lower_bound_bytes, 1536u);
   EXPECT_EQ(c.plan.arena_bytes, c.plan.lower_bound_bytes);
-  EXPECT_GT(c.plan.naive_bytes, c.plan.arena_bytes);
+  EXPECT_EQ(c.plan.naive_bytes, c.plan.arena_bytes);
+  // Unfused, the relu outputs are buffers of their own.
+  const CompiledGraph unfused = compile_graph(testing::seed_mlp(), CompileOptions{false, nullptr});
+  EXPECT_EQ(unfused.plan.lower_bound_bytes, 2048u);  // dense0_fwd and its relu, 256 floats each
+  EXPECT_EQ(unfused.plan.arena_bytes, unfused.plan.lower_bound_bytes);
+  EXPECT_GT(unfused.plan.naive_bytes, unfused.plan.arena_bytes);
   EXPECT_EQ(c.plan.find("data"), nullptr);       // caller's input
   EXPECT_EQ(c.plan.find("dense2_fwd"), nullptr); // caller's output
   for (const auto& b : c.plan.buffers) EXPECT_EQ(b.offset % 64, 0u);
@@ -141,12 +148,16 @@ TEST(PlanMemory, TutorialMemoryExampleNeedsOneTenFloatBuffer) {
 }
 
 TEST(PlanMemory, VerifyCatchesOverlappingLiveBuffers) {
-  MemoryPlan plan = compile_graph(testing::seed_mlp()).plan;
-  ASSERT_GE(plan.buffers.size(), 2u);
-  plan.buffers[1].offset = plan.buffers[0].offset;  // dense0_fwd and dense0_relu are live together
+  const MemoryPlan good = compile_graph(testing::seed_mlp()).plan;
+  ASSERT_EQ(good.blocks.size(), 2u);
+  MemoryPlan plan = good;
+  plan.blocks[1].offset = plan.blocks[0].offset;  // dense0's and dense1's results are live together
   EXPECT_ERROR(plan.verify(), "overlap while both are live");
-  plan.buffers[1].offset = 3;
+  plan.blocks[1].offset = 3;
   EXPECT_ERROR(plan.verify(), "not 64-byte aligned");
+  plan = good;
+  plan.buffers[0].offset += 64;
+  EXPECT_ERROR(plan.verify(), "leaves its block");
 }
 
 TEST(PlanMemory, KeepsTheBestOfSeveralPlacementOrders) {
@@ -167,8 +178,14 @@ TEST(PlanMemory, KeepsTheBestOfSeveralPlacementOrders) {
 
 TEST(Pipeline, ObserverSeesEveryPassInOrder) {
   std::vector<std::string> seen;
-  compile_graph(testing::seed_mlp(), [&](const std::string& pass, const Graph&) { seen.push_back(pass); });
+  CompileOptions options;
+  options.observer = [&](const std::string& pass, const CompiledGraph&) { seen.push_back(pass); };
+  compile_graph(testing::seed_mlp(), options);
   EXPECT_EQ(seen, pass_names());
+  seen.clear();
+  options.optimize = false;
+  compile_graph(testing::seed_mlp(), options);
+  EXPECT_EQ(seen, pass_names(options));
 }
 
 }  // namespace

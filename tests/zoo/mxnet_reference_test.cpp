@@ -4,6 +4,8 @@
 // tests/data/mxnet_zoo. No MXNet is needed to run this.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "io/mxnet_symbol.h"
 #include "io/npy.h"
 #include "verify/verify.h"
@@ -15,6 +17,9 @@ struct Recorded {
   const char* name;
   Shape input;
 };
+
+// gtest prints a parameter with this; test names then read "... # GetParam() = NAME".
+inline void PrintTo(const Recorded& c, std::ostream* os) { *os << c.name; }
 
 class MxnetReference : public ::testing::TestWithParam<Recorded> {};
 

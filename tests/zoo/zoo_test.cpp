@@ -4,9 +4,12 @@
 // allows, to keep the suite fast; the layers are the zoo's.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <cmath>
 #include <functional>
 
+#include "pipeline.h"
 #include "verify/verify.h"
 #include "zoo.h"
 
@@ -18,6 +21,9 @@ struct ZooCase {
   std::function<std::shared_ptr<HybridBlock>()> build;
   Shape input;
 };
+
+// gtest prints a parameter with this; test names then read "... # GetParam() = NAME".
+inline void PrintTo(const ZooCase& c, std::ostream* os) { *os << c.name; }
 
 // BatchNorm statistics and scales away from their identity initial values,
 // so the test would notice a mistake in them.
@@ -61,6 +67,18 @@ TEST_P(Zoo, EagerHybridizedAndGeneratedAgree) {
   ASSERT_EQ(report.checks.size(), 1u);
   EXPECT_TRUE(report.ok) << c.name << ": max relative error " << report.checks[0].max_rel_error;
   EXPECT_EQ(report.checks[0].shape, eager.shape());
+
+  // The optimizer's memory plan: within 5% of the most bytes live at any step
+  // of its schedule, no worse than either simple greedy placement, and
+  // smaller than the unoptimized pipeline's.
+  const CompiledGraph optimized = compile_graph(graph);
+  const MemoryPlan& plan = optimized.plan;
+  EXPECT_LE(static_cast<double>(plan.arena_bytes), 1.05 * static_cast<double>(plan.lower_bound_bytes)) << c.name;
+  EXPECT_LE(plan.arena_bytes, plan.arena_by_strategy.at("greedy-by-size"));
+  EXPECT_LE(plan.arena_bytes, plan.arena_by_strategy.at("greedy-by-first-use"));
+  const CompiledGraph plain = compile_graph(graph, CompileOptions{false, nullptr});
+  EXPECT_LE(plan.arena_bytes, plain.plan.arena_bytes) << c.name;
+  EXPECT_LT(optimized.kernels.size(), plain.kernels.size()) << c.name << ": nothing fused";
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -1,0 +1,203 @@
+#include "emit/cpp_fused.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+// Scalar temporaries of one kernel: x0, x1, ... for elements loaded from
+// outside, v0, v1, ... for node results.
+struct Temps {
+  std::map<std::string, std::string> of_value;  // in-kernel value -> temporary
+  std::map<std::string, std::string> of_load;   // load key -> temporary
+  std::string lines;                            // declarations, in order
+};
+
+std::string load_key(const std::string& value, const Shape& shape) { return value + "@" + shape_str(shape); }
+
+// `const float vN = <expr>;` for every node, reading temporaries or loads.
+void print_nodes(const Graph& graph, const std::vector<int>& nodes, Temps& temps,
+                 const std::function<std::string(const std::string& value, const Shape& shape)>& load) {
+  for (int index : nodes) {
+    const Node& node = graph.nodes[index];
+    const OpDef& def = find_op(node.op);
+    std::vector<std::string> args;
+    for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
+      auto it = temps.of_value.find(node.inputs[i]);
+      args.push_back(it != temps.of_value.end() ? it->second : load(node.inputs[i], scalar_operand_shape(graph, node, i)));
+    }
+    const std::string temp = "v" + std::to_string(temps.of_value.size());
+    temps.lines += "const float " + temp + " = " + def.emit_scalar(node.attrs, args) + ";  // " + node.name + " (" +
+                   def.name + ")\n";
+    temps.of_value[node.outputs[0]] = temp;
+  }
+}
+
+std::string indent(const std::string& code, int levels) {
+  const std::string pad(static_cast<std::size_t>(levels) * 2, ' ');
+  std::string out;
+  std::size_t start = 0;
+  while (start < code.size()) {
+    std::size_t end = code.find('\n', start);
+    if (end == std::string::npos) end = code.size();
+    out += pad + code.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string print_elementwise_loop(const Graph& graph, const Kernel& kernel, const PointerOf& pointer) {
+  const Shape loop = graph.type(graph.nodes[kernel.nodes.front()].outputs[0]).shape;
+  const Shape dims = loop.empty() ? Shape{1} : loop;
+
+  // The operands read from outside, with their strides over the loop.
+  struct Operand {
+    std::string value;
+    std::vector<int64_t> strides;
+  };
+  std::vector<Operand> operands;
+  std::map<std::string, std::size_t> operand_of;
+  std::set<std::string> produced;
+  for (int index : kernel.nodes) {
+    const Node& node = graph.nodes[index];
+    for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
+      if (produced.count(node.inputs[i])) continue;
+      const Shape shape = scalar_operand_shape(graph, node, i);
+      const std::string key = load_key(node.inputs[i], shape);
+      if (operand_of.count(key)) continue;
+      operand_of[key] = operands.size();
+      operands.push_back({node.inputs[i], broadcast_strides(shape.empty() ? Shape{1} : shape, dims)});
+    }
+    produced.insert(node.outputs[0]);
+  }
+
+  // Collapse the loop nest: drop size-1 axes and merge an axis into the one
+  // outside it wherever every operand walks both as one (contiguous, or both
+  // broadcast), so a same-shape chain is one flat loop.
+  std::vector<int64_t> extents;
+  std::vector<std::vector<int64_t>> strides(operands.size());
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == 1) continue;
+    bool merge = !extents.empty();
+    for (std::size_t k = 0; merge && k < operands.size(); ++k)
+      merge = strides[k].back() == operands[k].strides[d] * dims[d];
+    if (merge) {
+      extents.back() *= dims[d];
+      for (std::size_t k = 0; k < operands.size(); ++k) strides[k].back() = operands[k].strides[d];
+    } else {
+      extents.push_back(dims[d]);
+      for (std::size_t k = 0; k < operands.size(); ++k) strides[k].push_back(operands[k].strides[d]);
+    }
+  }
+  if (extents.empty()) {
+    extents.push_back(1);
+    for (auto& s : strides) s.push_back(0);
+  }
+  const int rank = static_cast<int>(extents.size());
+  auto counter = [](int r) { return "i" + std::to_string(r); };
+  const std::string out_index = rank > 1 ? "o" : counter(0);  // the output is contiguous over the loop
+
+  Temps temps;
+  std::string loads;
+  auto load = [&](const std::string& value, const Shape& shape) {
+    const std::string key = load_key(value, shape);
+    auto it = temps.of_load.find(key);
+    if (it != temps.of_load.end()) return it->second;
+    const std::vector<int64_t>& s = strides[operand_of.at(key)];
+    std::string index;
+    for (int r = 0; r < rank; ++r) {
+      if (s[r] == 0) continue;
+      index += (index.empty() ? "" : " + ") + counter(r) + (s[r] == 1 ? "" : " * " + std::to_string(s[r]));
+    }
+    if (index.empty()) index = "0";
+    bool full = s[rank - 1] == 1;
+    for (int r = rank - 2; full && r >= 0; --r) full = s[r] == s[r + 1] * extents[r + 1];
+    if (full && rank > 1) index = "o";
+    const std::string temp = "x" + std::to_string(temps.of_load.size());
+    loads += "const float " + temp + " = " + pointer(value) + "[" + index + "];\n";
+    return temps.of_load[key] = temp;
+  };
+  print_nodes(graph, kernel.nodes, temps, load);
+
+  std::string body;
+  if (rank > 1) {
+    std::string flat = counter(0);
+    for (int r = 1; r < rank; ++r) flat = "(" + flat + ") * " + std::to_string(extents[r]) + " + " + counter(r);
+    body += "const long o = " + flat + ";\n";
+  }
+  body += loads + temps.lines;
+  for (const auto& value : kernel.outputs) body += pointer(value) + "[" + out_index + "] = " + temps.of_value.at(value) + ";\n";
+
+  std::string code = "{\n";
+  for (int r = 0; r < rank; ++r)
+    code += indent("for (long " + counter(r) + " = 0; " + counter(r) + " < " + std::to_string(extents[r]) + "; ++" +
+                       counter(r) + ") {",
+                   r + 1);
+  code += indent(body, rank + 1);
+  for (int r = rank - 1; r >= 0; --r) code += indent("}", r + 1);
+  return code + "}";
+}
+
+const std::string& epilogue_result(const Graph& graph, const Kernel& kernel) {
+  return graph.nodes[kernel.nodes.back()].outputs[0];
+}
+
+std::string print_epilogue(const Graph& graph, const Kernel& kernel, const PointerOf& pointer,
+                           const std::string& name) {
+  const Node& anchor = graph.nodes[kernel.nodes.front()];
+  const OpDef& anchor_def = find_op(anchor.op);
+  const Shape& loop = graph.type(anchor.outputs[0]).shape;
+  const int axis = normalize_axis(anchor_def.epilogue_axis.value_or(-1), loop.size());
+
+  Temps temps;
+  temps.of_value[anchor.outputs[0]] = "v";
+  bool uses_channel = false, uses_index = false;
+  std::string loads;
+  auto load = [&](const std::string& value, const Shape& shape) {
+    const std::string key = load_key(value, shape);
+    auto it = temps.of_load.find(key);
+    if (it != temps.of_load.end()) return it->second;
+    std::string index;
+    switch (epilogue_operand(shape, loop, axis)) {
+      case EpilogueOperand::kFull: index = "index", uses_index = true; break;
+      case EpilogueOperand::kChannel: index = "channel", uses_channel = true; break;
+      case EpilogueOperand::kScalar: index = "0"; break;
+      case EpilogueOperand::kNone:
+        throw Error("kernel '" + kernel.name + "': '" + value + "' cannot be read in an epilogue");
+    }
+    const std::string temp = "x" + std::to_string(temps.of_load.size());
+    loads += "const float " + temp + " = " + pointer(value) + "[" + index + "];\n";
+    return temps.of_load[key] = temp;
+  };
+  const std::vector<int> epilogue_nodes(kernel.nodes.begin() + 1, kernel.nodes.end());
+  print_nodes(graph, epilogue_nodes, temps, load);
+
+  std::string body = loads + temps.lines;
+  const std::string& result = epilogue_result(graph, kernel);
+  for (const auto& value : kernel.outputs)
+    if (value != result) {
+      body += pointer(value) + "[index] = " + temps.of_value.at(value) + ";  // also read outside the kernel\n";
+      uses_index = true;
+    }
+  body += "return " + temps.of_value.at(result) + ";\n";
+  return "auto " + name + " = [&](long" + (uses_channel ? " channel" : "") + ", long" + (uses_index ? " index" : "") +
+         ", float v) -> float {\n" + indent(body, 1) + "};";
+}
+
+std::vector<std::string> scalar_kernel_templates(const Graph& graph, const Kernel& kernel) {
+  std::vector<std::string> names;
+  for (int index : kernel.nodes)
+    for (const auto& k : find_op(graph.nodes[index].op).scalar_kernels)
+      if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
+  return names;
+}
+
+}  // namespace hybgen

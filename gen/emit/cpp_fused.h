@@ -1,0 +1,39 @@
+// Printers for fused kernels in the C++ backend: one loop over a chain or DAG
+// of elementwise ops, and the epilogue lambda a GEMM/convolution kernel calls
+// on each result before storing it. Both are built from the ops'
+// OpDef::emit_scalar expressions, so fusion needs nothing op-specific here.
+//
+//   std::string code = print_elementwise_loop(graph, kernel, pointer);
+//   std::string lambda = print_epilogue(graph, kernel, pointer, "epilogue");
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "passes/kernels.h"
+
+namespace hybgen {
+
+// The C++ pointer expression of a value (input, weight, arena buffer, output).
+using PointerOf = std::function<std::string(const std::string& value)>;
+
+// A block `{ for ... }` computing every node of an elementwise kernel per
+// element and storing the kernel's outputs.
+std::string print_elementwise_loop(const Graph& graph, const Kernel& kernel, const PointerOf& pointer);
+
+// `auto NAME = [&](long channel, long index, float v) -> float { ... };` for
+// the nodes after the anchor (kernel.nodes[0]) of an epilogue kernel; values
+// read outside the kernel other than its final one are stored from inside.
+std::string print_epilogue(const Graph& graph, const Kernel& kernel, const PointerOf& pointer,
+                           const std::string& name);
+
+// The value an epilogue kernel's anchor writes through its output pointer:
+// the last node's output.
+const std::string& epilogue_result(const Graph& graph, const Kernel& kernel);
+
+// Template files the kernel's scalar expressions need (OpDef::scalar_kernels).
+std::vector<std::string> scalar_kernel_templates(const Graph& graph, const Kernel& kernel);
+
+}  // namespace hybgen
