@@ -1,6 +1,8 @@
-// Per-model latency of the zoo architectures three ways — eager runtime,
-// hybridized (cached graph, reference kernels), generated C++ — with the
-// generated code's memory: arena vs the lower bound vs no reuse.
+// Per-model latency of the zoo architectures four ways — eager runtime,
+// hybridized (cached graph, reference kernels), generated C++ without the
+// optimizer (--no-optimize: one kernel per node, no shared buffers) and with
+// it — with kernel counts before and after fusion and the generated code's
+// memory: arena vs the lower bound vs no reuse, and the unoptimized arena.
 //
 //   bench_zoo [--runs N] [--models resnet18_v1,mobilenet_v2,...]
 //
@@ -64,9 +66,11 @@ int main(int argc, char** argv) {
       {"transformer_encoder", [] { return zoo::transformer_encoder(); }, {1, 128, 256}},
       {"vgg11_bn", [] { return zoo::vgg11_bn(); }, {1, 3, 224, 224}},  // 530 MB of weights: on request
   };
-  std::printf("single thread, median of %d runs; generated code: -O3 -march=native\n\n", runs);
-  std::printf("%-20s %11s %11s %11s %9s %9s %12s %12s %12s\n", "model", "eager ms", "hybrid ms", "gen ms",
-              "gen/eager", "gen/hyb", "arena KiB", "bound KiB", "no-reuse KiB");
+  std::printf("single thread, median of %d runs; generated code: -O3 -march=native; plain = generated with "
+              "--no-optimize\n\n",
+              runs);
+  std::printf("%-20s %9s %9s %9s %9s %9s %9s %11s %10s %10s %10s %10s\n", "model", "eager ms", "hybrid ms", "plain ms",
+              "gen ms", "gen/eager", "plain/gen", "kernels", "arena KiB", "bound KiB", "naive KiB", "plain KiB");
   for (const auto& m : models) {
     if (only.empty() ? m.name == "vgg11_bn" : only.find("," + m.name + ",") == std::string::npos) continue;
     auto net = m.build();
@@ -75,14 +79,20 @@ int main(int argc, char** argv) {
     const double eager = median_ms([&] { (*net)(x); }, runs);
     net->hybridize();
     const double hybrid = median_ms([&] { (*net)(x); }, runs);
+    const Graph graph = net->trace({m.input}, m.name);
     BenchOptions options;
     options.runs = std::max(runs, 3);
     options.warmup = 1;
-    const BenchResult g = bench_generated(net->trace({m.input}, m.name), options);
+    options.optimize = false;
+    const BenchResult plain = bench_generated(graph, options);
+    options.optimize = true;
+    const BenchResult g = bench_generated(graph, options);
     const double gen = g.median_us / 1000.0;
-    std::printf("%-20s %11.2f %11.2f %11.2f %8.2fx %8.2fx %12.1f %12.1f %12.1f\n", m.name.c_str(), eager, hybrid, gen,
-                eager / gen, hybrid / gen, g.arena_bytes / 1024.0, g.lower_bound_bytes / 1024.0,
-                g.naive_bytes / 1024.0);
+    const std::string kernels = std::to_string(plain.kernels) + "->" + std::to_string(g.kernels);
+    std::printf("%-20s %9.2f %9.2f %9.2f %9.2f %8.2fx %8.2fx %11s %10.1f %10.1f %10.1f %10.1f\n", m.name.c_str(), eager,
+                hybrid, plain.median_us / 1000.0, gen, eager / gen, plain.median_us / g.median_us, kernels.c_str(),
+                g.arena_bytes / 1024.0, g.lower_bound_bytes / 1024.0, g.naive_bytes / 1024.0,
+                plain.arena_bytes / 1024.0);
     std::fflush(stdout);
   }
   return 0;

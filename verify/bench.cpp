@@ -10,7 +10,7 @@ namespace hybgen {
 
 BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   if (options.runs <= 0 || options.warmup < 0) throw Error("bench: runs must be positive and warmup non-negative");
-  const CompiledGraph compiled = compile_graph(graph);
+  const CompiledGraph compiled = compile_graph(graph, CompileOptions{options.optimize, nullptr});
   const Graph& g = compiled.graph;
   std::string buffers, fill, args;
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
@@ -29,7 +29,7 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   GeneratedBuild build(graph, "bench_main.cpp",
                        {{"BUFFERS", buffers}, {"FILL", fill}, {"ARGS", args}, {"WARMUP", std::to_string(options.warmup)},
                         {"RUNS", std::to_string(options.runs)}},
-                       options.cxx, options.cxx_flags);
+                       options.cxx, options.cxx_flags, options.optimize);
   BenchResult r;
   std::istringstream out(build.run());
   if (!(out >> r.min_us >> r.median_us >> r.max_us)) throw Error("bench: the timing program printed no timings");
@@ -37,6 +37,8 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   r.arena_bytes = compiled.plan.arena_bytes;
   r.lower_bound_bytes = compiled.plan.lower_bound_bytes;
   r.naive_bytes = compiled.plan.naive_bytes;
+  r.nodes = g.nodes.size();
+  r.kernels = compiled.kernels.size();
   for (const auto& [name, c] : g.constants) r.weight_bytes += c.type.bytes();
   return r;
 }

@@ -17,11 +17,13 @@ struct BenchOptions {
   std::string cxx_flags = "-std=c++11 -O3 -march=native";
   int warmup = 5;
   int runs = 50;
+  bool optimize = true;  // CompileOptions::optimize
 };
 
 struct BenchResult {
   double min_us = 0, median_us = 0, max_us = 0;
   std::size_t arena_bytes = 0, lower_bound_bytes = 0, naive_bytes = 0, weight_bytes = 0;
+  std::size_t nodes = 0, kernels = 0;  // after the passes
   double compile_seconds = 0;
 };
 

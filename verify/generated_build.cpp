@@ -24,10 +24,10 @@ std::string shell_quote(const std::string& s) {
 
 GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_template,
                                std::map<std::string, std::string> driver_values, const std::string& cxx,
-                               const std::string& flags) {
+                               const std::string& flags, bool optimize) {
   std::string name = c_identifier(graph.name);
   if (name != graph.name || name.empty()) name = "model";
-  for (const auto& f : generate_cpp(graph, {name, name, graph.name}))
+  for (const auto& f : generate_cpp(graph, {name, name, graph.name}, CompileOptions{optimize, nullptr}))
     write_file_atomic(dir() + "/" + f.filename, f.content);
   driver_values["NAME"] = name;
   driver_values["NAMESPACE"] = name;

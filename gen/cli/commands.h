@@ -26,6 +26,7 @@ struct ModelFlags {
 
 struct GenerateFlags {
   ModelFlags model;
+  bool no_optimize = false;
   std::string out_dir;
   std::string name;
   std::string ns;
@@ -34,6 +35,7 @@ int run_generate(const GenerateFlags& flags);
 
 struct VerifyFlags {
   ModelFlags model;
+  bool no_optimize = false;
   std::vector<std::string> inputs;    // NAME=x.npy
   std::vector<std::string> expected;  // NAME=y.npy
   uint64_t seed = 0;
@@ -44,6 +46,7 @@ int run_verify(const VerifyFlags& flags);
 
 struct InspectFlags {
   ModelFlags model;
+  bool no_optimize = false;
   bool json = false;
 };
 int run_inspect(const InspectFlags& flags);
@@ -52,6 +55,7 @@ int run_ops(bool json);
 
 struct BenchFlags {
   ModelFlags model;
+  bool no_optimize = false;
   int runs = 50;
   int warmup = 5;
   std::string cxx_flags;

@@ -29,7 +29,7 @@ int run_generate(const GenerateFlags& flags) {
   CompiledGraph compiled;
   std::vector<EmittedFile> files;
   try {
-    compiled = compile_graph(graph);
+    compiled = compile_graph(graph, CompileOptions{!flags.no_optimize, nullptr});
     files = emit_cpp(compiled, options);
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
@@ -38,8 +38,8 @@ int run_generate(const GenerateFlags& flags) {
   for (const auto& f : files) std::printf("wrote %s/%s\n", flags.out_dir.c_str(), f.filename.c_str());
   std::size_t weight_bytes = 0;
   for (const auto& [name, c] : compiled.graph.constants) weight_bytes += c.type.bytes();
-  std::printf("%s: %zu kernels, arena %zu bytes (lower bound %zu, without reuse %zu), weights %zu bytes\n",
-              options.name.c_str(), compiled.graph.nodes.size(), compiled.plan.arena_bytes,
+  std::printf("%s: %zu kernels from %zu nodes, arena %zu bytes (lower bound %zu, without reuse %zu), weights %zu bytes\n",
+              options.name.c_str(), compiled.kernels.size(), compiled.graph.nodes.size(), compiled.plan.arena_bytes,
               compiled.plan.lower_bound_bytes, compiled.plan.naive_bytes, weight_bytes);
   return 0;
 }

@@ -14,7 +14,7 @@ int run_inspect(const InspectFlags& flags) {
   const Graph loaded = load_any_model(flags.model.source(/*weights_optional=*/true));
   CompiledGraph c;
   try {
-    c = compile_graph(loaded);
+    c = compile_graph(loaded, CompileOptions{!flags.no_optimize, nullptr});
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
@@ -45,6 +45,7 @@ int run_inspect(const InspectFlags& flags) {
   j["parameters"] = g.parameter_count();
   j["weight_bytes"] = weight_bytes;
   j["flops"] = total_flops;
+  j["kernels"] = kernels_to_json(g, c.kernels);
   j["memory_plan"] = nlohmann::ordered_json::parse(c.plan.to_json().dump());
   if (flags.json) {
     std::cout << j.dump(2) << "\n";
@@ -53,11 +54,20 @@ int run_inspect(const InspectFlags& flags) {
   std::printf("model %s\n", g.name.c_str());
   for (const auto& in : g.inputs) std::printf("  input  %-24s %s\n", in.c_str(), shape_str(g.type(in).shape).c_str());
   for (const auto& out : g.outputs) std::printf("  output %-24s %s\n", out.c_str(), shape_str(g.type(out).shape).c_str());
-  std::printf("\n%-4s %-32s %-18s %-20s %14s\n", "step", "node", "op", "output", "FLOPs");
+  std::printf("\n%-4s %-32s %-18s %-20s %14s\n", "#", "node", "op", "output", "FLOPs");
   for (std::size_t i = 0; i < nodes.size(); ++i)
     std::printf("%-4zu %-32s %-18s %-20s %14.0f\n", i, nodes[i]["name"].get<std::string>().c_str(),
                 nodes[i]["op"].get<std::string>().c_str(),
                 shape_str(nodes[i]["output_shape"].get<Shape>()).c_str(), nodes[i]["flops"].get<double>());
+  std::printf("\n%zu kernels from %zu nodes, in execution order (step = kernel):\n", c.kernels.size(), g.nodes.size());
+  std::printf("%-4s %-12s %14s %14s  %s\n", "step", "kind", "FLOPs", "bytes", "nodes");
+  for (std::size_t i = 0; i < c.kernels.size(); ++i) {
+    const Kernel& k = c.kernels[i];
+    std::string names;
+    for (int n : k.nodes) names += (names.empty() ? "" : " + ") + g.nodes[n].name;
+    std::printf("%-4zu %-12s %14.0f %14.0f  %s\n", i, kernel_kind_name(k.kind).c_str(), kernel_flops(g, k),
+                kernel_bytes(g, k), names.c_str());
+  }
   std::printf("\nparameters %lld (%zu bytes), %.4g FLOPs per run\n", static_cast<long long>(g.parameter_count()),
               weight_bytes, total_flops);
   const MemoryPlan& p = c.plan;

@@ -30,6 +30,11 @@ void add_model_flags(CLI::App& app, hybgen::ModelFlags& flags, bool required) {
                  "(for testing only)");
 }
 
+void add_optimize_flag(CLI::App& app, bool& no_optimize) {
+  app.add_flag("--no-optimize", no_optimize,
+               "skip the optimizer: no folding, no fusion, no shared buffers (one kernel per node), to compare");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,6 +50,7 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", generate.out_dir, "folder for NAME.h, NAME.cpp, NAME_weights.cpp, NAME.manifest.json");
   app.add_option("--name", generate.name, "file stem and C symbol prefix (default: the model file's stem)");
   app.add_option("--namespace", generate.ns, "C++ namespace (default: NAME)");
+  add_optimize_flag(app, generate.no_optimize);
 
   VerifyFlags verify;
   CLI::App* verify_cmd = app.add_subcommand(
@@ -64,11 +70,13 @@ int main(int argc, char** argv) {
                          "max |generated - reference| / max |reference|")
       ->capture_default_str();
   verify_cmd->add_flag("--keep", verify.keep, "keep the build folder and print its path");
+  add_optimize_flag(*verify_cmd, verify.no_optimize);
 
   InspectFlags inspect;
   CLI::App* inspect_cmd = app.add_subcommand("inspect", "Print the nodes, parameter count, FLOPs and memory plan.");
   add_model_flags(*inspect_cmd, inspect.model, true);
   inspect_cmd->add_flag("--json", inspect.json, "print JSON");
+  add_optimize_flag(*inspect_cmd, inspect.no_optimize);
 
   bool ops_json = false;
   CLI::App* ops_cmd = app.add_subcommand("ops", "List the supported operators, their attributes and fusion classes.");
@@ -81,6 +89,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--runs", bench.runs, "timed runs")->capture_default_str();
   bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first")->capture_default_str();
   bench_cmd->add_option("--cxx-flags", bench.cxx_flags, "compiler flags (default: -std=c++11 -O3 -march=native)");
+  add_optimize_flag(*bench_cmd, bench.no_optimize);
 
   ImportFlags import;
   CLI::App* import_cmd =

@@ -16,6 +16,7 @@ int run_verify(const VerifyFlags& flags) {
   options.seed = flags.seed;
   options.tolerance = flags.tolerance;
   options.keep_build = flags.keep;
+  options.optimize = !flags.no_optimize;
   ModelSource source = flags.model.source();
   for (const auto& text : flags.inputs) {
     auto [name, path] = parse_named_path(text, "--input");
