@@ -39,7 +39,7 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   r.naive_bytes = compiled.plan.naive_bytes;
   r.nodes = g.nodes.size();
   r.kernels = compiled.kernels.size();
-  for (const auto& [name, c] : g.constants) r.weight_bytes += c.type.bytes();
+  r.weight_bytes = g.weight_bytes();
   return r;
 }
 

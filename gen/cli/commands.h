@@ -24,9 +24,16 @@ struct ModelFlags {
   ModelSource source(bool weights_optional = false) const;
 };
 
+// --dump-after PASS (repeatable, or all) and --dump-dir DIR: see cli/pass_dump.h.
+struct PassDumpFlags {
+  std::vector<std::string> passes;
+  std::string dir = ".";
+};
+
 struct GenerateFlags {
   ModelFlags model;
   bool no_optimize = false;
+  PassDumpFlags dump;
   std::string out_dir;
   std::string name;
   std::string ns;
@@ -48,6 +55,9 @@ struct InspectFlags {
   ModelFlags model;
   bool no_optimize = false;
   bool json = false;
+  std::string report;  // --report: HTML page (emit/html_report.h)
+  std::string dot;     // --dot: Graphviz text (emit/dot.h)
+  PassDumpFlags dump;
 };
 int run_inspect(const InspectFlags& flags);
 

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/pass_dump.h"
 #include "emit/generate.h"
 #include "ir/error.h"
 #include "pipeline.h"
@@ -21,23 +22,31 @@ ModelSource ModelFlags::source(bool weights_optional) const {
 }
 
 int run_generate(const GenerateFlags& flags) {
+  CompileOptions compile{!flags.no_optimize, nullptr};
+  PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
+  compile.observer = dumps.observer();
   const Graph graph = load_any_model(flags.model.source());
   CppEmitOptions options;
   options.name = flags.name.empty() ? default_model_name(flags.model.model) : flags.name;
   options.ns = flags.ns;
   options.source = flags.model.model;
   CompiledGraph compiled;
+  try {
+    compiled = compile_graph(graph, compile);
+  } catch (const Error& e) {
+    throw with_context(flags.model.model, e);
+  }
+  // Written before emitting: the passes' output is what explains an emitter failure.
+  for (const auto& path : dumps.write()) std::printf("wrote %s\n", path.c_str());
   std::vector<EmittedFile> files;
   try {
-    compiled = compile_graph(graph, CompileOptions{!flags.no_optimize, nullptr});
     files = emit_cpp(compiled, options);
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
   write_generated(files, flags.out_dir);
   for (const auto& f : files) std::printf("wrote %s/%s\n", flags.out_dir.c_str(), f.filename.c_str());
-  std::size_t weight_bytes = 0;
-  for (const auto& [name, c] : compiled.graph.constants) weight_bytes += c.type.bytes();
+  const std::size_t weight_bytes = compiled.graph.weight_bytes();
   std::printf("%s: %zu kernels from %zu nodes, arena %zu bytes (lower bound %zu, without reuse %zu), weights %zu bytes\n",
               options.name.c_str(), compiled.kernels.size(), compiled.graph.nodes.size(), compiled.plan.arena_bytes,
               compiled.plan.lower_bound_bytes, compiled.plan.naive_bytes, weight_bytes);

@@ -1,23 +1,53 @@
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/pass_dump.h"
+#include "emit/dot.h"
+#include "emit/html_report.h"
+#include "io/file_util.h"
 #include "ir/error.h"
 #include "ops/op.h"
 #include "pipeline.h"
 
 namespace hybgen {
+namespace {
+
+// --report, --dot and --dump-after, once compilation succeeded. The texts are
+// all made before the first is written. Returns the paths written.
+std::vector<std::string> write_requested_files(const InspectFlags& flags, const CompiledGraph& compiled,
+                                               const PassDumps& dumps) {
+  std::vector<std::pair<std::string, std::string>> files;  // path, text
+  if (!flags.report.empty()) files.emplace_back(flags.report, html_report(compiled, flags.model.model));
+  if (!flags.dot.empty()) files.emplace_back(flags.dot, graph_to_dot(compiled));
+  std::vector<std::string> written;
+  for (const auto& [path, text] : files) {
+    write_file_atomic(path, text);
+    written.push_back(path);
+  }
+  for (const auto& path : dumps.write()) written.push_back(path);
+  return written;
+}
+
+}  // namespace
 
 int run_inspect(const InspectFlags& flags) {
+  CompileOptions compile{!flags.no_optimize, nullptr};
+  PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
+  compile.observer = dumps.observer();
   const Graph loaded = load_any_model(flags.model.source(/*weights_optional=*/true));
   CompiledGraph c;
   try {
-    c = compile_graph(loaded, CompileOptions{!flags.no_optimize, nullptr});
+    c = compile_graph(loaded, compile);
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
+  const std::vector<std::string> written = write_requested_files(flags, c, dumps);
   const Graph& g = c.graph;
   nlohmann::ordered_json j;
   j["name"] = g.name;
@@ -39,15 +69,14 @@ int run_inspect(const InspectFlags& flags) {
     total_flops += flops;
     nodes.push_back({{"name", n.name}, {"op", def.name}, {"output_shape", out.empty() ? Shape{} : out[0].shape}, {"flops", flops}});
   }
-  std::size_t weight_bytes = 0;
-  for (const auto& [name, k] : g.constants) weight_bytes += k.type.bytes();
+  const std::size_t weight_bytes = g.weight_bytes();
   j["nodes"] = nodes;
   j["parameters"] = g.parameter_count();
   j["weight_bytes"] = weight_bytes;
   j["flops"] = total_flops;
   j["kernels"] = kernels_to_json(g, c.kernels);
   j["memory_plan"] = nlohmann::ordered_json::parse(c.plan.to_json().dump());
-  if (flags.json) {
+  if (flags.json) {  // stdout stays one JSON document: no "wrote" lines
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -76,6 +105,8 @@ int run_inspect(const InspectFlags& flags) {
   std::printf("  %-32s %10s %10s %8s\n", "buffer", "offset", "bytes", "steps");
   for (const auto& b : p.buffers)
     std::printf("  %-32s %10zu %10zu %4d-%-3d\n", b.value.c_str(), b.offset, b.bytes, b.first_step, b.last_step);
+  if (!written.empty()) std::printf("\n");
+  for (const auto& path : written) std::printf("wrote %s\n", path.c_str());
   return 0;
 }
 

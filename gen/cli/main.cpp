@@ -2,7 +2,7 @@
 //
 //   hybgen model.json -o out/              generate C++
 //   hybgen verify model.json               compile, run and compare with the reference
-//   hybgen inspect model.json              nodes, FLOPs, memory plan
+//   hybgen inspect model.json              nodes, FLOPs, memory plan (--report r.html, --dot g.dot)
 //   hybgen ops                             the supported operators
 //   hybgen bench model.json                time the generated code
 //   hybgen import net-symbol.json -o net   MXNet export -> model.json + .safetensors
@@ -35,6 +35,16 @@ void add_optimize_flag(CLI::App& app, bool& no_optimize) {
                "skip the optimizer: no folding, no fusion, no shared buffers (one kernel per node), to compare");
 }
 
+void add_dump_flags(CLI::App& app, hybgen::PassDumpFlags& flags) {
+  app.add_option("--dump-after", flags.passes,
+                 "write the graph (and kernels and memory plan, once made) after this pass as DIR/NN-PASS.json, "
+                 "NN its index in the pipeline (repeatable, comma-separated, or 'all'; a wrong name lists the passes)")
+      ->allow_extra_args(false)
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--dump-dir", flags.dir, "folder for --dump-after files (created if missing)")->capture_default_str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -51,6 +61,7 @@ int main(int argc, char** argv) {
   app.add_option("--name", generate.name, "file stem and C symbol prefix (default: the model file's stem)");
   app.add_option("--namespace", generate.ns, "C++ namespace (default: NAME)");
   add_optimize_flag(app, generate.no_optimize);
+  add_dump_flags(app, generate.dump);
 
   VerifyFlags verify;
   CLI::App* verify_cmd = app.add_subcommand(
@@ -73,10 +84,18 @@ int main(int argc, char** argv) {
   add_optimize_flag(*verify_cmd, verify.no_optimize);
 
   InspectFlags inspect;
-  CLI::App* inspect_cmd = app.add_subcommand("inspect", "Print the nodes, parameter count, FLOPs and memory plan.");
+  CLI::App* inspect_cmd = app.add_subcommand(
+      "inspect",
+      "Print the nodes, parameter count, FLOPs, kernels and memory plan. --report writes them as one self-contained "
+      "HTML page with the arena drawn over time, --dot the compiled graph for Graphviz with fused kernels as "
+      "clusters, --dump-after the state after chosen passes as JSON. Files are written only when compilation succeeds.");
   add_model_flags(*inspect_cmd, inspect.model, true);
   inspect_cmd->add_flag("--json", inspect.json, "print JSON");
+  inspect_cmd->add_option("--report", inspect.report,
+                          "write an HTML report (kernels, FLOPs, bytes, memory plan, arena chart) to this file");
+  inspect_cmd->add_option("--dot", inspect.dot, "write the compiled graph as Graphviz text to this file");
   add_optimize_flag(*inspect_cmd, inspect.no_optimize);
+  add_dump_flags(*inspect_cmd, inspect.dump);
 
   bool ops_json = false;
   CLI::App* ops_cmd = app.add_subcommand("ops", "List the supported operators, their attributes and fusion classes.");

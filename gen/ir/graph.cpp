@@ -59,6 +59,12 @@ std::vector<int> Graph::consumers(const std::string& value) const {
   return result;
 }
 
+std::size_t Graph::weight_bytes() const {
+  std::size_t bytes = 0;
+  for (const auto& [name, c] : constants) bytes += c.type.bytes();
+  return bytes;
+}
+
 int64_t Graph::parameter_count() const {
   int64_t n = 0;
   for (const auto& [name, c] : constants) n += c.type.num_elements();

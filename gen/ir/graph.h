@@ -14,6 +14,7 @@
 // constants carry theirs from the start.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -66,6 +67,8 @@ struct Graph {
   std::vector<int> consumers(const std::string& value) const;
   // Total number of weight elements.
   int64_t parameter_count() const;
+  // Total bytes of the weights.
+  std::size_t weight_bytes() const;
 };
 
 }  // namespace hybgen
