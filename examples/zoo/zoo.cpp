@@ -409,4 +409,33 @@ std::shared_ptr<HybridBlock> transformer_encoder(int64_t units, int64_t heads, i
   return std::make_shared<TransformerEncoder>(units, heads, hidden);
 }
 
+std::shared_ptr<HybridBlock> lenet(int64_t classes) {
+  auto net = std::make_shared<HybridSequential>();
+  net->add(std::make_shared<Conv2D>(6, Shape{5, 5}, Shape{1, 1}, Shape{0, 0}, Shape{1, 1}, 1, true, "relu"));
+  net->add(std::make_shared<nn::MaxPool2D>(Shape{2, 2}));
+  net->add(std::make_shared<Conv2D>(16, Shape{5, 5}, Shape{1, 1}, Shape{0, 0}, Shape{1, 1}, 1, true, "relu"));
+  net->add(std::make_shared<nn::MaxPool2D>(Shape{2, 2}));
+  net->add(std::make_shared<nn::Flatten>());
+  net->add(std::make_shared<nn::Dense>(120, "relu"));
+  net->add(std::make_shared<nn::Dense>(84, "relu"));
+  net->add(std::make_shared<nn::Dense>(classes));
+  return net;
+}
+
+const std::vector<ZooModel>& models() {
+  static const std::vector<ZooModel> all = {
+      {"resnet18_v1", [] { return resnet18_v1(); }, {1, 3, 224, 224}},
+      {"resnet18_v2", [] { return resnet18_v2(); }, {1, 3, 224, 224}},
+      {"mobilenet_v1", [] { return mobilenet_v1(); }, {1, 3, 224, 224}},
+      {"mobilenet_v2", [] { return mobilenet_v2(); }, {1, 3, 224, 224}},
+      {"squeezenet1_1", [] { return squeezenet1_1(); }, {1, 3, 224, 224}},
+      {"vgg11_bn", [] { return vgg11_bn(); }, {1, 3, 224, 224}},
+      {"densenet121", [] { return densenet121(); }, {1, 3, 224, 224}},
+      {"inception_v3", [] { return inception_v3(); }, {1, 3, 299, 299}},
+      {"transformer_encoder", [] { return transformer_encoder(); }, {1, 128, 256}},
+      {"lenet", [] { return lenet(); }, {1, 1, 28, 28}},
+  };
+  return all;
+}
+
 }  // namespace hybgen::zoo

@@ -7,7 +7,10 @@
 //   Tensor y = (*net)(Tensor::random_normal({1, 3, 224, 224}, 0, 1, 7));
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "runtime-lite/hybgen.h"
 
@@ -26,5 +29,18 @@ std::shared_ptr<HybridBlock> inception_v3(int64_t classes = 1000);
 // multi-head self-attention (batch_dot + softmax), residual + LayerNorm, a
 // GELU feed-forward, residual + LayerNorm.
 std::shared_ptr<HybridBlock> transformer_encoder(int64_t units = 256, int64_t heads = 4, int64_t hidden = 1024);
+// LeNet-5 as in the Gluon tutorials, on 1x1x28x28 (MNIST): Conv2D(6, 5) relu,
+// MaxPool2D(2), Conv2D(16, 5) relu, MaxPool2D(2), Flatten, Dense(120, relu),
+// Dense(84, relu), Dense(10).
+std::shared_ptr<HybridBlock> lenet(int64_t classes = 10);
+
+// Every architecture above by name, with the input shape it is meant for
+// (batch 1): what programs that take a model name (export_zoo) look up.
+struct ZooModel {
+  std::string name;
+  std::function<std::shared_ptr<HybridBlock>()> build;
+  Shape input;
+};
+const std::vector<ZooModel>& models();
 
 }  // namespace hybgen::zoo

@@ -1,0 +1,574 @@
+#!/usr/bin/env python3
+"""hybgen's generated code against the runtimes people use, same model, same input, one thread.
+
+    python3.11 bench/peers/bench_peers.py [--models seed_mlp_b1,seed_mlp_b64,lenet,resnet18_v1,mobilenet_v2,transformer_encoder]
+                                          [--rounds 5] [--runs 30] [--warmup 10] [--build build-peers]
+                                          [--no-torch] [--no-install] [--cpu N] [--out build-peers/peers.json]
+
+For each model it
+  1. exports it: seed_mlp_bN with examples/mlp's export_mlp (batch N), the zoo
+     models with examples/zoo's export_zoo (Xavier seed 42, the zoo's input);
+  2. converts it to ONNX (to_onnx.py) and checks the conversion: ONNX Runtime's
+     output on the benchmark input against hybgen's generated code through
+     `hybgen verify --expected` (1e-4 relative);
+  3. times, each in a FRESH process, the runners below, alternating them for
+     --rounds rounds (the order rotates every round), and reports the median
+     over rounds of each process's median latency:
+       hybgen_generated   `hybgen bench MODEL.json --runs N --warmup W` (the generated
+                          C++ built with -O3 -march=native, a static arena)
+       hybgen_eager,      runtime-lite's eager and hybridized (cached graph,
+       hybgen_hybridized  reference kernels + OpenBLAS) in-process: export_zoo --time
+       onnxruntime        ONNX Runtime: 1 intra-op / 1 inter-op thread, sequential,
+                          graph optimizations ALL, IOBinding (peer_runner.py)
+       torch_eager,       PyTorch on the onnx2torch module: eager (inference_mode) and
+       torchscript        trace + freeze + optimize_for_inference; set_num_threads(1)
+Every runner gets the same input values (those `hybgen bench` uses:
+((k * 37 + i) % 101) / 50 - 1 for element k of input i) and the same
+environment: OMP/MKL/OPENBLAS_NUM_THREADS=1, OPENBLAS_CORETYPE, fixed glibc
+malloc thresholds (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_), no CUDA
+devices. The peers' outputs are compared with ONNX Runtime's (checked against
+hybgen) and any error above 1e-3 relative is flagged in the table.
+
+Python packages come from PyPI into a virtualenv (--venv, default
+build-peers/venv, created on the first run; run this script with any Python 3.11, it re-executes itself in the
+venv): numpy, onnx, onnxruntime, and unless --no-torch, torch and onnx2torch
+(torch from PyPI is several GB with CUDA libraries; it is skipped when the disk
+has under 15 GB free or the install fails, and the output says so). A peer
+that cannot be installed is skipped and named. None of this is needed by
+hybgen itself or its tests.
+
+BUILD is a hybgen build folder with the targets hybgen, export_mlp and
+export_zoo (`cmake --build BUILD -j2 --target hybgen export_mlp export_zoo`).
+Output: the machine, versions and environment, then a table of medians per
+model and runner with ratios against hybgen's generated code and
+(generated / fastest peer), also written as JSON to --out.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+DEFAULT_BUILD = REPO / "build-peers"
+DEFAULT_MODELS = "seed_mlp_b1,seed_mlp_b64,lenet,resnet18_v1,mobilenet_v2,transformer_encoder"
+PEERS = ["onnxruntime", "torch_eager", "torchscript"]
+HYBGEN_RUNNERS = ["hybgen_generated", "hybgen_eager", "hybgen_hybridized"]
+BASE_PACKAGES = ["numpy", "onnx", "onnxruntime"]
+TORCH_PACKAGES = ["torch", "onnx2torch"]
+TORCH_MIN_FREE_GB = 15
+PEER_TOLERANCE = 1e-3
+
+# The environment every runner gets (glibc reads the malloc variables at start-up:
+# a fixed mmap threshold stops its dynamic adjustment, 32 MiB is the largest it takes).
+FIXED_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
+    "MALLOC_TRIM_THRESHOLD_": str(256 << 20),
+    "CUDA_VISIBLE_DEVICES": "",
+    "PYTHONHASHSEED": "0",
+    "PYTHONWARNINGS": "ignore",
+}
+
+
+def log(msg: str = "") -> None:
+    print(msg, flush=True)
+
+
+# ---------------------------------------------------------------- the virtualenv
+
+def venv_python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def pip_install(venv: Path, packages: list[str], timeout: int) -> tuple[bool, str]:
+    try:
+        r = subprocess.run([str(venv_python(venv)), "-m", "pip", "install", "--disable-pip-version-check", "-q",
+                            *packages], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False, f"pip install {' '.join(packages)} took over {timeout} s"
+    tail = (r.stderr or r.stdout).strip().splitlines()[-3:]
+    return r.returncode == 0, "; ".join(tail)
+
+
+def bootstrap(args) -> None:
+    """Create the venv with the peers' packages and re-run this script inside it."""
+    venv = Path(args.venv)
+    if os.environ.get("HYBGEN_PEERS_IN_VENV") == "1":
+        return
+    status_file = venv / "peers-install.json"
+    status = json.loads(status_file.read_text()) if status_file.exists() else {}
+    if not venv_python(venv).exists():
+        if args.no_install:
+            sys.exit(f"bench_peers: {venv} does not exist and --no-install was given")
+        log(f"creating {venv}")
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    if not args.no_install:
+        if status.get("base") != "ok":
+            log(f"installing {' '.join(BASE_PACKAGES)} into {venv} (PyPI)")
+            ok, msg = pip_install(venv, BASE_PACKAGES, 1200)
+            status["base"] = "ok" if ok else f"failed: {msg}"
+        want_torch = not args.no_torch
+        if want_torch and (status.get("torch") != "ok" or args.retry_install):
+            free_gb = shutil.disk_usage(venv).free / 2 ** 30
+            if free_gb < TORCH_MIN_FREE_GB:
+                status["torch"] = f"skipped: {free_gb:.0f} GB free on disk, torch needs about {TORCH_MIN_FREE_GB}"
+            elif status.get("torch", "").startswith("failed") and not args.retry_install:
+                pass  # failed before: say so below, do not spend the time again (--retry-install)
+            else:
+                log(f"installing {' '.join(TORCH_PACKAGES)} into {venv} (PyPI; several GB, may take minutes)")
+                t0 = time.time()
+                ok, msg = pip_install(venv, TORCH_PACKAGES, 2400)
+                status["torch"] = "ok" if ok else f"failed: {msg}"
+                log(f"  {'done' if ok else 'failed'} in {time.time() - t0:.0f} s")
+        status_file.write_text(json.dumps(status, indent=2))
+    env = dict(os.environ, HYBGEN_PEERS_IN_VENV="1")
+    os.execve(str(venv_python(venv)), [str(venv_python(venv)), str(Path(__file__).resolve()), *sys.argv[1:]], env)
+
+
+def available_peers(args) -> dict[str, str | None]:
+    """Runner -> None when usable, else why not."""
+    import importlib.util
+
+    status_file = Path(args.venv) / "peers-install.json"
+    status = json.loads(status_file.read_text()) if status_file.exists() else {}
+    out = {}
+    have = lambda m: importlib.util.find_spec(m) is not None  # noqa: E731
+    out["onnxruntime"] = None if have("onnxruntime") else f"onnxruntime not installed ({status.get('base', '?')})"
+    if args.no_torch:
+        reason = "--no-torch"
+    elif not have("torch"):
+        reason = f"torch not installed ({status.get('torch', 'not tried')})"
+    elif not have("onnx2torch"):
+        reason = "onnx2torch not installed (PyTorch runs the ONNX model through it)"
+    else:
+        reason = None
+    out["torch_eager"] = out["torchscript"] = reason
+    return out
+
+
+# ---------------------------------------------------------------- the machine
+
+def machine_info() -> dict:
+    info = {"platform": platform.platform(), "python": platform.python_version(), "cpus_online": os.cpu_count()}
+    try:
+        text = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        fields = dict(re.findall(r"^([^:\n]+):\s*(.*)$", text, re.M))
+        info["cpu"] = fields.get("Model name", "?")
+        for k in ("CPU family", "Model", "Thread(s) per core", "Core(s) per socket", "L1d cache", "L2 cache",
+                  "L3 cache", "Hypervisor vendor"):
+            if k in fields:
+                info[k] = fields[k]
+        flags = set(fields.get("Flags", "").split())
+        notable = ["avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "avx512_fp16",
+                   "amx_tile", "amx_bf16"]
+        info["flags_of_note"] = [f for f in notable if f in flags]
+    except FileNotFoundError:
+        info["cpu"] = platform.processor()
+    for name, path in [("governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+                       ("transparent_hugepage", "/sys/kernel/mm/transparent_hugepage/enabled")]:
+        try:
+            info[name] = Path(path).read_text().strip()
+        except OSError:
+            pass
+    return info
+
+
+def openblas_info(hybgen: str) -> str:
+    """The OpenBLAS the hybgen runtime links, and the kernels it picks in the benchmark environment."""
+    try:
+        ldd = subprocess.run(["ldd", hybgen], capture_output=True, text=True).stdout
+        m = re.search(r"(libopenblas[^\s]*|libblas[^\s]*)\s+=>\s+(\S+)", ldd)
+        if not m:
+            return "not linked"
+        code = ("import ctypes,sys; l=ctypes.CDLL(sys.argv[1]); f=l.openblas_get_config; f.restype=ctypes.c_char_p;"
+                "c=getattr(l,'openblas_get_corename',None);"
+                "print(f().decode(), '/ core', (c.__setattr__('restype',ctypes.c_char_p) or c().decode()) if c else '?')")
+        r = subprocess.run([sys.executable, "-c", code, m.group(2)], capture_output=True, text=True, env=runner_env())
+        return f"{m.group(2)}: {r.stdout.strip() or r.stderr.strip()[-200:]}"
+    except OSError as e:
+        return f"? ({e})"
+
+
+def versions(hybgen: str) -> dict:
+    from importlib import metadata
+
+    v = {}
+    for p in ["numpy", "onnx", "onnxruntime", "torch", "onnx2torch"]:
+        try:
+            v[p] = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            v[p] = None
+    cxx = os.environ.get("CXX") or "c++"
+    try:
+        v["compiler"] = f"{cxx}: " + subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        v["compiler"] = f"{cxx}: ?"
+    v["hybgen"] = subprocess.run([hybgen, "--version"], capture_output=True, text=True).stdout.strip()
+    v["openblas"] = openblas_info(hybgen)
+    return v
+
+
+_CORETYPE = None
+
+
+def runner_env() -> dict:
+    env = dict(os.environ)
+    env.update(FIXED_ENV)
+    env["OPENBLAS_CORETYPE"] = _CORETYPE or ""
+    env.pop("HYBGEN_PEERS_IN_VENV", None)
+    return env
+
+
+def default_coretype() -> str:
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return ""
+    if " avx512f" in flags:
+        return "SKYLAKEX"
+    return "HASWELL" if " avx2" in flags else ""
+
+
+# ---------------------------------------------------------------- processes
+
+class RunFailed(Exception):
+    pass
+
+
+def run(cmd: list[str], timeout: float, cpu: int | None = None) -> str:
+    pre = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+    try:
+        r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout, env=runner_env(),
+                           preexec_fn=pre)
+    except subprocess.TimeoutExpired:
+        raise RunFailed(f"timed out after {timeout:.0f} s: {' '.join(map(str, cmd))}")
+    if r.returncode != 0:
+        raise RunFailed(f"exit {r.returncode}: {' '.join(map(str, cmd))}\n{(r.stderr or r.stdout).strip()[-1500:]}")
+    return r.stdout
+
+
+def find_tool(build: Path, *names: str) -> str | None:
+    for n in names:
+        p = build / n
+        if p.is_file() and os.access(p, os.X_OK):
+            return str(p)
+    return None
+
+
+def model_spec(name: str):
+    """(exporter kind, zoo name, batch) of a model name."""
+    m = re.fullmatch(r"seed_mlp_b(\d+)", name)
+    if m:
+        return "mlp", "seed_mlp", int(m.group(1))
+    m = re.fullmatch(r"(.+)_b(\d+)", name)
+    if m:
+        return "zoo", m.group(1), int(m.group(2))
+    return "zoo", name, 1
+
+
+def time_runner(runner: str, ctx: dict, args) -> dict[str, dict]:
+    """One fresh process; returns {runner name: {min_us, median_us, max_us, ...}}."""
+    runs, warmup = ctx["runs"], args.warmup
+    if runner == "hybgen_generated":
+        out = run([ctx["hybgen"], "bench", ctx["json"], "--runs", runs, "--warmup", warmup], args.timeout, args.cpu)
+        m = re.search(r"latency us: min ([\d.]+)\s+median ([\d.]+)\s+max ([\d.]+)", out)
+        c = re.search(r"compiled in ([\d.]+) s", out)
+        if not m:
+            raise RunFailed(f"hybgen bench printed no latency:\n{out}")
+        return {runner: {"min_us": float(m.group(1)), "median_us": float(m.group(2)), "max_us": float(m.group(3)),
+                         "compile_s": float(c.group(1)) if c else None}}
+    if runner == "hybgen_in_process":
+        kind, zoo_name, batch = model_spec(ctx["name"])
+        eager_runs = ctx["eager_runs"]
+        out = run([ctx["export_zoo"], zoo_name, "-", batch, "--time", eager_runs, "--warmup", min(warmup, 3)],
+                  args.timeout, args.cpu)
+        res = {}
+        for label in ("eager", "hybridized"):
+            m = re.search(label + r"_us ([\d.]+) ([\d.]+) ([\d.]+)", out)
+            if not m:
+                raise RunFailed(f"export_zoo printed no {label} timing:\n{out}")
+            res["hybgen_" + label] = {"min_us": float(m.group(1)), "median_us": float(m.group(2)),
+                                      "max_us": float(m.group(3))}
+        return res
+    cmd = [sys.executable, HERE / "peer_runner.py", runner, ctx["onnx"], "--runs", runs, "--warmup", warmup]
+    for name, path in ctx["expected"].items():
+        cmd += ["--expected", f"{name}={path}"]
+    out = run(cmd, args.timeout, args.cpu)
+    rep = json.loads(out.strip().splitlines()[-1])
+    return {runner: rep}
+
+
+# ---------------------------------------------------------------- per model
+
+def prepare_model(name: str, args, tools: dict, work: Path) -> dict:
+    """Export, convert, check. Returns the model's context (with 'peer_skip' when ONNX is unusable)."""
+    sys.path.insert(0, str(HERE))
+    kind, zoo_name, batch = model_spec(name)
+    prefix = work / name
+    ctx = {"name": name, "hybgen": tools["hybgen"], "export_zoo": tools["export_zoo"], "json": str(prefix) + ".json", "onnx": str(prefix) + ".onnx",
+           "expected": {}, "peer_skip": None, "check": None}
+    t0 = time.perf_counter()
+    if kind == "mlp":
+        if not tools["export_mlp"]:
+            raise RunFailed("export_mlp not built")
+        run([tools["export_mlp"], prefix, batch], args.timeout)
+    else:
+        if not tools["export_zoo"]:
+            raise RunFailed("export_zoo not built")
+        run([tools["export_zoo"], zoo_name, prefix, batch], args.timeout)
+    # The exporter ran the model once eagerly and once hybridized (the first call traces):
+    # an upper bound for one eager + one hybridized call, used to size the eager timing.
+    ctx["export_s"] = time.perf_counter() - t0
+    model = json.loads(Path(ctx["json"]).read_text())
+    ctx["inputs"] = {i["name"]: i["shape"] for i in model["inputs"]}
+    try:
+        import to_onnx
+        from peer_runner import bench_input
+    except ImportError as e:
+        ctx["peer_skip"] = f"numpy is not installed: {e}"
+        return ctx
+    try:
+        to_onnx.convert(ctx["json"], ctx["onnx"], hybgen=tools["hybgen"])
+    except to_onnx.ConversionError as e:
+        ctx["peer_skip"] = f"ONNX conversion failed: {e}"
+        return ctx
+    except ImportError as e:
+        ctx["peer_skip"] = f"onnx not installed: {e}"
+        return ctx
+    try:
+        feeds = {n: bench_input(s, i) for i, (n, s) in enumerate(ctx["inputs"].items())}
+        r = to_onnx.check(ctx["json"], ctx["onnx"], hybgen=tools["hybgen"], tolerance=args.tolerance, inputs=feeds,
+                          quiet=True)
+        ctx["check"] = {"ok": r["ok"], "max_rel_err": r["outputs"]}
+        if not r["ok"]:
+            ctx["check"]["verify_output"] = r["text"][-2000:]
+            log(f"  conversion check FAILED:\n{r['text']}")
+        stem = Path(ctx["onnx"]).stem
+        for o in model["outputs"]:
+            ctx["expected"][o] = str(work / f"{stem}.y.{o}.npy")
+    except ImportError as e:
+        ctx["check"] = {"ok": None, "note": f"onnxruntime not installed: {e}"}
+    return ctx
+
+
+def summarize(samples: list[dict]) -> dict:
+    med = [s["median_us"] for s in samples]
+    out = {"median_us": statistics.median(med), "round_medians_us": med,
+           "min_us": min(s["min_us"] for s in samples), "rounds": len(samples)}
+    errs = [s.get("max_rel_err") for s in samples if s.get("max_rel_err")]
+    if errs:
+        out["max_rel_err"] = errs[-1]
+    for k in ("compile_s", "timer_us", "setup_s", "call_floor_us"):
+        vals = [s[k] for s in samples if s.get(k) is not None]
+        if vals:
+            out[k] = statistics.median(vals)
+    if samples and samples[-1].get("versions"):
+        out["versions"] = samples[-1]["versions"]
+    return out
+
+
+def fmt_us(us: float | None) -> str:
+    if us is None:
+        return "-"
+    return f"{us:.1f}" if us < 10000 else f"{us / 1000:.2f}ms"
+
+
+def main(argv=None) -> int:
+    global _CORETYPE
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("--models", default=DEFAULT_MODELS,
+                    help="comma-separated: seed_mlp_bN, a zoo model (export_zoo --list), or ZOO_bN for batch N")
+    ap.add_argument("--rounds", type=int, default=5, help="fresh processes per runner, alternating (default 5)")
+    ap.add_argument("--runs", type=int, default=30, help="timed calls per process (default 30)")
+    ap.add_argument("--warmup", type=int, default=10, help="untimed calls first (default 10)")
+    ap.add_argument("--eager-budget-s", type=float, default=20.0,
+                    help="cap on the time one process spends timing hybgen eager + hybridized (fewer runs)")
+    ap.add_argument("--build", default=str(DEFAULT_BUILD),
+                    help="hybgen build folder with hybgen, export_mlp, export_zoo (default build-peers)")
+    ap.add_argument("--venv", default=str(DEFAULT_BUILD / "venv"),
+                    help="virtualenv for the Python peers, created when missing (default build-peers/venv)")
+    ap.add_argument("--runners", default=",".join(["hybgen_generated", "hybgen_in_process"] + PEERS),
+                    help="which: hybgen_generated, hybgen_in_process (eager + hybridized), onnxruntime, torch_eager, "
+                         "torchscript")
+    ap.add_argument("--out", help="JSON results (default build-peers/peers.json)")
+    ap.add_argument("--no-torch", action="store_true", help="skip PyTorch (and its multi-GB install)")
+    ap.add_argument("--no-install", action="store_true", help="install nothing; use the venv as it is")
+    ap.add_argument("--retry-install", action="store_true", help="try the torch install again after a failure")
+    ap.add_argument("--cpu", type=int, help="pin every runner process to this CPU (default: no pinning)")
+    ap.add_argument("--openblas-coretype", help="OPENBLAS_CORETYPE for every runner (default from the CPU flags)")
+    ap.add_argument("--tolerance", type=float, default=1e-4, help="of the ONNX conversion check")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds per process")
+    args = ap.parse_args(argv)
+    bootstrap(args)  # returns only inside the venv
+
+    build = Path(args.build).resolve()
+    work = DEFAULT_BUILD / "peers"  # exported models, ONNX files, inputs and outputs
+    work.mkdir(parents=True, exist_ok=True)
+    tools = {"hybgen": find_tool(build, "hybgen"),
+             "export_mlp": find_tool(build, "examples/mlp/export_mlp", "export_mlp"),
+             "export_zoo": find_tool(build, "examples/export_zoo", "export_zoo")}
+    if not tools["hybgen"]:
+        sys.exit(f"bench_peers: no hybgen in {build}: cmake --build {build} -j2 --target hybgen export_mlp export_zoo")
+    _CORETYPE = args.openblas_coretype if args.openblas_coretype is not None else default_coretype()
+    runners = [r.strip() for r in args.runners.split(",") if r.strip()]
+    skip = available_peers(args)
+    if not tools["export_zoo"] and "hybgen_in_process" in runners:
+        runners.remove("hybgen_in_process")
+        log("hybgen eager/hybridized skipped: export_zoo is not built")
+    result = {"command": [sys.argv[0], *sys.argv[1:]], "machine": machine_info(), "versions": versions(tools["hybgen"]),
+              "environment": {k: runner_env()[k] for k in sorted(FIXED_ENV) + ["OPENBLAS_CORETYPE"]},
+              "settings": {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup, "cpu_pinning": args.cpu,
+                           "build": str(build), "timer": "steady_clock (C++) / perf_counter_ns (Python), per call"},
+              "skipped_peers": {k: v for k, v in skip.items() if v}, "models": {}}
+
+    mi, v = result["machine"], result["versions"]
+    log("== machine")
+    log(f"cpu: {mi.get('cpu')} ({mi.get('cpus_online')} CPUs online, {mi.get('Hypervisor vendor', 'bare metal?')}); "
+        f"flags: {' '.join(mi.get('flags_of_note', []))}")
+    log(f"caches: L1d {mi.get('L1d cache', '?')}, L2 {mi.get('L2 cache', '?')}, L3 {mi.get('L3 cache', '?')}; "
+        f"governor {mi.get('governor', 'n/a')}; THP {mi.get('transparent_hugepage', 'n/a')}; {mi['platform']}")
+    log(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        + ("  (other work is running: expect noise)" if os.getloadavg()[0] > 0.5 else ""))
+    log("== versions")
+    for k in ["hybgen", "compiler", "openblas", "numpy", "onnx", "onnxruntime", "torch", "onnx2torch"]:
+        log(f"{k}: {v.get(k) or 'not installed'}")
+    log("== environment of every runner")
+    log(" ".join(f"{k}={val!r}" if val == "" else f"{k}={val}" for k, val in result["environment"].items()))
+    log(f"{args.rounds} rounds x fresh process per runner (order rotating), {args.runs} timed calls after "
+        f"{args.warmup} warm-up per process; CPU pinning: {args.cpu if args.cpu is not None else 'none'}")
+    for peer, why in skip.items():
+        if why and peer in runners:
+            log(f"skipped {peer}: {why}")
+    log()
+
+    out_path = Path(args.out) if args.out else DEFAULT_BUILD / "peers.json"
+    for name in [m.strip() for m in args.models.split(",") if m.strip()]:
+        log(f"== {name}")
+        entry = {"load_at_start": os.getloadavg()[0]}
+        result["models"][name] = entry
+        try:
+            ctx = prepare_model(name, args, tools, work)
+        except RunFailed as e:
+            log(f"  export failed: {e}")
+            entry["error"] = str(e)
+            continue
+        ctx["runs"] = args.runs
+        entry["inputs"] = ctx["inputs"]
+        entry["check"] = ctx["check"]
+        if ctx["check"]:
+            errs = ", ".join(f"{k} {e:.2g}" for k, e in ctx["check"].get("max_rel_err", {}).items())
+            log(f"  ONNX conversion vs hybgen generated code: {'OK' if ctx['check']['ok'] else 'FAIL'} "
+                f"(max rel err {errs or '?'}, tolerance {args.tolerance:g})")
+        model_runners = []
+        for r in runners:
+            if r in PEERS and (skip.get(r) or ctx["peer_skip"]):
+                entry.setdefault("skipped", {})[r] = skip.get(r) or ctx["peer_skip"]
+                continue
+            model_runners.append(r)
+        if ctx["peer_skip"]:
+            log(f"  peers skipped: {ctx['peer_skip']}")
+        # The eager runtime can be slow on big models: fewer calls, within --eager-budget-s.
+        ctx["eager_runs"] = max(3, min(args.runs, int(args.eager_budget_s / max(ctx["export_s"], 1e-3))))
+        samples: dict[str, list[dict]] = {}
+        failures: dict[str, str] = {}
+        for rnd in range(args.rounds):
+            k = rnd % max(1, len(model_runners))
+            for r in model_runners[k:] + model_runners[:k]:
+                if r in failures:
+                    continue
+                try:
+                    res = time_runner(r, ctx, args)
+                except RunFailed as e:
+                    failures[r] = str(e)
+                    log(f"  {r} failed: {e}")
+                    continue
+                for rn, rep in res.items():
+                    samples.setdefault(rn, []).append(rep)
+                if r == "hybgen_in_process":
+                    per_call = (res["hybgen_eager"]["median_us"] + res["hybgen_hybridized"]["median_us"]) / 1e6
+                    ctx["eager_runs"] = max(3, min(args.runs, int(args.eager_budget_s / max(per_call, 1e-9))))
+            log(f"  round {rnd + 1}/{args.rounds}: "
+                + ", ".join(f"{rn} {fmt_us(s[-1]['median_us'])}" for rn, s in samples.items() if len(s) == rnd + 1))
+        entry["runners"] = {rn: summarize(s) for rn, s in samples.items()}
+        if failures:
+            entry["failed"] = failures
+        gen = entry["runners"].get("hybgen_generated", {}).get("median_us")
+        peers = {p: entry["runners"][p]["median_us"] for p in PEERS if p in entry["runners"]}
+        if gen and peers:
+            fastest = min(peers, key=peers.get)
+            entry["fastest_peer"] = fastest
+            entry["generated_over_fastest_peer"] = gen / peers[fastest]
+        entry["load_at_end"] = os.getloadavg()[0]
+        out_path.write_text(json.dumps(result, indent=2) + "\n")
+
+    # ---- the table
+    log()
+    log("== medians over rounds of each process's median latency (us); x gen = runner / hybgen_generated;")
+    log("   err = largest output difference from ONNX Runtime's output on the same input, relative to its largest value")
+    log("   (hybgen eager/hybridized: the interpreter `hybgen verify` also compares the generated code with)")
+    order = ["hybgen_generated", "hybgen_hybridized", "hybgen_eager"] + PEERS
+    log(f"{'model':<22}{'runner':<19}{'median us':>11}{'rounds min..max':>20}{'x gen':>7}{'err':>9}  note")
+    for name, entry in result["models"].items():
+        runners_ = entry.get("runners", {})
+        gen = runners_.get("hybgen_generated", {}).get("median_us")
+        for r in order:
+            s = runners_.get(r)
+            if s is None:
+                why = entry.get("skipped", {}).get(r) or entry.get("failed", {}).get(r)
+                if why and (r in runners or r in PEERS):
+                    log(f"{name:<22}{r:<19}{'-':>11}{'':>20}{'':>7}{'':>9}  skipped: {why.splitlines()[0][:70]}")
+                continue
+            notes = []
+            if r == "hybgen_generated":
+                errs = (entry.get("check") or {}).get("max_rel_err") or {}
+                if entry.get("check") and not entry["check"].get("ok"):
+                    notes.append("ONNX CHECK FAILED")
+                if s.get("compile_s") is not None:
+                    notes.append(f"compiled in {s['compile_s']:.1f} s")
+            elif r == "onnxruntime":
+                errs = {}
+                if s.get("call_floor_us") is not None:
+                    notes.append(f"a call on an Identity graph: {s['call_floor_us']:.1f} us")
+            else:
+                errs = s.get("max_rel_err") or {}
+            if r in ("hybgen_eager", "hybgen_hybridized"):
+                err_text = "-"
+            elif r == "onnxruntime":
+                err_text = "ref"
+            else:
+                known = [e for e in errs.values() if e is not None]
+                err_text = f"{max(known):.1e}" if known and len(known) == len(errs) else "?"
+                bad = [k for k, e in errs.items() if e is None or e > (args.tolerance if r == "hybgen_generated"
+                                                                        else PEER_TOLERANCE)]
+                if bad:
+                    notes.append("OUTPUT DIFFERS: " + ", ".join(bad))
+            spread = f"{fmt_us(min(s['round_medians_us']))}..{fmt_us(max(s['round_medians_us']))}"
+            ratio = f"{s['median_us'] / gen:.2f}" if gen else "-"
+            note = "; ".join(n for n in notes if n)
+            log(f"{name:<22}{r:<19}{fmt_us(s['median_us']):>11}{spread:>20}{ratio:>7}{err_text:>9}  {note}")
+        if entry.get("fastest_peer"):
+            log(f"{name:<22}{'hybgen_generated / fastest peer (' + entry['fastest_peer'] + ')':<50}"
+                f"{entry['generated_over_fastest_peer']:>7.2f}")
+        if entry.get("error"):
+            log(f"{name:<22}error: {entry['error'].splitlines()[0]}")
+    log(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    out_path.write_text(json.dumps(result, indent=2) + "\n")
+    log(f"wrote {out_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
