@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -150,27 +151,32 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   }
   null_checks += "!arena";
 
-  // Weights read by some node, each 64-byte aligned in one blob.
-  std::map<std::string, std::size_t> weight_offset;
+  // Weights in one blob, each 64-byte aligned, in the order the kernels
+  // first read them; a weight a kernel reads re-laid out (packed panels) is
+  // stored in that layout under a name of its own.
   std::vector<uint8_t> blob;
-  std::string weight_table;
-  for (const auto& [value, c] : g.constants) {
-    bool used = g.is_output(value);
-    for (const auto& n : g.nodes)
-      for (const auto& in : n.inputs) used = used || in == value;
-    if (!used) continue;
+  std::string weight_table, weight_pointers;
+  std::map<std::string, std::string> blob_var;  // blob entry -> its pointer variable
+  auto add_to_blob = [&](const std::string& entry, const std::string& variable, const uint8_t* bytes,
+                         std::size_t size, const std::string& what) -> const std::string& {
+    auto it = blob_var.find(entry);
+    if (it != blob_var.end()) return it->second;
+    blob.resize(align_up(blob.size(), 64), 0);
+    weight_table += "// " + entry + ": " + what + " at byte " + std::to_string(blob.size()) + "\n";
+    weight_pointers += "  const float* const " + variable + " = reinterpret_cast<const float*>(detail::kWeightBlob + " +
+                       std::to_string(blob.size()) + ");  // " + what + "\n";
+    blob.insert(blob.end(), bytes, bytes + size);
+    return blob_var[entry] = variable;
+  };
+  // A weight that is also a graph output keeps the output's parameter name;
+  // its data pointer gets another.
+  auto weight_var = [&](const std::string& value) -> const std::string& {
+    const Constant& c = g.constants.at(value);
     if (c.data.size() != c.type.bytes())
       throw Error("weight '" + value + "' has no data (load the .safetensors beside the model)");
-    blob.resize(align_up(blob.size(), 64), 0);
-    weight_offset[value] = blob.size();
-    weight_table += "// " + value + ": float32" + shape_str(c.type.shape) + " at byte " + std::to_string(blob.size()) + "\n";
-    blob.insert(blob.end(), c.data.begin(), c.data.end());
-  }
-  if (!weight_table.empty()) weight_table += "\n";
-
-  // Pointer declarations. A weight that is also a graph output keeps the
-  // output's parameter name; its data pointer gets another.
-  auto weight_var = [&](const std::string& value) { return g.is_output(value) ? var(value + "_weight") : var(value); };
+    return add_to_blob(value, g.is_output(value) ? var(value + "_weight") : var(value), c.data.data(), c.data.size(),
+                       "float32" + shape_str(c.type.shape));
+  };
   // One block per kernel, in the planned order; kernel templates collected in
   // first-use order. Pointer expressions of values: weights, parameters,
   // arena buffers, and views of inputs or weights (declared where made).
@@ -213,11 +219,25 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
         case KernelKind::kEpilogue: {
           const OpDef& def = find_op(first.op);
           if (!def.emit_cpp) throw Error("the C++ backend cannot emit this op");
-          CppEmitContext ctx{first, {}, {}, {}, {}, {}, {}};
-          for (const auto& in : first.inputs) {
-            ctx.in.push_back(pointer(in));
-            ctx.in_types.push_back(g.type(in));
+          CppEmitContext ctx{first, {}, {}, {}, {}, {}, {}, {}, {}};
+          for (const auto& in : first.inputs) ctx.in_types.push_back(g.type(in));
+          for (int i = 0; i < static_cast<int>(first.inputs.size()); ++i) {
+            const std::string& in = first.inputs[i];
+            std::optional<std::vector<float>> packed;
+            if (def.pack_constant && g.is_constant(in) && g.constants.at(in).has_data())
+              packed = def.pack_constant(first.attrs, i, ctx.in_types, g.constants.at(in).f32_data());
+            ctx.in_packed.push_back(packed.has_value());
+            if (!packed) {
+              ctx.in.push_back(pointer(in));
+              continue;
+            }
+            const std::string entry = in + " packed for " + first.name;
+            ctx.in.push_back(add_to_blob(entry, var(entry), reinterpret_cast<const uint8_t*>(packed->data()),
+                                         packed->size() * sizeof(float),
+                                         std::to_string(packed->size()) + " floats, " + in + " re-laid out for " +
+                                             first.name));
           }
+          if (const std::size_t scratch = kernel_scratch_bytes(g, kernel)) ctx.scratch = var(scratch_value(kernel));
           const bool fused = kernel.kind == KernelKind::kEpilogue;
           for (const auto& out : first.outputs) {
             ctx.out.push_back(var(fused ? epilogue_result(g, kernel) : out));
@@ -276,16 +296,15 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     }
     return false;
   };
-  std::string pointers;
-  for (const auto& [value, offset] : weight_offset)
-    pointers += "  const float* const " + weight_var(value) + " = reinterpret_cast<const float*>(detail::kWeightBlob + " +
-                std::to_string(offset) + ");  // " + shape_str(g.type(value).shape) + "\n";
+  std::string pointers = weight_pointers;
+  if (!weight_table.empty()) weight_table += "\n";
   std::string arena_pointers;
   for (const auto& b : plan.buffers)
     if (mentioned(var(b.value)))
       arena_pointers += "  float* const " + var(b.value) + " = reinterpret_cast<float*>(hg_arena + " +
-                        std::to_string(b.offset) + ");  // " + shape_str(g.type(b.value).shape) + ", steps " +
-                        std::to_string(b.first_step) + "-" + std::to_string(b.last_step) + "\n";
+                        std::to_string(b.offset) + ");  // " +
+                        (g.types.count(b.value) ? shape_str(g.type(b.value).shape) : std::to_string(b.bytes) + " bytes") +
+                        ", steps " + std::to_string(b.first_step) + "-" + std::to_string(b.last_step) + "\n";
   if (!arena_pointers.empty())
     pointers += "  unsigned char* const hg_arena = static_cast<unsigned char*>(arena);\n" + arena_pointers;
   for (const auto& in : g.inputs)

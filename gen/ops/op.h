@@ -63,6 +63,11 @@ struct CppEmitContext {
   // Per input: it already lies where OpDef::input_placement puts it (its
   // producer wrote it there), so there is nothing to copy. Empty: none does.
   std::vector<bool> in_placed;
+  // Ops with OpDef::scratch_floats: a `float*` to that much scratch memory
+  // in the arena, for this kernel alone.
+  std::string scratch;
+  // Per input: the constant was re-laid out by OpDef::pack_constant.
+  std::vector<bool> in_packed;
 };
 
 // What an op's C++ printer returns: the statements of one kernel call and the
@@ -117,6 +122,17 @@ struct OpDef {
   // The output is input 0's bytes under another shape (Reshape, Flatten):
   // the memory planner lets it share input 0's buffer, no copy.
   bool view = false;
+  // Floats of scratch memory the C++ kernel needs (an im2col tile); the
+  // memory planner gives it arena bytes live during that kernel alone.
+  // Unset or 0: none.
+  std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out)>
+      scratch_floats;
+  // Constant inputs re-laid out at generation time into the layout the C++
+  // kernel reads (packed GEMM panels), so nothing is packed at run time:
+  // the packed floats of input `index` given its data, or nullopt to keep it.
+  std::function<std::optional<std::vector<float>>(const Attrs&, int index, const std::vector<TensorType>& in,
+                                                  const float* data)>
+      pack_constant;
   // Ops that only gather their inputs into the output (Concat): the byte
   // offset at which each input lies as one contiguous block of the output,
   // so producers can write there directly and the copy disappears; empty

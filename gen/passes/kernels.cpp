@@ -61,6 +61,19 @@ Kernel single_node_kernel(const Graph& graph, int index) {
   return k;
 }
 
+std::string scratch_value(const Kernel& kernel) { return kernel.name + "#scratch"; }
+
+std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel) {
+  if (kernel.kind != KernelKind::kOp && kernel.kind != KernelKind::kEpilogue) return 0;
+  const Node& node = graph.nodes[kernel.nodes.front()];
+  const OpDef& def = find_op(node.op);
+  if (!def.scratch_floats) return 0;
+  std::vector<TensorType> in, out;
+  for (const auto& v : node.inputs) in.push_back(graph.type(v));
+  for (const auto& v : node.outputs) out.push_back(graph.type(v));
+  return static_cast<std::size_t>(def.scratch_floats(node.attrs, in, out)) * sizeof(float);
+}
+
 std::vector<Kernel> unfused_kernels(const Graph& graph) {
   std::vector<Kernel> kernels;
   for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i) {

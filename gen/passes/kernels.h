@@ -56,6 +56,11 @@ Shape scalar_operand_shape(const Graph& graph, const Node& node, int index);
 // kView for views whose output is not a graph output, else kOp.
 Kernel single_node_kernel(const Graph& graph, int index);
 
+// The name under which MemoryPlan lists a kernel's scratch memory.
+std::string scratch_value(const Kernel& kernel);
+// Bytes of scratch memory the kernel's anchor op asks for (OpDef::scratch_floats).
+std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel);
+
 // One kernel per node, in node order, none fused and views copied: what
 // the emitters get when the optimizer is off.
 std::vector<Kernel> unfused_kernels(const Graph& graph);

@@ -13,7 +13,9 @@
 //    input whose block dies at that kernel (in place: each element is read
 //    before it is written).
 // A block lives from the first step any of its values is made to the last
-// step any is read.
+// step any is read. A kernel's scratch memory (OpDef::scratch_floats) is a
+// block of its own, live at that kernel's step only, listed as the value
+// scratch_value(kernel).
 //
 // Placement: blocks are placed one at a time, each at the lowest 64-byte-
 // aligned offset where it overlaps no placed block live at the same time
@@ -108,9 +110,20 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, b
   };
 
   Blocks b;
+  std::map<std::string, std::size_t> bytes_of;
+  auto value_bytes = [&](const std::string& v) {
+    auto it = bytes_of.find(v);
+    return it != bytes_of.end() ? it->second : graph.type(v).bytes();
+  };
   for (int step = 0; step < static_cast<int>(kernels.size()); ++step) {
     const Kernel& k = kernels[step];
     const Node& first = graph.nodes[k.nodes.front()];
+    if (const std::size_t scratch = kernel_scratch_bytes(graph, k)) {
+      const std::string name = scratch_value(k);
+      bytes_of[name] = scratch;
+      made[name] = step;
+      b.create(name, scratch);
+    }
     for (const auto& out : k.outputs) {
       if (!in_arena(out)) continue;
       if (k.kind == KernelKind::kView) {
@@ -169,7 +182,7 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, b
     renumber[i] = static_cast<int>(blocks.size());
     blocks.push_back(block);
   }
-  for (const auto& [value, where] : b.where) plan.naive_bytes += align_up(graph.type(value).bytes(), plan.alignment);
+  for (const auto& [value, where] : b.where) plan.naive_bytes += align_up(value_bytes(value), plan.alignment);
   for (int step = 0; step < static_cast<int>(kernels.size()); ++step) {
     std::size_t live = 0;
     for (const auto& block : blocks)
@@ -224,7 +237,7 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, b
 
   for (const auto& [value, where] : b.where) {
     const int block = renumber[where.block];
-    plan.buffers.push_back(BufferPlacement{value, plan.blocks[block].offset + where.offset, graph.type(value).bytes(),
+    plan.buffers.push_back(BufferPlacement{value, plan.blocks[block].offset + where.offset, value_bytes(value),
                                            made.at(value), last_use(value), block});
   }
   std::sort(plan.buffers.begin(), plan.buffers.end(), [](const BufferPlacement& x, const BufferPlacement& y) {

@@ -56,7 +56,7 @@ TEST(Emitter, FilesManifestAndComments) {
       << cpp;
   EXPECT_NE(cpp.find("// kernel 2 (op): dense2_fwd (FullyConnected) -> (1, 2)"), std::string::npos);
   EXPECT_EQ(cpp.find("malloc"), std::string::npos);
-  EXPECT_NE(files.at("mlp_weights.cpp").find("// dense0_bias: float32(256,) at byte 0"), std::string::npos);
+  EXPECT_NE(files.at("mlp_weights.cpp").find("// dense0_weight: float32(256, 512) at byte 0"), std::string::npos);
   const auto manifest = nlohmann::json::parse(files.at("mlp.manifest.json"));
   EXPECT_EQ(manifest["entry"], "mlp_run");
   EXPECT_EQ(manifest["arena_bytes"], 1536);
