@@ -26,12 +26,6 @@ namespace {
 
 using namespace hybgen;
 
-struct Model {
-  std::string name;
-  std::function<std::shared_ptr<HybridBlock>()> build;
-  Shape input;
-};
-
 double median_ms(const std::function<void()>& f, int runs) {
   f();  // warm-up
   std::vector<double> t;
@@ -55,23 +49,13 @@ int main(int argc, char** argv) {
     if (flag == "--models") only = "," + std::string(argv[i + 1]) + ",";
   }
   openblas_set_num_threads(1);
-  const std::vector<Model> models = {
-      {"resnet18_v1", [] { return zoo::resnet18_v1(); }, {1, 3, 224, 224}},
-      {"resnet18_v2", [] { return zoo::resnet18_v2(); }, {1, 3, 224, 224}},
-      {"mobilenet_v1", [] { return zoo::mobilenet_v1(); }, {1, 3, 224, 224}},
-      {"mobilenet_v2", [] { return zoo::mobilenet_v2(); }, {1, 3, 224, 224}},
-      {"squeezenet1_1", [] { return zoo::squeezenet1_1(); }, {1, 3, 224, 224}},
-      {"densenet121", [] { return zoo::densenet121(); }, {1, 3, 224, 224}},
-      {"inception_v3", [] { return zoo::inception_v3(); }, {1, 3, 299, 299}},
-      {"transformer_encoder", [] { return zoo::transformer_encoder(); }, {1, 128, 256}},
-      {"vgg11_bn", [] { return zoo::vgg11_bn(); }, {1, 3, 224, 224}},  // 530 MB of weights: on request
-  };
+
   std::printf("single thread, median of %d runs; generated code: -O3 -march=native; plain = generated with "
               "--no-optimize\n\n",
               runs);
   std::printf("%-20s %9s %9s %9s %9s %9s %9s %11s %10s %10s %10s %10s\n", "model", "eager ms", "hybrid ms", "plain ms",
               "gen ms", "gen/eager", "plain/gen", "kernels", "arena KiB", "bound KiB", "naive KiB", "plain KiB");
-  for (const auto& m : models) {
+  for (const auto& m : zoo::models()) {
     if (only.empty() ? m.name == "vgg11_bn" : only.find("," + m.name + ",") == std::string::npos) continue;
     auto net = m.build();
     net->initialize(init::Xavier(), 42);

@@ -91,7 +91,8 @@ INSTANTIATE_TEST_SUITE_P(
                       ZooCase{"densenet121", [] { return zoo::densenet121(); }, {1, 3, 224, 224}},
                       ZooCase{"inception_v3", [] { return zoo::inception_v3(); }, {1, 3, 299, 299}},
                       ZooCase{"vgg11_bn", [] { return zoo::vgg11_bn(10); }, {1, 3, 32, 32}},
-                      ZooCase{"transformer_encoder", [] { return zoo::transformer_encoder(); }, {1, 32, 256}}),
+                      ZooCase{"transformer_encoder", [] { return zoo::transformer_encoder(); }, {1, 32, 256}},
+                      ZooCase{"lenet", [] { return zoo::lenet(); }, {1, 1, 28, 28}}),
     [](const ::testing::TestParamInfo<ZooCase>& info) { return std::string(info.param.name); });
 
 }  // namespace
