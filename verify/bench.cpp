@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "ir/error.h"
+#include "ops/gemm_pack.h"
 #include "pipeline.h"
 #include "verify/generated_build.h"
 
@@ -29,7 +30,8 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   GeneratedBuild build(graph, "bench_main.cpp",
                        {{"BUFFERS", buffers}, {"FILL", fill}, {"ARGS", args}, {"WARMUP", std::to_string(options.warmup)},
                         {"RUNS", std::to_string(options.runs)}},
-                       options.cxx, options.cxx_flags, options.optimize);
+                       options.cxx, options.cxx_flags, options.optimize,
+                       options.target.empty() ? host_target() : options.target);
   BenchResult r;
   std::istringstream out(build.run());
   if (!(out >> r.min_us >> r.median_us >> r.max_us)) throw Error("bench: the timing program printed no timings");

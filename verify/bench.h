@@ -18,6 +18,7 @@ struct BenchOptions {
   int warmup = 5;
   int runs = 50;
   bool optimize = true;  // CompileOptions::optimize
+  std::string target;    // hybgen --target; empty: this machine's (host_target())
 };
 
 struct BenchResult {

@@ -7,6 +7,7 @@
 #include "emit/generate.h"
 #include "emit/templates.h"
 #include "ir/error.h"
+#include "ops/gemm_pack.h"
 
 namespace hybgen {
 
@@ -24,10 +25,12 @@ std::string shell_quote(const std::string& s) {
 
 GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_template,
                                std::map<std::string, std::string> driver_values, const std::string& cxx,
-                               const std::string& flags, bool optimize) {
+                               const std::string& given_flags, bool optimize, const std::string& target) {
+  const std::string target_flags = target_cxx_flags(target);
+  const std::string flags = target_flags.empty() ? given_flags : given_flags + " " + target_flags;
   std::string name = c_identifier(graph.name);
   if (name != graph.name || name.empty()) name = "model";
-  for (const auto& f : generate_cpp(graph, {name, name, graph.name}, CompileOptions{optimize, nullptr}))
+  for (const auto& f : generate_cpp(graph, {name, name, graph.name, cpp_target(target)}, CompileOptions{optimize, nullptr}))
     write_file_atomic(dir() + "/" + f.filename, f.content);
   driver_values["NAME"] = name;
   driver_values["NAMESPACE"] = name;

@@ -23,10 +23,11 @@ class GeneratedBuild {
  public:
   // The driver template gets NAME and NAMESPACE besides `driver_values`.
   // Throws Error with the compiler's output when compilation fails.
-  // `optimize` as in CompileOptions.
+  // `optimize` as in CompileOptions; `target` as hybgen --target (its
+  // compiler flags are added to `flags`).
   GeneratedBuild(const Graph& graph, const std::string& driver_template,
                  std::map<std::string, std::string> driver_values, const std::string& cxx, const std::string& flags,
-                 bool optimize = true);
+                 bool optimize = true, const std::string& target = "generic");
 
   const std::string& dir() const { return dir_.path(); }
   double compile_seconds() const { return compile_seconds_; }

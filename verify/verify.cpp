@@ -97,7 +97,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   }
   GeneratedBuild build(g, "verify_main.cpp",
                        {{"BUFFERS", buffers}, {"READS", reads}, {"WRITES", writes}, {"ARGS", args}}, options.cxx,
-                       options.cxx_flags, options.optimize);
+                       options.cxx_flags, options.optimize, options.target);
   const std::string dir = build.dir();
   for (const auto& [file, values] : input_files) write_floats(dir + "/" + file, values);
   VerifyReport report;

@@ -31,6 +31,7 @@ struct VerifyOptions {
   std::string cxx_flags = "-std=c++11 -O2 -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti";
   bool keep_build = false;
   bool optimize = true;  // generate with the optimizer's passes (CompileOptions::optimize)
+  std::string target = "generic";  // hybgen --target; its compiler flags are added
 };
 
 struct OutputCheck {

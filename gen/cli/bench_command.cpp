@@ -12,6 +12,7 @@ int run_bench(const BenchFlags& flags) {
   options.runs = flags.runs;
   options.warmup = flags.warmup;
   options.optimize = !flags.no_optimize;
+  options.target = flags.target;
   if (!flags.cxx_flags.empty()) options.cxx_flags = flags.cxx_flags;
   BenchResult r;
   try {

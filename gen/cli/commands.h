@@ -33,6 +33,7 @@ struct PassDumpFlags {
 struct GenerateFlags {
   ModelFlags model;
   bool no_optimize = false;
+  std::string target = "generic";
   PassDumpFlags dump;
   std::string out_dir;
   std::string name;
@@ -43,6 +44,7 @@ int run_generate(const GenerateFlags& flags);
 struct VerifyFlags {
   ModelFlags model;
   bool no_optimize = false;
+  std::string target = "generic";
   std::vector<std::string> inputs;    // NAME=x.npy
   std::vector<std::string> expected;  // NAME=y.npy
   uint64_t seed = 0;
@@ -66,6 +68,7 @@ int run_ops(bool json);
 struct BenchFlags {
   ModelFlags model;
   bool no_optimize = false;
+  std::string target;  // empty: this machine's
   int runs = 50;
   int warmup = 5;
   std::string cxx_flags;

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "ops/gemm_pack.h"
 #include "cli/pass_dump.h"
 #include "emit/generate.h"
 #include "ir/error.h"
@@ -30,6 +31,7 @@ int run_generate(const GenerateFlags& flags) {
   options.name = flags.name.empty() ? default_model_name(flags.model.model) : flags.name;
   options.ns = flags.ns;
   options.source = flags.model.model;
+  options.target = cpp_target(flags.target);
   CompiledGraph compiled;
   try {
     compiled = compile_graph(graph, compile);

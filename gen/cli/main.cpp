@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "ops/gemm_pack.h"
 #include "ir/error.h"
 #include "version.h"
 
@@ -45,6 +46,14 @@ void add_dump_flags(CLI::App& app, hybgen::PassDumpFlags& flags) {
   app.add_option("--dump-dir", flags.dir, "folder for --dump-after files (created if missing)")->capture_default_str();
 }
 
+void add_target_option(CLI::App& app, std::string& target, const std::string& default_text) {
+  app.add_option("--target", target,
+                 "instruction set the kernels are written for, and packed weights laid out for: generic (portable "
+                 "C++, any compiler flags), x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512), armv8-a (NEON); default: " +
+                     default_text)
+      ->check(CLI::IsMember(hybgen::gemm_targets()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,6 +70,7 @@ int main(int argc, char** argv) {
   app.add_option("--name", generate.name, "file stem and C symbol prefix (default: the model file's stem)");
   app.add_option("--namespace", generate.ns, "C++ namespace (default: NAME)");
   add_optimize_flag(app, generate.no_optimize);
+  add_target_option(app, generate.target, "generic");
   add_dump_flags(app, generate.dump);
 
   VerifyFlags verify;
@@ -82,6 +92,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   verify_cmd->add_flag("--keep", verify.keep, "keep the build folder and print its path");
   add_optimize_flag(*verify_cmd, verify.no_optimize);
+  add_target_option(*verify_cmd, verify.target, "generic (the target's -march flag is added to the compiler's)");
 
   InspectFlags inspect;
   CLI::App* inspect_cmd = app.add_subcommand(
@@ -109,6 +120,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first")->capture_default_str();
   bench_cmd->add_option("--cxx-flags", bench.cxx_flags, "compiler flags (default: -std=c++11 -O3 -march=native)");
   add_optimize_flag(*bench_cmd, bench.no_optimize);
+  add_target_option(*bench_cmd, bench.target, "this machine's best (" + hybgen::host_target() + ")");
 
   ImportFlags import;
   CLI::App* import_cmd =

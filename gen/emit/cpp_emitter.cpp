@@ -15,6 +15,7 @@
 #include "emit/cpp_fused.h"
 #include "emit/templates.h"
 #include "ir/error.h"
+#include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "version.h"
 
@@ -106,6 +107,13 @@ std::string blob_literal(const std::vector<uint8_t>& bytes) {
     out += i + kPerLine < bytes.size() ? "\"\n" : "\"";
   }
   return out;
+}
+
+// Intrinsics headers go at global scope, before the kernels' namespace.
+std::string target_includes(const std::string& target) {
+  if (target == "x86-64-v4" || target == "x86-64-v3") return "#include <immintrin.h>\n";
+  if (target == "armv8-a") return "#include <arm_neon.h>\n";
+  return "";
 }
 
 }  // namespace
@@ -219,13 +227,13 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
         case KernelKind::kEpilogue: {
           const OpDef& def = find_op(first.op);
           if (!def.emit_cpp) throw Error("the C++ backend cannot emit this op");
-          CppEmitContext ctx{first, {}, {}, {}, {}, {}, {}, {}, {}};
+          CppEmitContext ctx{first, options.target, {}, {}, {}, {}, {}, {}, {}, {}};
           for (const auto& in : first.inputs) ctx.in_types.push_back(g.type(in));
           for (int i = 0; i < static_cast<int>(first.inputs.size()); ++i) {
             const std::string& in = first.inputs[i];
             std::optional<std::vector<float>> packed;
             if (def.pack_constant && g.is_constant(in) && g.constants.at(in).has_data())
-              packed = def.pack_constant(first.attrs, i, ctx.in_types, g.constants.at(in).f32_data());
+              packed = def.pack_constant(first.attrs, i, ctx.in_types, g.constants.at(in).f32_data(), options.target);
             ctx.in_packed.push_back(packed.has_value());
             if (!packed) {
               ctx.in.push_back(pointer(in));
@@ -345,6 +353,9 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
                                                 "model.h")};
   EmittedFile cpp{name + ".cpp", fill_template(template_text("model.cpp"),
                                                with({{"KERNELS", kernels},
+                                                     {"TARGET", options.target.name},
+                                                     {"TARGET_MACRO", target_macro(options.target.name)},
+                                                     {"TARGET_INCLUDES", target_includes(options.target.name)},
                                                      {"PARAMS", params},
                                                      {"ARGS", args},
                                                      {"NULL_CHECKS", null_checks},
@@ -366,6 +377,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   manifest["namespace"] = ns;
   manifest["source"] = source;
   manifest["entry"] = name + "_run";
+  manifest["target"] = options.target.name;
   manifest["arena_bytes"] = plan.arena_bytes;
   manifest["arena_alignment"] = plan.alignment;
   manifest["weights_bytes"] = blob.size();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/op.h"
 #include "pipeline.h"
 
 namespace hybgen {
@@ -17,6 +18,7 @@ struct CppEmitOptions {
   std::string name = "model";  // file stem and C symbol prefix
   std::string ns;              // C++ namespace; empty: same as name
   std::string source;          // model file name, for comments
+  CppTarget target;            // --target (gen/ops/gemm_pack.h: cpp_target)
 };
 
 struct EmittedFile {

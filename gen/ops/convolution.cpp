@@ -1,11 +1,18 @@
 // Convolution, 2-D, NCHW: stride, padding, dilation, groups (depthwise when
 // num_group equals the channels) and an optional bias. The reference runs
-// im2col + sgemm per group; the generated kernel is a direct convolution.
+// im2col + sgemm per group. The generated kernel is a GEMM over weights
+// packed at generation time (templates/kernels/conv2d_gemm.inc: 1x1 convs
+// read the input directly, others go through im2col tiles in arena
+// scratch); depthwise convolutions, and weights not known at generation
+// time, use the direct kernel (conv2d.inc).
 #include <cblas.h>
 
+#include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "ir/error.h"
+#include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 
@@ -91,11 +98,59 @@ void reference(const KernelIO& io) {
     }
 }
 
+// Depthwise convolutions (one input channel per group) have too little
+// work per weight for a GEMM; the direct kernel serves them.
+bool uses_gemm(const ConvGeometry& g) { return g.c / g.groups > 1 || g.groups == 1; }
+
+bool reads_input_directly(const ConvGeometry& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+}
+
+// Output pixels per im2col tile: the whole image when its columns take at
+// most 1 MiB, else fewer (a multiple of 16, which every SIMD path's vector
+// width divides), so the scratch stays small next to the activations.
+int64_t im2col_tile(const ConvGeometry& g) {
+  const int64_t k = (g.c / g.groups) * g.kh * g.kw, spatial = g.oh * g.ow;
+  const int64_t budget = (int64_t{1} << 18) / k;  // floats
+  if (budget >= spatial) return spatial;
+  return std::max<int64_t>(16, budget / 16 * 16);
+}
+
+int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+  const ConvGeometry g = geometry(a, in[0].shape);
+  if (!uses_gemm(g) || reads_input_directly(g)) return 0;
+  return (g.c / g.groups) * g.kh * g.kw * im2col_tile(g);
+}
+
+// The weights [f, c/groups, kh, kw] as each group's [f/groups x c/groups*kh*kw]
+// matrix in hg_gemm_packed_a's row panels, group after group.
+std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
+                                               const float* data, const CppTarget& target) {
+  const ConvGeometry g = geometry(a, in[0].shape);
+  if (index != 1 || !uses_gemm(g)) return std::nullopt;
+  const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
+  std::vector<float> packed;
+  for (int64_t grp = 0; grp < g.groups; ++grp) {
+    const std::vector<float> panels = pack_a_panels(data + grp * fg * k, fg, k, target.gemm_mr);
+    packed.insert(packed.end(), panels.begin(), panels.end());
+  }
+  return packed;
+}
+
 CppCall emit_cpp(const CppEmitContext& ctx) {
   const ConvGeometry g = geometry(ctx.node.attrs, ctx.in_types[0].shape);
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   const std::vector<int64_t> dims{g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
                                   g.groups};
+  if (ctx.in_packed.size() > 1 && ctx.in_packed[1]) {
+    const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
+    const int64_t mr = ctx.target.gemm_mr, group_stride = (fg + mr - 1) / mr * mr * k;
+    const std::string scratch = ctx.scratch.empty() ? "nullptr" : ctx.scratch;
+    return {{"epilogue", "gemm", "conv2d_gemm"},
+            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_gemm(" + ctx.in[0] + ", " +
+                ctx.in[1] + ", " + std::to_string(group_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
+                std::to_string(im2col_tile(g)) + ", " + scratch + ", " + epilogue_argument(ctx) + ");\n}"};
+  }
   std::string args;
   for (int64_t d : dims) args += ", " + std::to_string(d);
   return {{"epilogue", "conv2d"}, "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d(" +
@@ -137,6 +192,8 @@ const OpRegistrar reg([] {
   d.infer = infer;
   d.reference = reference;
   d.emit_cpp = emit_cpp;
+  d.pack_constant = pack_weights;
+  d.scratch_floats = scratch_floats;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const ConvGeometry g = geometry(a, in[0].shape);
     return 2.0 * static_cast<double>(g.n * g.f * g.oh * g.ow * (g.c / g.groups) * g.kh * g.kw);

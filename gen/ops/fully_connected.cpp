@@ -1,11 +1,15 @@
 // FullyConnected (Gluon nn.Dense): y = x · Wᵀ + b, W of shape (num_hidden, K).
 // flatten=true folds all axes after the first into K; false applies the
-// product on the last axis only.
+// product on the last axis only. The generated kernel is a GEMM (a GEMV at
+// batch 1) over Wᵀ packed into panels at generation time (gemm.inc);
+// weights not known at generation time use the plain kernel (dense.inc).
 #include <cblas.h>
 
 #include <cstring>
+#include <optional>
 
 #include "ir/error.h"
+#include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 
@@ -57,9 +61,22 @@ void reference(const KernelIO& io) {
       for (int j = 0; j < n; ++j) y[r * n + j] += io.in[2][j];
 }
 
+// The weight [hidden x k] as W^T in hg_gemm_packed_b's column panels.
+std::optional<std::vector<float>> pack_weight(const Attrs& a, int index, const std::vector<TensorType>& in,
+                                              const float* data, const CppTarget& target) {
+  if (index != 1) return std::nullopt;
+  const FcDims d = fc_dims(a, in[0].shape);
+  return pack_w_transposed_panels(data, d.hidden, d.k, target.gemm_nr);
+}
+
 CppCall emit_cpp(const CppEmitContext& ctx) {
   const FcDims d = fc_dims(ctx.node.attrs, ctx.in_types[0].shape);
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
+  if (ctx.in_packed.size() > 1 && ctx.in_packed[1])
+    return {{"epilogue", "gemm"}, "hg_gemm_packed_b(" + ctx.in[0] + ", " + std::to_string(d.k) + ", " + ctx.in[1] + ", " +
+                                      bias + ", " + ctx.out[0] + ", " + std::to_string(d.hidden) + ", " +
+                                      std::to_string(d.rows) + ", " + std::to_string(d.hidden) + ", " +
+                                      std::to_string(d.k) + ", " + epilogue_argument(ctx) + ");"};
   return {{"epilogue", "dense"}, "hg_dense(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", " +
                                      std::to_string(d.rows) + ", " + std::to_string(d.k) + ", " +
                                      std::to_string(d.hidden) + ", " + epilogue_argument(ctx) + ");"};
@@ -89,6 +106,7 @@ OpRegistrar reg([] {
   d.infer = infer;
   d.reference = reference;
   d.emit_cpp = emit_cpp;
+  d.pack_constant = pack_weight;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const FcDims dims = fc_dims(a, in[0].shape);
     return 2.0 * static_cast<double>(dims.rows * dims.k * dims.hidden);

@@ -48,9 +48,19 @@ struct KernelIO {
   std::vector<TensorType> out_types;
 };
 
+// What the C++ backend generates for (--target): the SIMD path the kernels
+// are pinned to, and so the panel sizes of GEMM operands packed at
+// generation time (templates/kernels/gemm.inc).
+struct CppTarget {
+  std::string name = "generic";  // "generic", "x86-64-v3", "x86-64-v4", "armv8-a"
+  int gemm_nr = 8;               // packed-B panel width
+  int gemm_mr = 4;               // packed-A panel height
+};
+
 // What an op's C++ printer gets: pointer expressions for its buffers.
 struct CppEmitContext {
   const Node& node;
+  const CppTarget& target;
   std::vector<std::string> in;  // expressions of type `const float*`
   std::vector<TensorType> in_types;
   std::vector<std::string> out;  // expressions of type `float*`
@@ -131,7 +141,7 @@ struct OpDef {
   // kernel reads (packed GEMM panels), so nothing is packed at run time:
   // the packed floats of input `index` given its data, or nullopt to keep it.
   std::function<std::optional<std::vector<float>>(const Attrs&, int index, const std::vector<TensorType>& in,
-                                                  const float* data)>
+                                                  const float* data, const CppTarget& target)>
       pack_constant;
   // Ops that only gather their inputs into the output (Concat): the byte
   // offset at which each input lies as one contiguous block of the output,

@@ -7,6 +7,7 @@
 
 #include "emit/generate.h"
 #include "fusion_graphs.h"
+#include "ops/gemm_pack.h"
 #include "verify/verify.h"
 
 namespace hybgen {
@@ -32,6 +33,19 @@ TEST_P(FusionCodegen, MatchesTheReference) {
   EXPECT_TRUE(report.ok);
 }
 
+// The same, generated for this machine's SIMD path (--target), where it has
+// one: packed weights in that path's panels, compiled with its -march.
+TEST_P(FusionCodegen, MatchesTheReferenceOnThisMachinesTarget) {
+  if (host_target() == "generic") GTEST_SKIP() << "this machine has no SIMD target";
+  VerifyOptions options;
+  options.cxx = HYBGEN_CXX;
+  options.target = host_target();
+  const VerifyReport report = verify_model(GetParam().build(), options);
+  for (const auto& check : report.checks)
+    EXPECT_LE(check.max_rel_error, 1e-5) << check.name << ": max abs error " << check.max_abs_error;
+  EXPECT_TRUE(report.ok);
+}
+
 INSTANTIATE_TEST_SUITE_P(Graphs, FusionCodegen,
                          ::testing::Values(FusionCase{"seed_mlp", [] { return testing::seed_mlp(); }},
                                            FusionCase{"tutorial_memory", testing::tutorial_memory},
@@ -42,7 +56,7 @@ INSTANTIATE_TEST_SUITE_P(Graphs, FusionCodegen,
                          [](const ::testing::TestParamInfo<FusionCase>& info) { return std::string(info.param.name); });
 
 TEST(FusionCodegen, PlacedConcatInputsAreNotCopied) {
-  const auto files = generate_cpp(testing::concat_of_branches(), {"branches", "", ""});
+  const auto files = generate_cpp(testing::concat_of_branches(), {"branches", "", "", {}});
   const std::string& cpp = files[1].content;
   EXPECT_EQ(cpp.find("hg_concat_part("), std::string::npos) << cpp;
   EXPECT_NE(cpp.find("// input 1 was written in place by its producer"), std::string::npos) << cpp;
@@ -50,7 +64,7 @@ TEST(FusionCodegen, PlacedConcatInputsAreNotCopied) {
 }
 
 TEST(FusionCodegen, EpilogueReadsOperandsByChannelAndIndex) {
-  const auto files = generate_cpp(testing::conv_with_operands(), {"conv_operands", "", ""});
+  const auto files = generate_cpp(testing::conv_with_operands(), {"conv_operands", "", "", {}});
   const std::string& cpp = files[1].content;
   EXPECT_NE(cpp.find("auto epilogue = [&](long channel, long index, float v) -> float {"), std::string::npos) << cpp;
   EXPECT_NE(cpp.find("channel_[channel]"), std::string::npos) << cpp;  // the constant named `channel`, renamed

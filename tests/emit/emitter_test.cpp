@@ -41,7 +41,7 @@ TEST(Emitter, CIdentifiers) {
 }
 
 TEST(Emitter, FilesManifestAndComments) {
-  const auto files = by_name(generate_cpp(testing::seed_mlp(), {"mlp", "", "mlp.json"}));
+  const auto files = by_name(generate_cpp(testing::seed_mlp(), {"mlp", "", "mlp.json", {}}));
   ASSERT_EQ(files.size(), 4u);
   const std::string& h = files.at("mlp.h");
   // dense0 with its relu (1024 bytes) and dense1 with its relu (512) live at once.
@@ -56,7 +56,11 @@ TEST(Emitter, FilesManifestAndComments) {
       << cpp;
   EXPECT_NE(cpp.find("// kernel 2 (op): dense2_fwd (FullyConnected) -> (1, 2)"), std::string::npos);
   EXPECT_EQ(cpp.find("malloc"), std::string::npos);
-  EXPECT_NE(files.at("mlp_weights.cpp").find("// dense0_weight: float32(256, 512) at byte 0"), std::string::npos);
+  // Dense weights are stored as W^T in GEMM panels, laid out at generation time.
+  EXPECT_NE(files.at("mlp_weights.cpp").find("// dense0_weight packed for dense0_fwd: 131072 floats"), std::string::npos)
+      << files.at("mlp_weights.cpp").substr(0, 600);
+  EXPECT_NE(cpp.find("hg_gemm_packed_b(data, 512, dense0_weight_packed_for_dense0_fwd, dense0_bias, dense0_relu"),
+            std::string::npos);
   const auto manifest = nlohmann::json::parse(files.at("mlp.manifest.json"));
   EXPECT_EQ(manifest["entry"], "mlp_run");
   EXPECT_EQ(manifest["arena_bytes"], 1536);
@@ -68,18 +72,18 @@ TEST(Emitter, FilesManifestAndComments) {
 }
 
 TEST(Emitter, DeterministicOutput) {
-  const auto a = generate_cpp(testing::seed_mlp(), {"mlp", "ns", "mlp.json"});
-  const auto b = generate_cpp(testing::seed_mlp(), {"mlp", "ns", "mlp.json"});
+  const auto a = generate_cpp(testing::seed_mlp(), {"mlp", "ns", "mlp.json", {}});
+  const auto b = generate_cpp(testing::seed_mlp(), {"mlp", "ns", "mlp.json", {}});
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].content, b[i].content) << a[i].filename;
 }
 
 TEST(Emitter, RejectsBadNamesAndMissingWeights) {
-  EXPECT_NE(error_of([] { generate_cpp(testing::seed_mlp(), {"my-model", "", ""}); }).find("not a C identifier"),
+  EXPECT_NE(error_of([] { generate_cpp(testing::seed_mlp(), {"my-model", "", "", {}}); }).find("not a C identifier"),
             std::string::npos);
   Graph g = testing::seed_mlp();
   g.constants["dense1_bias"].data.clear();
-  EXPECT_NE(error_of([&] { generate_cpp(g, {"mlp", "", ""}); }).find("weight 'dense1_bias' has no data"),
+  EXPECT_NE(error_of([&] { generate_cpp(g, {"mlp", "", "", {}}); }).find("weight 'dense1_bias' has no data"),
             std::string::npos);
 }
 

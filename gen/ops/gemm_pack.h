@@ -1,0 +1,50 @@
+// Generation-time packing of a GEMM's constant operand into the panel layouts
+// that templates/kernels/gemm.inc reads (see the comment at its top), and the
+// panel sizes that kernel uses on each target.
+//
+//   const int nr = gemm_nr("x86-64-v4");                          // 16
+//   std::vector<float> wp = pack_w_transposed_panels(w, n, k, nr); // dense W [n x k]
+//   // emit wp as a weight; call hg_gemm_packed_b(x, k, wp, bias, y, n, m, n, k, ep)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ops/op.h"
+
+namespace hybgen {
+
+// Targets gemm_nr/gemm_mr know: "x86-64-v4" (AVX-512), "x86-64-v3"
+// (AVX2+FMA), "armv8-a" (NEON), "generic" (the portable fallback). They match
+// the #if branches of gemm.inc; the generated code must be compiled for the
+// same target it was packed for. Throw Error for any other name.
+int gemm_nr(const std::string& target);
+int gemm_mr(const std::string& target);
+const std::vector<std::string>& gemm_targets();
+
+// What `--target NAME` means for the C++ backend (ops/op.h); Error listing
+// the names for another.
+CppTarget cpp_target(const std::string& name);
+// The macro generated code defines to pin gemm.inc to the target's path.
+std::string target_macro(const std::string& name);
+// Compiler flags that enable the target's instructions ("" for generic).
+std::string target_cxx_flags(const std::string& name);
+// The fastest target this machine runs: what `hybgen bench` uses.
+std::string host_target();
+
+// B [k x n] row-major -> column panels of width nr, k-major:
+//   out[(p*k + kk)*nr + j] = B[kk][p*nr + j], zero past column n-1.
+// Size ceil(n/nr)*nr*k. For hg_gemm_packed_b.
+std::vector<float> pack_b_panels(const float* b, long k, long n, long nr);
+
+// The same for B = W^T with W [n x k] row-major (a dense layer's weight),
+// without materialising W^T: out[(p*k + kk)*nr + j] = W[p*nr + j][kk].
+std::vector<float> pack_w_transposed_panels(const float* w, long n, long k, long nr);
+
+// A [m x k] row-major -> row panels of height mr, k-major:
+//   out[(p*k + kk)*mr + i] = A[p*mr + i][kk], zero past row m-1.
+// Size ceil(m/mr)*mr*k. For hg_gemm_packed_a (convolution weights as
+// [filters x c*kh*kw]).
+std::vector<float> pack_a_panels(const float* a, long m, long k, long mr);
+
+}  // namespace hybgen
