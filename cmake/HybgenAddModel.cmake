@@ -1,5 +1,6 @@
 # hybgen_add_model(TARGET <target> MODEL <model.json>
-#                  [WEIGHTS <model.safetensors>] [NAMESPACE <ns>] [NAME <stem>])
+#                  [WEIGHTS <model.safetensors>] [NAMESPACE <ns>] [NAME <stem>]
+#                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a])
 #
 # Generates C++ for a model at build time and wraps it in a static library
 # target that a firmware or app project links:
@@ -11,9 +12,11 @@
 # The code is regenerated when the model, its weights or the hybgen binary
 # (which embeds the templates) change. WEIGHTS defaults to the .safetensors
 # beside MODEL; NAME (file stem and C symbol prefix) defaults to TARGET;
-# NAMESPACE defaults to NAME.
+# NAMESPACE defaults to NAME. ARCH is hybgen's --target (default generic,
+# portable C++): for another, the library is compiled with that -march, and
+# code that links it must run on such a CPU.
 function(hybgen_add_model)
-  cmake_parse_arguments(PARSE_ARGV 0 HG "" "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME" "")
+  cmake_parse_arguments(PARSE_ARGV 0 HG "" "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH" "")
   if(HG_UNPARSED_ARGUMENTS)
     message(WARNING "hybgen_add_model: ignoring unknown arguments: ${HG_UNPARSED_ARGUMENTS}")
   endif()
@@ -42,13 +45,18 @@ function(hybgen_add_model)
     set(namespace "${HG_NAMESPACE}")
   endif()
 
+  set(arch generic)
+  if(HG_ARCH)
+    set(arch "${HG_ARCH}")
+  endif()
+
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/hybgen/${HG_TARGET}")
   set(outputs "${out_dir}/${name}.h" "${out_dir}/${name}.cpp" "${out_dir}/${name}_weights.cpp"
               "${out_dir}/${name}.manifest.json")
   add_custom_command(
     OUTPUT ${outputs}
     COMMAND hybgen::hybgen "${model}" -o "${out_dir}" --weights "${weights}" --name "${name}"
-            --namespace "${namespace}"
+            --namespace "${namespace}" --target "${arch}"
     DEPENDS "${model}" "${weights}" hybgen::hybgen
     COMMENT "hybgen: generating ${name} from ${HG_MODEL}"
     VERBATIM)
@@ -56,5 +64,8 @@ function(hybgen_add_model)
   add_library(${HG_TARGET} STATIC "${out_dir}/${name}.cpp" "${out_dir}/${name}_weights.cpp" "${out_dir}/${name}.h")
   target_include_directories(${HG_TARGET} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
   target_compile_features(${HG_TARGET} PUBLIC cxx_std_11)
+  if(NOT arch STREQUAL "generic")
+    target_compile_options(${HG_TARGET} PRIVATE "-march=${arch}")
+  endif()
   set_target_properties(${HG_TARGET} PROPERTIES HYBGEN_MANIFEST "${out_dir}/${name}.manifest.json")
 endfunction()
