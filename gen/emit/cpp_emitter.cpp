@@ -71,18 +71,6 @@ class NameTable {
   std::set<std::string> taken_;
 };
 
-std::string indent(const std::string& code, const std::string& pad) {
-  std::string out;
-  std::size_t start = 0;
-  while (start < code.size()) {
-    std::size_t end = code.find('\n', start);
-    if (end == std::string::npos) end = code.size();
-    out += pad + code.substr(start, end - start) + "\n";
-    start = end + 1;
-  }
-  return out;
-}
-
 std::string shape_list(const Shape& s) {
   std::string out = "{";
   for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
@@ -268,14 +256,14 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
           const CppCall call = def.emit_cpp(ctx);
           use_templates(call.kernels);
           code += call.code;
-          if (fused) code = "{\n" + indent(code, "  ") + "}";
+          if (fused) code = "{\n" + indent_lines(code, "  ") + "}";
           break;
         }
       }
     } catch (const Error& e) {
       throw Error(node_label(first.name, first.op) + ": " + e.what());
     }
-    body += heading + indent(code, "  ");
+    body += heading + indent_lines(code, "  ");
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
     for (int index : kernel.nodes) nodes.push_back(g.nodes[index].name);
     kernels_json.push_back({{"kernel", step}, {"kind", kernel_kind_name(kernel.kind)}, {"nodes", nodes}});

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "emit/templates.h"
 #include "ir/error.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
@@ -40,16 +41,7 @@ void print_nodes(const Graph& graph, const std::vector<int>& nodes, Temps& temps
 }
 
 std::string indent(const std::string& code, int levels) {
-  const std::string pad(static_cast<std::size_t>(levels) * 2, ' ');
-  std::string out;
-  std::size_t start = 0;
-  while (start < code.size()) {
-    std::size_t end = code.find('\n', start);
-    if (end == std::string::npos) end = code.size();
-    out += pad + code.substr(start, end - start) + "\n";
-    start = end + 1;
-  }
-  return out;
+  return indent_lines(code, std::string(static_cast<std::size_t>(levels) * 2, ' '));
 }
 
 }  // namespace

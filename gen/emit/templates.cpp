@@ -40,4 +40,16 @@ std::string fill_template(const std::string& text, const std::map<std::string, s
   return out;
 }
 
+std::string indent_lines(const std::string& code, const std::string& pad) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < code.size()) {
+    std::size_t end = code.find('\n', start);
+    if (end == std::string::npos) end = code.size();
+    out += pad + code.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace hybgen

@@ -11,6 +11,9 @@
 
 namespace hybgen {
 
+// `code` with every line prefixed by `pad` (generated code is indented).
+std::string indent_lines(const std::string& code, const std::string& pad);
+
 // Throws Error for an unknown template name.
 const std::string& template_text(const std::string& name);
 
