@@ -7,7 +7,9 @@
 
 #include "emit/generate.h"
 #include "fusion_graphs.h"
+#include "io/file_util.h"
 #include "ops/gemm_pack.h"
+#include "run_command.h"
 #include "verify/verify.h"
 
 namespace hybgen {
@@ -69,6 +71,17 @@ TEST(FusionCodegen, EpilogueReadsOperandsByChannelAndIndex) {
   EXPECT_NE(cpp.find("auto epilogue = [&](long channel, long index, float v) -> float {"), std::string::npos) << cpp;
   EXPECT_NE(cpp.find("channel_[channel]"), std::string::npos) << cpp;  // the constant named `channel`, renamed
   EXPECT_NE(cpp.find("residual[index]"), std::string::npos) << cpp;
+}
+
+TEST(FusionCodegen, CodeForATargetWillNotBuildWithoutItsInstructions) {
+  // Weights packed for AVX-512 panels must never run through another path:
+  // built for plain x86-64, the code stops at an #error naming the target.
+  const TempDir dir("hybgen-target-test");
+  write_generated(generate_cpp(testing::seed_mlp(), {"mlp", "", "", cpp_target("x86-64-v4")}), dir.path());
+  const auto r = testing::run_command(std::string(HYBGEN_CXX) + " -std=c++11 -march=x86-64 -c " +
+                                      testing::quoted(dir.path() + "/mlp.cpp") + " -o /dev/null");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("generated with --target x86-64-v4"), std::string::npos) << r.output;
 }
 
 }  // namespace
