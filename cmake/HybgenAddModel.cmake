@@ -1,6 +1,6 @@
 # hybgen_add_model(TARGET <target> MODEL <model.json>
 #                  [WEIGHTS <model.safetensors>] [NAMESPACE <ns>] [NAME <stem>]
-#                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a])
+#                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a|native])
 #
 # Generates C++ for a model at build time and wraps it in a static library
 # target that a firmware or app project links:
@@ -14,7 +14,24 @@
 # beside MODEL; NAME (file stem and C symbol prefix) defaults to TARGET;
 # NAMESPACE defaults to NAME. ARCH is hybgen's --target (default generic,
 # portable C++): for another, the library is compiled with that -march, and
-# code that links it must run on such a CPU.
+# code that links it must run on such a CPU. ARCH native picks the best one
+# the build machine runs (from /proc/cpuinfo), for programs built where they run.
+# The best --target this (build) machine runs.
+function(_hybgen_native_arch out)
+  set(arch generic)
+  if(CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
+    set(arch armv8-a)
+  elseif(EXISTS /proc/cpuinfo)
+    file(READ /proc/cpuinfo cpuinfo)
+    if(cpuinfo MATCHES " avx512f " AND cpuinfo MATCHES " avx512bw " AND cpuinfo MATCHES " avx512vl ")
+      set(arch x86-64-v4)
+    elseif(cpuinfo MATCHES " avx2 " AND cpuinfo MATCHES " fma ")
+      set(arch x86-64-v3)
+    endif()
+  endif()
+  set(${out} ${arch} PARENT_SCOPE)
+endfunction()
+
 function(hybgen_add_model)
   cmake_parse_arguments(PARSE_ARGV 0 HG "" "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH" "")
   if(HG_UNPARSED_ARGUMENTS)
@@ -46,7 +63,9 @@ function(hybgen_add_model)
   endif()
 
   set(arch generic)
-  if(HG_ARCH)
+  if(HG_ARCH STREQUAL "native")
+    _hybgen_native_arch(arch)
+  elseif(HG_ARCH)
     set(arch "${HG_ARCH}")
   endif()
 

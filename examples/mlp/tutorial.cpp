@@ -8,6 +8,8 @@
 //
 // It times each way, exports the net again, and checks that all three agree.
 //   mlp_tutorial [--repeats N] [--out-dir DIR]
+#include <cblas.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -52,6 +54,9 @@ int main(int argc, char** argv) {
     if (flag == "--repeats") repeats = std::atoi(argv[i + 1]);
     else if (flag == "--out-dir") out_dir = argv[i + 1];
   }
+  // One thread for every way, as the generated code runs, so the table
+  // compares kernels rather than thread pools.
+  openblas_set_num_threads(1);
   try {
     using namespace hybgen;
     auto net = make_seed_mlp();
