@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ops/gemm_pack.h"
+#include "timing.h"
 
 // The kernel text, as generated code includes it (C++11 text, global scope).
 #include "templates/kernels/epilogue.inc"
@@ -31,23 +32,6 @@
 namespace {
 
 using Fn = std::function<void()>;
-
-int calibrate(const Fn& f, double min_ms) {
-  int n = 1;
-  for (;;) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) f();
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (ms >= min_ms || n > (1 << 24)) return n;
-    n *= 2;
-  }
-}
-
-double sample_us(const Fn& f, int n) {
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < n; ++i) f();
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -329,10 +313,10 @@ int main(int argc, char** argv) {
       std::printf("%s: ours and OpenBLAS differ by %.3g (relative)\n", c.name.c_str(), err);
       ok = false;
     }
-    const int n_ours = calibrate(c.ours, min_ms), n_theirs = calibrate(c.theirs, min_ms);
+    const int n_ours = bench::calibrate(c.ours, min_ms), n_theirs = bench::calibrate(c.theirs, min_ms);
     for (int r = 0; r < rounds; ++r) {
-      c.t_ours.push_back(sample_us(c.ours, n_ours));
-      c.t_theirs.push_back(sample_us(c.theirs, n_theirs));
+      c.t_ours.push_back(bench::sample_us(c.ours, n_ours));
+      c.t_theirs.push_back(bench::sample_us(c.theirs, n_theirs));
     }
   }
   std::printf("%-22s %-14s %12s %9s %12s %9s %8s\n", "case", "m x n x k", "ours us", "GFLOP/s", "OpenBLAS us",
@@ -361,10 +345,10 @@ int main(int argc, char** argv) {
       read();
     };
     std::vector<double> t_read, t_mlp;
-    const int n = calibrate(both, min_ms);
+    const int n = bench::calibrate(both, min_ms);
     for (int r = 0; r < rounds; ++r) {
-      t_mlp.push_back(sample_us([&] { mlp.ours(); }, n));
-      t_read.push_back(sample_us(read, n));
+      t_mlp.push_back(bench::sample_us([&] { mlp.ours(); }, n));
+      t_read.push_back(bench::sample_us(read, n));
     }
     const double bytes = 4.0 * static_cast<double>(mlp.l1.wp.size() + mlp.l2.wp.size() + mlp.l3.wp.size());
     std::printf(

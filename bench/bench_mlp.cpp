@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "timing.h"
 #include "mlp_net.h"
 #include "runtime-lite/hybgen.h"
 #include "seed_mlp_b1.h"
@@ -25,23 +26,6 @@ namespace {
 
 using Forward = std::function<void()>;
 
-// Calls per timing sample, chosen so one sample lasts about `min_ms`.
-int calibrate(const Forward& f, double min_ms) {
-  int n = 1;
-  for (;;) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) f();
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (ms >= min_ms || n > (1 << 24)) return n;
-    n *= 2;
-  }
-}
-
-double sample_us(const Forward& f, int n) {
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < n; ++i) f();
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
-}
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
@@ -94,9 +78,9 @@ int main(int argc, char** argv) {
                              {"hybridized", [&] { (*hybrid_net)(x); }, {}},
                              {"generated", generated, {}}};
     std::vector<int> calls;
-    for (auto& w : ways) calls.push_back(calibrate(w.forward, min_ms));
+    for (auto& w : ways) calls.push_back(bench::calibrate(w.forward, min_ms));
     for (int r = 0; r < rounds; ++r)
-      for (std::size_t i = 0; i < ways.size(); ++i) ways[i].samples.push_back(sample_us(ways[i].forward, calls[i]));
+      for (std::size_t i = 0; i < ways.size(); ++i) ways[i].samples.push_back(bench::sample_us(ways[i].forward, calls[i]));
     const double generated_median = median(ways.back().samples);
     for (const auto& w : ways) {
       const auto [lo, hi] = std::minmax_element(w.samples.begin(), w.samples.end());

@@ -42,17 +42,6 @@ Shape parse_shape_tuple(const std::string& body, const std::string& path) {
   return shape;
 }
 
-// Bytes of data the shape needs, or nothing when that does not fit in 64 bits.
-std::optional<uint64_t> data_bytes(const Shape& shape, std::size_t element_size) {
-  uint64_t total = element_size;
-  for (int64_t d : shape) {
-    const auto dim = static_cast<uint64_t>(d);
-    if (dim != 0 && total > UINT64_MAX / dim) return std::nullopt;
-    total *= dim;
-  }
-  return total;
-}
-
 }  // namespace
 
 NpyArray read_npy(const std::string& path) {
@@ -97,7 +86,7 @@ NpyArray read_npy(const std::string& path) {
   const std::size_t element = descr == "<f8" ? 8 : 4;
   const std::size_t data_start = start + header_len;
   const std::size_t available = bytes.size() - data_start;
-  const std::optional<uint64_t> needed = data_bytes(array.shape, element);
+  const std::optional<uint64_t> needed = checked_bytes(array.shape, element);
   if (!needed || *needed > available)
     throw Error(path + ": truncated data: " + std::to_string(available) + " bytes for " + descr + " of shape " +
                 shape_str(array.shape) + ", expected " + (needed ? std::to_string(*needed) : "more than 2^64"));

@@ -64,16 +64,6 @@ void check_metadata(const nlohmann::json& metadata, const std::string& source) {
     if (!value.is_string()) throw Error(source + ": \"__metadata__\" entry '" + key + "' must be a string");
 }
 
-// dims x element size in bytes, or nothing when it does not fit in 64 bits.
-std::optional<uint64_t> checked_bytes(const Shape& shape, std::size_t element_size) {
-  uint64_t total = element_size;
-  for (int64_t d : shape) {
-    const auto dim = static_cast<uint64_t>(d);
-    if (dim != 0 && total > UINT64_MAX / dim) return std::nullopt;
-    total *= dim;
-  }
-  return total;
-}
 
 // Ranges sorted by start overlap when one starts before the furthest end seen
 // so far; empty tensors occupy no bytes and overlap nothing.

@@ -41,4 +41,14 @@ std::string shape_str(const Shape& shape) {
 
 std::string TensorType::str() const { return dtype_name(dtype) + shape_str(shape); }
 
+std::optional<uint64_t> checked_bytes(const Shape& shape, std::size_t element_size) {
+  uint64_t total = element_size;
+  for (int64_t d : shape) {
+    const auto dim = static_cast<uint64_t>(d);
+    if (dim != 0 && total > UINT64_MAX / dim) return std::nullopt;
+    total *= dim;
+  }
+  return total;
+}
+
 }  // namespace hybgen

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ using Shape = std::vector<int64_t>;
 int64_t num_elements(const Shape& shape);
 // "(1, 512)" — as numpy and Gluon print shapes.
 std::string shape_str(const Shape& shape);
+// Elements x element_size in bytes, or nothing when that overflows 64 bits:
+// how readers check sizes claimed by untrusted files.
+std::optional<uint64_t> checked_bytes(const Shape& shape, std::size_t element_size);
 
 struct TensorType {
   Shape shape;

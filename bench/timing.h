@@ -1,0 +1,32 @@
+// Timing helpers the benchmark drivers share: calibrate how many calls make
+// one sample last long enough to time, then time samples of that many calls.
+//
+//   const int n = bench::calibrate(forward, 50.0);   // calls per ~50 ms sample
+//   const double us = bench::sample_us(forward, n);  // mean per call in one sample
+#pragma once
+
+#include <chrono>
+#include <functional>
+
+namespace bench {
+
+// Calls per timing sample, chosen so one sample lasts about `min_ms`.
+inline int calibrate(const std::function<void()>& f, double min_ms) {
+  int n = 1;
+  for (;;) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) f();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (ms >= min_ms || n > (1 << 24)) return n;
+    n *= 2;
+  }
+}
+
+// Mean microseconds per call over `n` consecutive calls.
+inline double sample_us(const std::function<void()>& f, int n) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) f();
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+}
+
+}  // namespace bench
