@@ -1,6 +1,9 @@
 // dot and batch_dot: matrix products. dot takes a of any rank (its last axis,
 // or its first with transpose_a on 2-D) against a 2-D b; batch_dot multiplies
-// (B, M, K) by (B, K, N), each side optionally transposed.
+// (B, M, K) by (B, K, N), each side optionally transposed. The generated
+// kernel (templates/kernels/matmul.inc) packs the operands into arena scratch
+// and runs the packed GEMM of gemm.inc, with elementwise successors (a scale,
+// a mask) fused as its epilogue.
 #include <cblas.h>
 
 #include "ir/error.h"
@@ -47,11 +50,16 @@ void run_reference(const MatmulDims& d, const KernelIO& io) {
 }
 
 CppCall emit(const MatmulDims& d, const CppEmitContext& ctx) {
-  return {{"matmul"}, "hg_batch_matmul(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
-                          std::to_string(d.batch) + ", " + std::to_string(d.m) + ", " + std::to_string(d.n) + ", " +
-                          std::to_string(d.k) + ", " + (d.ta ? "true" : "false") + ", " + (d.tb ? "true" : "false") +
-                          ");"};
+  return {{"epilogue", "gemm", "matmul"},
+          "hg_batch_matmul(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " + std::to_string(d.batch) + ", " +
+              std::to_string(d.m) + ", " + std::to_string(d.n) + ", " + std::to_string(d.k) + ", " +
+              (d.ta ? "true" : "false") + ", " + (d.tb ? "true" : "false") + ", " + (ctx.scratch.empty() ? "nullptr" : ctx.scratch) + ", " +
+              epilogue_argument(ctx) + ");"};
 }
+
+// What hg_batch_matmul packs into: the right operand in panels of up to 16
+// columns (the widest target's), and the left one transposed.
+int64_t scratch_floats(const MatmulDims& d) { return (d.n + 15) / 16 * 16 * d.k + (d.ta ? d.m * d.k : 0); }
 
 Attrs trans(bool ta, bool tb) {
   Attrs a;
@@ -69,6 +77,10 @@ OpDef matmul_op(const std::string& name, MatmulDims (*dims)(const Attrs&, const 
              {"transpose_b", AttrKind::kBool, false, "use the right operand transposed", {}},
              {"forward_stype", AttrKind::kString, std::string("None"), "ignored", {}}};
   d.fusion = FusionClass::kOutElemwiseFusable;
+  d.epilogue_axis = -1;
+  d.scratch_floats = [dims](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+    return scratch_floats(dims(a, in[0].shape, in[1].shape));
+  };
   d.reference = [dims](const KernelIO& io) { run_reference(dims(io.attrs, io.in_types[0].shape, io.in_types[1].shape), io); };
   d.emit_cpp = [dims](const CppEmitContext& ctx) {
     return emit(dims(ctx.node.attrs, ctx.in_types[0].shape, ctx.in_types[1].shape), ctx);
@@ -91,9 +103,14 @@ const OpRegistrar dot([] {
     out.push_back(m.n);
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
+  // Tails of every kind: panels, register tiles, the GEMV path (m = 1),
+  // more than one k block (k > 256).
   d.examples = {{trans(false, false), {{3, 4}, {4, 5}}},
                 {trans(true, false), {{4, 3}, {4, 2}}},
-                {trans(false, true), {{2, 3, 4}, {6, 4}}}};
+                {trans(false, true), {{2, 3, 4}, {6, 4}}},
+                {trans(true, true), {{5, 9}, {17, 5}}},
+                {trans(false, false), {{1, 20}, {20, 35}}},
+                {trans(false, true), {{13, 300}, {37, 300}}}};
   return d;
 }());
 
@@ -106,7 +123,10 @@ const OpRegistrar batch_dot([] {
   };
   d.examples = {{trans(false, false), {{2, 3, 4}, {2, 4, 5}}},
                 {trans(false, true), {{3, 5, 8}, {3, 6, 8}}},
-                {trans(true, false), {{2, 4, 3}, {2, 4, 2}}}};
+                {trans(true, false), {{2, 4, 3}, {2, 4, 2}}},
+                {trans(true, true), {{2, 19, 37}, {2, 33, 19}}},
+                {trans(false, false), {{2, 1, 24}, {2, 24, 40}}},
+                {trans(false, true), {{2, 20, 16}, {2, 17, 16}}}};
   return d;
 }());
 
