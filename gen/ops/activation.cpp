@@ -9,8 +9,8 @@
 namespace hybgen {
 namespace {
 
-// Same formulas as templates/kernels/activation.inc; softrelu returns x above
-// 20 where log1p(e^x) == x in float, as MXNet does.
+// The reference; softrelu returns x above 20 where log1p(e^x) == x in
+// float, as MXNet does.
 float apply(const std::string& act, float x) {
   if (act == "relu") return x > 0.0f ? x : 0.0f;
   if (act == "sigmoid") return 1.0f / (1.0f + std::exp(-x));
@@ -25,13 +25,14 @@ void reference(const KernelIO& io) {
   for (int64_t i = 0; i < n; ++i) io.out[0][i] = apply(act, io.in[0][i]);
 }
 
-// The same formulas as apply(), as C++ expressions of x.
+// The same formulas as apply(), as C++ expressions of x; sigmoid and tanh
+// are the vectorisable approximations of templates/kernels/math.inc.
 std::string emit_scalar(const Attrs& attrs, const std::vector<std::string>& in) {
   const std::string& act = attrs.get_string("act_type");
   const std::string& x = in[0];
   if (act == "relu") return x + " > 0.0f ? " + x + " : 0.0f";
-  if (act == "sigmoid") return "1.0f / (1.0f + std::exp(-" + x + "))";
-  if (act == "tanh") return "std::tanh(" + x + ")";
+  if (act == "sigmoid") return "hg_sigmoid(" + x + ")";
+  if (act == "tanh") return "hg_tanh(" + x + ")";
   if (act == "softrelu") return x + " > 20.0f ? " + x + " : std::log1p(std::exp(" + x + "))";
   return x + " / (1.0f + std::fabs(" + x + "))";  // softsign
 }
@@ -54,13 +55,14 @@ OpRegistrar reg([] {
   d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
   d.reference = reference;
   d.emit_scalar = emit_scalar;
+  d.scalar_kernels = {"math"};
   d.flops = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     // relu is one compare; the others cost an exp or a division, counted as 4.
     const double per = a.get_string("act_type") == "relu" ? 1.0 : 4.0;
     return per * static_cast<double>(out[0].num_elements());
   };
   d.examples = {{act("relu"), {{2, 37}}},   {act("sigmoid"), {{3, 5, 7}}}, {act("tanh"), {{1}}},
-                {act("softrelu"), {{4, 9}}}, {act("softsign"), {{17}}}};
+                {act("softrelu"), {{4, 9}}}, {act("softsign"), {{17}}},   {act("tanh"), {{2, 41}}}};
   return d;
 }());
 

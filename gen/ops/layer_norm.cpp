@@ -70,7 +70,12 @@ const OpRegistrar reg([] {
   last.set("axis", int64_t{-1});
   middle.set("axis", int64_t{1});
   middle.set("eps", 1e-3);
-  d.examples = {{last, {{4, 16}, {16}, {16}}}, {middle, {{2, 5, 3}, {5}, {5}}}};
+  // Rows of whole and partial groups of the kernel's 16 partial sums; an
+  // inner axis wider than 16 columns.
+  d.examples = {{last, {{4, 16}, {16}, {16}}},
+                {middle, {{2, 5, 3}, {5}, {5}}},
+                {last, {{3, 45}, {45}, {45}}},
+                {middle, {{1, 6, 21}, {6}, {6}}}};
   return d;
 }());
 

@@ -67,17 +67,18 @@ void reference(const KernelIO& io) {
 }
 
 // The same formulas as activate(), as C++ expressions of x (and the slope
-// element g for prelu).
+// element g for prelu); expm1 and erf are the vectorisable approximations
+// of templates/kernels/math.inc.
 std::string emit_scalar(const Attrs& a, const std::vector<std::string>& in) {
   const std::string& type = a.get_string("act_type");
   const std::string& x = in[0];
   const std::string slope = type == "prelu" ? in[1] : cpp_float(fixed_slope(a));
   if (type == "leaky" || type == "prelu" || type == "rrelu") return x + " > 0.0f ? " + x + " : " + slope + " * " + x;
-  if (type == "elu") return x + " > 0.0f ? " + x + " : " + slope + " * std::expm1(" + x + ")";
+  if (type == "elu") return x + " > 0.0f ? " + x + " : " + slope + " * hg_expm1(" + x + ")";
   if (type == "selu")
-    return cpp_float(kSeluLambda) + " * (" + x + " > 0.0f ? " + x + " : " + cpp_float(kSeluAlpha) + " * std::expm1(" +
+    return cpp_float(kSeluLambda) + " * (" + x + " > 0.0f ? " + x + " : " + cpp_float(kSeluAlpha) + " * hg_expm1(" +
            x + "))";
-  return "0.5f * " + x + " * (1.0f + std::erf(" + x + " * 0.70710678118654752f))";  // gelu
+  return "0.5f * " + x + " * (1.0f + hg_erf(" + x + " * 0.70710678118654752f))";  // gelu
 }
 
 // prelu's gamma is per channel on axis 1: (C,) reads as (C, 1, ..., 1).
@@ -113,13 +114,15 @@ const OpRegistrar reg([] {
   d.infer = infer;
   d.reference = reference;
   d.emit_scalar = emit_scalar;
+  d.scalar_kernels = {"math"};
   d.scalar_input_shape = scalar_input_shape;
   d.weight_shapes = [](const Attrs&, const Shape& data) {
     return std::vector<Shape>{{prelu_view(data).channels}};
   };
   d.examples = {{leaky("leaky", 0.1), {{2, 11}}}, {leaky("prelu"), {{2, 3, 2, 2}, {3}}},
                 {leaky("elu", 1.0), {{5, 3}}},    {leaky("selu"), {{7}}},
-                {leaky("gelu"), {{4, 6}}},        {leaky("rrelu"), {{9}}}};
+                {leaky("gelu"), {{4, 6}}},        {leaky("rrelu"), {{9}}},
+                {leaky("gelu"), {{3, 37}}},       {leaky("elu", 0.5), {{41}}}};
   return d;
 }());
 

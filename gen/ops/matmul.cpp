@@ -50,10 +50,11 @@ void run_reference(const MatmulDims& d, const KernelIO& io) {
 }
 
 CppCall emit(const MatmulDims& d, const CppEmitContext& ctx) {
+  const std::string scratch = ctx.scratch.empty() ? "nullptr" : ctx.scratch;  // k == 0: nothing to pack
   return {{"epilogue", "gemm", "matmul"},
           "hg_batch_matmul(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " + std::to_string(d.batch) + ", " +
               std::to_string(d.m) + ", " + std::to_string(d.n) + ", " + std::to_string(d.k) + ", " +
-              (d.ta ? "true" : "false") + ", " + (d.tb ? "true" : "false") + ", " + (ctx.scratch.empty() ? "nullptr" : ctx.scratch) + ", " +
+              (d.ta ? "true" : "false") + ", " + (d.tb ? "true" : "false") + ", " + scratch + ", " +
               epilogue_argument(ctx) + ");"};
 }
 

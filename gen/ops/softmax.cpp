@@ -45,7 +45,7 @@ void reference(const KernelIO& io, bool log_output) {
 
 CppCall emit(const CppEmitContext& ctx, bool log_output) {
   const AxisView v = axis_view(ctx.node.attrs, ctx.in_types[0].shape);
-  return {{"softmax"}, "hg_softmax(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) + ", " +
+  return {{"math", "softmax"}, "hg_softmax(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) + ", " +
                            std::to_string(v.n) + ", " + std::to_string(v.inner) + ", " +
                            cpp_float(1.0 / ctx.node.attrs.get_float("temperature")) + ", " +
                            (log_output ? "true" : "false") + ");"};
@@ -73,7 +73,10 @@ OpDef softmax_op(const std::string& name, bool log_output) {
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     return 5.0 * static_cast<double>(out[0].num_elements());
   };
-  d.examples = {{axis_attrs(-1), {{2, 10}}}, {axis_attrs(1, 2.0), {{2, 3, 4}}}, {axis_attrs(0), {{5, 1}}}};
+  // Rows shorter and longer than the kernel's 16 partial sums, with a
+  // tail; an inner axis wider than 16 columns.
+  d.examples = {{axis_attrs(-1), {{2, 10}}},      {axis_attrs(1, 2.0), {{2, 3, 4}}}, {axis_attrs(0), {{5, 1}}},
+                {axis_attrs(-1, 0.5), {{3, 37}}}, {axis_attrs(1), {{2, 5, 19}}}};
   return d;
 }
 
@@ -123,7 +126,7 @@ OpDef fixed_view_softmax(const std::string& name, AxisView (*view_of)(const Attr
   };
   d.emit_cpp = [view_of](const CppEmitContext& ctx) {
     const AxisView v = view_of(ctx.node.attrs, ctx.in_types[0].shape);
-    return CppCall{{"softmax"}, "hg_softmax(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) +
+    return CppCall{{"math", "softmax"}, "hg_softmax(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) +
                                     ", " + std::to_string(v.n) + ", " + std::to_string(v.inner) + ", 1.0f, false);"};
   };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
