@@ -3,8 +3,10 @@
 // im2col + sgemm per group. The generated kernel is a GEMM over weights
 // packed at generation time (templates/kernels/conv2d_gemm.inc: 1x1 convs
 // read the input directly, others go through im2col tiles in arena
-// scratch); depthwise convolutions, and weights not known at generation
-// time, use the direct kernel (conv2d.inc).
+// scratch); depthwise convolutions have their own kernel
+// (conv2d_depthwise.inc); grouped convolutions with one input channel per
+// group but several filters, and weights not known at generation time, use
+// the direct kernel (conv2d.inc).
 #include <cblas.h>
 
 #include <algorithm>
@@ -102,6 +104,10 @@ void reference(const KernelIO& io) {
 // work per weight for a GEMM; the direct kernel serves them.
 bool uses_gemm(const ConvGeometry& g) { return g.c / g.groups > 1 || g.groups == 1; }
 
+// One input channel per group and one filter per channel: the depthwise
+// kernel (conv2d_depthwise.inc; it keeps a pointer per kernel row, at most 64).
+bool is_depthwise(const ConvGeometry& g) { return g.groups == g.c && g.f == g.c && g.kh <= 64; }
+
 bool reads_input_directly(const ConvGeometry& g) {
   return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
 }
@@ -151,8 +157,10 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
                 ctx.in[1] + ", " + std::to_string(group_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
                 std::to_string(im2col_tile(g)) + ", " + scratch + ", " + epilogue_argument(ctx) + ");\n}"};
   }
-  std::string args;
-  for (int64_t d : dims) args += ", " + std::to_string(d);
+  if (is_depthwise(g))
+    return {{"epilogue", "gemm", "conv2d_depthwise"},
+            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_depthwise(" + ctx.in[0] + ", " +
+                ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ");\n}"};
   return {{"epilogue", "conv2d"}, "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d(" +
                                       ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
                                       epilogue_argument(ctx) + ");\n}"};
@@ -208,6 +216,10 @@ const OpRegistrar reg([] {
       {conv({3, 3}, 6, {2, 2}, {1, 1}, {}, 6, false), {{1, 6, 7, 7}, {6, 1, 3, 3}, {6}}},  // depthwise
       {conv({3, 2}, 4, {1, 2}, {2, 1}, {2, 1}, 2, false), {{1, 4, 5, 6}, {4, 2, 3, 2}, {4}}},
       {conv({3, 3}, 2, {}, {3, 3}, {}, 1, false), {{1, 1, 1, 1}, {2, 1, 3, 3}, {2}}},  // 1x1 input, pad > k/2
+      // Depthwise kernel: widths around the vector widths, borders, stride 2, batch 2, dilation.
+      {conv({3, 3}, 5, {}, {1, 1}, {}, 5, false), {{2, 5, 9, 19}, {5, 1, 3, 3}, {5}}},
+      {conv({3, 3}, 3, {2, 2}, {1, 1}, {}, 3, true), {{1, 3, 12, 37}, {3, 1, 3, 3}}},
+      {conv({5, 5}, 2, {}, {4, 4}, {2, 2}, 2, false), {{1, 2, 10, 17}, {2, 1, 5, 5}, {2}}},
   };
   return d;
 }());
