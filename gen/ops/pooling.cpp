@@ -131,6 +131,13 @@ const OpRegistrar reg([] {
       {pool("max", {3, 3}, {2, 2}, {}, "full"), {{1, 2, 8, 8}}},
       {pool("avg", {1, 1}, {}, {}, "valid", true), {{2, 3, 5, 4}}},
       {pool("sum", {2, 2}, {1, 1}, {}, "valid"), {{1, 1, 2, 3}}},
+      // Rows wider than a vector for the kernel's row-at-a-time interior
+      // path; global pooling of planes longer than its 16 partial results.
+      {pool("max", {3, 3}, {2, 2}, {1, 1}, "valid"), {{1, 2, 19, 37}}},
+      {pool("avg", {2, 2}, {2, 2}, {}, "valid"), {{1, 3, 12, 33}}},
+      {pool("avg", {3, 3}, {1, 1}, {1, 1}, "valid", false, false), {{1, 2, 5, 40}}},
+      {pool("avg", {1, 1}, {}, {}, "valid", true), {{1, 3, 9, 9}}},
+      {pool("max", {1, 1}, {}, {}, "valid", true), {{1, 2, 7, 11}}},
   };
   return d;
 }());

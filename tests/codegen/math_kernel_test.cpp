@@ -10,8 +10,8 @@
 // result must stay within each function's documented bound, and the special
 // values (+-inf, NaN, +-0, overflow and underflow) must come out exactly.
 //
-// Ops: the examples of every op whose kernel changed with math.inc or the
-// packed batch_dot, plus fused chains (a GEMM epilogue calling hg_erf, a
+// Ops: the examples of every op whose kernel changed with math.inc, the
+// packed batch_dot or the row-wise pooling, plus fused chains (a GEMM epilogue calling hg_erf, a
 // batch_dot epilogue calling hg_exp), generated for each target, compiled at
 // -O3 and verified against the reference interpreter.
 #include <gtest/gtest.h>
@@ -182,7 +182,7 @@ Attrs attrs_of(std::initializer_list<std::pair<const char*, AttrValue>> values) 
   return a;
 }
 
-TEST(MathKernels, OpsUsingThemVerifyOnEveryTargetAtO3) {
+TEST(MathKernels, ChangedKernelsVerifyOnEveryTargetAtO3) {
   Graph g;
   g.name = "math_ops";
   VerifyOptions options;
@@ -203,7 +203,7 @@ TEST(MathKernels, OpsUsingThemVerifyOnEveryTargetAtO3) {
   };
   // Every example of the ops whose kernels changed.
   for (const char* name : {"dot", "batch_dot", "softmax", "log_softmax", "SoftmaxActivation", "LayerNorm",
-                           "LeakyReLU", "Activation", "exp", "erf"}) {
+                           "LeakyReLU", "Activation", "exp", "erf", "Pooling"}) {
     const OpDef& op = find_op(name);
     for (std::size_t e = 0; e < op.examples.size(); ++e) {
       const OpExample& ex = op.examples[e];
