@@ -27,6 +27,7 @@
 
 // The kernel text, as generated code includes it (C++11 text, global scope).
 #include "templates/kernels/epilogue.inc"
+#include "templates/kernels/parallel.inc"
 #include "templates/kernels/gemm.inc"
 
 namespace {

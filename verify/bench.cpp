@@ -11,6 +11,7 @@ namespace hybgen {
 
 BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   if (options.runs <= 0 || options.warmup < 0) throw Error("bench: runs must be positive and warmup non-negative");
+  if (options.threads < 1) throw Error("bench: threads must be at least 1");
   const CompiledGraph compiled = compile_graph(graph, CompileOptions{options.optimize, nullptr});
   const Graph& g = compiled.graph;
   std::string buffers, fill, args;
@@ -29,7 +30,7 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   }
   GeneratedBuild build(graph, "bench_main.cpp",
                        {{"BUFFERS", buffers}, {"FILL", fill}, {"ARGS", args}, {"WARMUP", std::to_string(options.warmup)},
-                        {"RUNS", std::to_string(options.runs)}},
+                        {"RUNS", std::to_string(options.runs)}, {"THREADS", std::to_string(options.threads)}},
                        options.cxx, options.cxx_flags, options.optimize,
                        options.target.empty() ? host_target() : options.target);
   BenchResult r;

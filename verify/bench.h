@@ -1,5 +1,6 @@
 // Latency of generated code: compiled with optimisation for this machine,
-// run single-threaded on seeded inputs, timed per run after warm-up.
+// run on seeded inputs (on the calling thread, or a pool of `threads`),
+// timed per run after warm-up.
 //
 //   BenchResult r = bench_generated(load_model("mlp.json"), {});
 //   r.median_us;  r.arena_bytes;
@@ -19,6 +20,7 @@ struct BenchOptions {
   int runs = 50;
   bool optimize = true;  // CompileOptions::optimize
   std::string target;    // hybgen --target; empty: this machine's (host_target())
+  int threads = 1;       // > 1: run on a spinning pool of that many threads (hg_spin_pool.h)
 };
 
 struct BenchResult {

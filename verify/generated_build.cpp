@@ -35,10 +35,11 @@ GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_tem
   driver_values["NAME"] = name;
   driver_values["NAMESPACE"] = name;
   write_file_atomic(dir() + "/main.cpp", fill_template(template_text(driver_template), driver_values, driver_template));
+  write_file_atomic(dir() + "/hg_spin_pool.h", template_text("hg_spin_pool.h"));
 
   const std::string compiler = choose_compiler(cxx);
   const std::string d = dir() + "/";
-  const std::string command = compiler + " " + flags + " -I" + shell_quote(dir()) + " " + shell_quote(d + "main.cpp") +
+  const std::string command = compiler + " " + flags + " -pthread -I" + shell_quote(dir()) + " " + shell_quote(d + "main.cpp") +
                               " " + shell_quote(d + name + ".cpp") + " " + shell_quote(d + name + "_weights.cpp") +
                               " -o " + shell_quote(d + "program") + " > " + shell_quote(d + "compile.log") + " 2>&1";
   const auto t0 = std::chrono::steady_clock::now();

@@ -96,7 +96,12 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     args += ", out_" + std::to_string(i);
   }
   GeneratedBuild build(g, "verify_main.cpp",
-                       {{"BUFFERS", buffers}, {"READS", reads}, {"WRITES", writes}, {"ARGS", args}}, options.cxx,
+                       {{"BUFFERS", buffers},
+                        {"READS", reads},
+                        {"WRITES", writes},
+                        {"ARGS", args},
+                        {"THREADS", std::to_string(options.threads)}},
+                       options.cxx,
                        options.cxx_flags, options.optimize, options.target);
   const std::string dir = build.dir();
   for (const auto& [file, values] : input_files) write_floats(dir + "/" + file, values);

@@ -32,6 +32,7 @@ struct VerifyOptions {
   bool keep_build = false;
   bool optimize = true;  // generate with the optimizer's passes (CompileOptions::optimize)
   std::string target = "generic";  // hybgen --target; its compiler flags are added
+  int threads = 1;  // > 1: run on a spinning pool of that many threads (hg_spin_pool.h)
 };
 
 struct OutputCheck {

@@ -50,6 +50,7 @@ struct VerifyFlags {
   uint64_t seed = 0;
   double tolerance = 1e-5;
   bool keep = false;
+  int threads = 1;  // > 1: run the generated code on a pool of that many threads
 };
 int run_verify(const VerifyFlags& flags);
 
@@ -71,6 +72,7 @@ struct BenchFlags {
   std::string target;  // empty: this machine's
   int runs = 50;
   int warmup = 5;
+  int threads = 1;
   std::string cxx_flags;
 };
 int run_bench(const BenchFlags& flags);

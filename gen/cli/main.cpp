@@ -91,6 +91,11 @@ int main(int argc, char** argv) {
                          "max |generated - reference| / max |reference|")
       ->capture_default_str();
   verify_cmd->add_flag("--keep", verify.keep, "keep the build folder and print its path");
+  verify_cmd
+      ->add_option("--threads", verify.threads,
+                   "run the generated code on a pool of this many threads (its results must not change)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   add_optimize_flag(*verify_cmd, verify.no_optimize);
   add_target_option(*verify_cmd, verify.target, "generic (the target's -march flag is added to the compiler's)");
 
@@ -118,6 +123,11 @@ int main(int argc, char** argv) {
   add_model_flags(*bench_cmd, bench.model, true);
   bench_cmd->add_option("--runs", bench.runs, "timed runs")->capture_default_str();
   bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first")->capture_default_str();
+  bench_cmd
+      ->add_option("--threads", bench.threads,
+                   "lend the generated code a spinning pool of this many threads (1: the calling thread only)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   bench_cmd->add_option("--cxx-flags", bench.cxx_flags, "compiler flags (default: -std=c++11 -O3 -march=native)");
   add_optimize_flag(*bench_cmd, bench.no_optimize);
   add_target_option(*bench_cmd, bench.target, "this machine's best (" + hybgen::host_target() + ")");

@@ -18,6 +18,7 @@ int run_verify(const VerifyFlags& flags) {
   options.keep_build = flags.keep;
   options.optimize = !flags.no_optimize;
   options.target = flags.target;
+  options.threads = flags.threads;
   ModelSource source = flags.model.source();
   for (const auto& text : flags.inputs) {
     auto [name, path] = parse_named_path(text, "--input");

@@ -30,7 +30,7 @@ const std::set<std::string> kReserved = {
     "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try", "typedef",
     "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor",
     // names the generated run() uses itself, and fused kernels' locals
-    "arena", "kernels", "detail", "run", "std", "epilogue", "channel", "index", "v", "o"};
+    "arena", "pool", "kernels", "detail", "run", "std", "epilogue", "channel", "index", "v", "o"};
 
 // Fused kernels name their scalars x0, v1, ... and loop counters i0, ...
 bool is_kernel_local(const std::string& name) {
@@ -182,8 +182,9 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   std::vector<std::string> kernel_order;
   std::set<std::string> kernel_seen;
   auto use_templates = [&](const std::vector<std::string>& names) {
-    for (const auto& k : names)
-      if (kernel_seen.insert(k).second) kernel_order.push_back(k);
+    for (const auto& name : names)
+      for (const auto& k : kernel_templates_with_needs(name))
+        if (kernel_seen.insert(k).second) kernel_order.push_back(k);
   };
   std::string body;
   nlohmann::ordered_json kernels_json = nlohmann::ordered_json::array();
@@ -215,7 +216,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
         case KernelKind::kEpilogue: {
           const OpDef& def = find_op(first.op);
           if (!def.emit_cpp) throw Error("the C++ backend cannot emit this op");
-          CppEmitContext ctx{first, options.target, {}, {}, {}, {}, {}, {}, {}, {}};
+          CppEmitContext ctx{first, options.target, {}, {}, {}, {}, {}, {}, {}, {}, "pool"};
           for (const auto& in : first.inputs) ctx.in_types.push_back(g.type(in));
           for (int i = 0; i < static_cast<int>(first.inputs.size()); ++i) {
             const std::string& in = first.inputs[i];
@@ -305,6 +306,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     pointers += "  unsigned char* const hg_arena = static_cast<unsigned char*>(arena);\n" + arena_pointers;
   for (const auto& in : g.inputs)
     if (!mentioned(var(in))) pointers += "  (void)" + var(in) + ";  // not read by the graph\n";
+  if (!mentioned("pool")) pointers += "  (void)pool;  // no kernel of this graph splits its work\n";
 
   std::string kernels;
   for (const auto& k : kernel_order) kernels += template_text("kernels/" + k) + "\n";

@@ -1,6 +1,8 @@
 #include "emit/templates.h"
 
+#include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "ir/error.h"
 
@@ -14,6 +16,30 @@ const std::string& template_text(const std::string& name) {
   auto it = all.find(name);
   if (it == all.end()) throw Error("no template named '" + name + "' (templates/" + name + ".in or .inc)");
   return it->second;
+}
+
+namespace {
+
+void add_with_needs(const std::string& kernel, std::vector<std::string>& order, std::set<std::string>& visiting) {
+  if (std::find(order.begin(), order.end(), kernel) != order.end()) return;
+  if (!visiting.insert(kernel).second) throw Error("kernel templates need each other in a cycle at '" + kernel + "'");
+  const std::string& text = template_text("kernels/" + kernel);
+  const std::string kPrefix = "// needs:";
+  if (text.compare(0, kPrefix.size(), kPrefix) == 0) {
+    std::istringstream needs(text.substr(kPrefix.size(), text.find('\n') - kPrefix.size()));
+    for (std::string need; needs >> need;) add_with_needs(need, order, visiting);
+  }
+  visiting.erase(kernel);
+  order.push_back(kernel);
+}
+
+}  // namespace
+
+std::vector<std::string> kernel_templates_with_needs(const std::string& kernel) {
+  std::vector<std::string> order;
+  std::set<std::string> visiting;
+  add_with_needs(kernel, order, visiting);
+  return order;
 }
 
 std::string fill_template(const std::string& text, const std::map<std::string, std::string>& values,

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace hybgen {
 
@@ -16,6 +17,12 @@ std::string indent_lines(const std::string& code, const std::string& pad);
 
 // Throws Error for an unknown template name.
 const std::string& template_text(const std::string& name);
+
+// The kernel templates `kernel` needs pasted before it ("kernels/NAME" for
+// each NAME its first line lists as `// needs: NAME NAME ...`), then
+// `kernel` itself, each once, in an order that satisfies every need.
+// Throws Error for an unknown template or a cycle.
+std::vector<std::string> kernel_templates_with_needs(const std::string& kernel);
 
 // Replaces every {{KEY}} in `text`. Throws Error naming the template and key
 // when `text` has a key missing from `values`, or `values` has a key the text

@@ -76,7 +76,7 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
     return {{"epilogue", "gemm"}, "hg_gemm_packed_b(" + ctx.in[0] + ", " + std::to_string(d.k) + ", " + ctx.in[1] + ", " +
                                       bias + ", " + ctx.out[0] + ", " + std::to_string(d.hidden) + ", " +
                                       std::to_string(d.rows) + ", " + std::to_string(d.hidden) + ", " +
-                                      std::to_string(d.k) + ", " + epilogue_argument(ctx) + ");"};
+                                      std::to_string(d.k) + ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");"};
   return {{"epilogue", "dense"}, "hg_dense(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", " +
                                      std::to_string(d.rows) + ", " + std::to_string(d.k) + ", " +
                                      std::to_string(d.hidden) + ", " + epilogue_argument(ctx) + ");"};

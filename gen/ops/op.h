@@ -78,6 +78,9 @@ struct CppEmitContext {
   std::string scratch;
   // Per input: the constant was re-laid out by OpDef::pack_constant.
   std::vector<bool> in_packed;
+  // An expression of type `const hg_thread_pool*` (templates/kernels/
+  // parallel.inc), possibly null: kernels that can split their work pass it on.
+  std::string pool = "pool";
 };
 
 // What an op's C++ printer returns: the statements of one kernel call and the

@@ -97,6 +97,7 @@ TEST(GemmPack, TargetTableMatchesTheKernelBranches) {
 // case of the file through the kernels and checks the results.
 const char* kDriver = R"DRV(#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
@@ -104,10 +105,14 @@ const char* kDriver = R"DRV(#include <cmath>
 #include <arm_neon.h>
 #endif
 
+// Every product is split over the test pool, however small.
+#define HG_GEMM_PARALLEL_MIN_FLOPS 1.0
+
 // As in generated code: the kernel text inside the model's namespace.
 namespace model {
 namespace kernels {
 #include "epilogue.inc"
+#include "parallel.inc"
 #include "gemm.inc"
 }  // namespace kernels
 }  // namespace model
@@ -132,6 +137,12 @@ struct Reader {
 float channel_add(long ch) { return static_cast<float>((ch * 7) % 11 - 5) * 0.125f; }
 float residual(long idx) { return static_cast<float>((idx * 13) % 17 - 8) * 0.0625f; }
 const float kUntouched = 777.0f;
+
+// A pool that runs the parts on this thread, last first: a split that
+// misses, repeats or overlaps parts changes the result.
+void reverse_parallel_for(void*, long count, void (*task)(void*, long), void* context) {
+  for (long i = count; i-- > 0;) task(context, i);
+}
 
 long g_values = 0, g_failures = 0;
 double g_max_err = 0;
@@ -211,24 +222,38 @@ int main(int argc, char** argv) {
     const float* const rt = runtime.empty() ? 0 : &runtime[0];
     const float* const pk = packed.empty() ? 0 : &packed[0];
     for (int with_epilogue = 0; with_epilogue < 2; ++with_epilogue) {
-      std::vector<float> c(static_cast<size_t>(m * ldc), kUntouched);
-      float* const cp = &c[0];
-      if (with_epilogue) {
-        const auto epilogue = [](long ch, long idx, float v) {
-          const float r = v + channel_add(ch) + residual(idx);
-          return r > 0.0f ? r : 0.0f;
-        };
-        if (kind == 0)
-          model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, epilogue);
-        else
-          model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, epilogue);
-      } else {
-        if (kind == 0)
-          model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, model::kernels::HgNoEpilogue());
-        else
-          model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, model::kernels::HgNoEpilogue());
+      // Without a pool, then split into 3 and 7 parts: the same bits.
+      std::vector<float> serial;
+      const int pool_threads[] = {0, 3, 7};
+      for (int threads : pool_threads) {
+        const model::kernels::hg_thread_pool pool = {&reverse_parallel_for, 0, threads};
+        const model::kernels::hg_thread_pool* const pp = threads ? &pool : 0;
+        std::vector<float> c(static_cast<size_t>(m * ldc), kUntouched);
+        float* const cp = &c[0];
+        if (with_epilogue) {
+          const auto epilogue = [](long ch, long idx, float v) {
+            const float r = v + channel_add(ch) + residual(idx);
+            return r > 0.0f ? r : 0.0f;
+          };
+          if (kind == 0)
+            model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, epilogue, pp);
+          else
+            model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, epilogue, pp);
+        } else {
+          if (kind == 0)
+            model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, model::kernels::HgNoEpilogue(), pp);
+          else
+            model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, model::kernels::HgNoEpilogue(), pp);
+        }
+        if (!threads) {
+          check(id, kind, with_epilogue != 0, m, n, k, ldc, c, a, b, bias);
+          serial = c;
+        } else if (std::memcmp(&c[0], &serial[0], c.size() * sizeof(float)) != 0) {
+          if (++g_failures < 20)
+            std::printf("FAIL case %ld kind %ld m %ld n %ld k %ld: %d parts differ from one\n", id, kind, m, n, k,
+                        threads);
+        }
       }
-      check(id, kind, with_epilogue != 0, m, n, k, ldc, c, a, b, bias);
     }
     if (id + 1 == cases) std::printf("RESULT cases %ld values %ld failures %ld max_rel_err %.3g\n", cases, g_values,
                                      g_failures, g_max_err);
@@ -345,6 +370,7 @@ void check_kernels(const std::string& cxx, const std::string& flags, const std::
   TempDir dir("hybgen-gemm-test");
   const std::string d = dir.path() + "/";
   std::ofstream(d + "epilogue.inc") << template_text("kernels/epilogue");
+  std::ofstream(d + "parallel.inc") << template_text("kernels/parallel");
   std::ofstream(d + "gemm.inc") << template_text("kernels/gemm");
   std::ofstream(d + "main.cpp") << kDriver;
   const std::string all_flags =

@@ -1,0 +1,167 @@
+// The optional thread pool of the generated-code contract: a model run on
+// real threads (templates/hg_spin_pool.h.in) gives the same bits as on the
+// calling thread, its kernels do split their work, and they do so without
+// data races (ThreadSanitizer, where the compiler has it).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "emit/generate.h"
+#include "emit/templates.h"
+#include "graph_builders.h"
+#include "io/file_util.h"
+#include "ops/gemm_pack.h"
+#include "run_command.h"
+#include "verify/verify.h"
+
+namespace hybgen {
+namespace {
+
+using testing::attrs_of;
+using testing::make_node;
+using testing::quoted;
+using testing::run_command;
+using testing::seeded_values;
+
+Attrs conv(int64_t filters, int64_t kernel, int64_t pad) {
+  return attrs_of({{"kernel", std::vector<int64_t>{kernel, kernel}},
+                   {"num_filter", filters},
+                   {"pad", std::vector<int64_t>{pad, pad}}});
+}
+
+// Large enough that every GEMM-like kernel splits in 3: a 3x3 and a 1x1
+// convolution, a batch-1 dense layer (GEMV) and a dense layer on 6 rows.
+Graph splittable_net() {
+  Graph g;
+  g.name = "split";
+  g.add_input("data", {{1, 16, 20, 20}});
+  g.add_input("vec", {{1, 1024}});
+  g.add_input("rows", {{6, 256}});
+  auto constant = [&](const std::string& name, Shape shape, uint32_t seed) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    g.add_constant(name, Constant::f32(shape, seeded_values(n, seed)));
+  };
+  constant("c1_weight", {32, 16, 3, 3}, 1);
+  constant("c1_bias", {32}, 2);
+  constant("c2_weight", {48, 32, 1, 1}, 3);
+  constant("c2_bias", {48}, 4);
+  constant("fc_weight", {400, 1024}, 5);
+  constant("fc_bias", {400}, 6);
+  constant("rows_weight", {400, 256}, 7);
+  constant("rows_bias", {400}, 8);
+  g.nodes.push_back(make_node("c1", "Convolution", {"data", "c1_weight", "c1_bias"}, conv(32, 3, 1)));
+  g.nodes.push_back(make_node("r1", "Activation", {"c1"}, attrs_of({{"act_type", std::string("relu")}})));
+  g.nodes.push_back(make_node("c2", "Convolution", {"r1", "c2_weight", "c2_bias"}, conv(48, 1, 0)));
+  g.nodes.push_back(make_node("fc", "FullyConnected", {"vec", "fc_weight", "fc_bias"}, attrs_of({{"num_hidden", 400}})));
+  g.nodes.push_back(
+      make_node("rows_fc", "FullyConnected", {"rows", "rows_weight", "rows_bias"}, attrs_of({{"num_hidden", 400}})));
+  g.outputs = {"c2", "fc", "rows_fc"};
+  return g;
+}
+
+// Runs the model on the calling thread, then repeatedly on a pool of 3
+// threads that counts the parts it was given, and compares the bits.
+const char* kDriver = R"DRV(#include <cstdio>
+#include <cstring>
+
+#include "split.h"
+#include "hg_spin_pool.h"
+
+namespace {
+alignas(split::kArenaAlignment) unsigned char arena[split::kArenaBytes];
+float data[split::kDataSize], vec[split::kVecSize], rows[split::kRowsSize];
+float c2[split::kC2Size], fc[split::kFcSize], rows_fc[split::kRowsFcSize];
+float c2_serial[split::kC2Size], fc_serial[split::kFcSize], rows_fc_serial[split::kRowsFcSize];
+long parts_run = 0;
+
+struct Counting {
+  HgSpinPool* workers;
+};
+void counting_parallel_for(void* self, long count, void (*task)(void*, long), void* context) {
+  parts_run += count;
+  HgSpinPool::parallel_for(static_cast<Counting*>(self)->workers, count, task, context);
+}
+}  // namespace
+
+int main() {
+  for (unsigned long i = 0; i < split::kDataSize; ++i) data[i] = static_cast<float>((i * 37) % 101) / 50.0f - 1.0f;
+  for (unsigned long i = 0; i < split::kVecSize; ++i) vec[i] = static_cast<float>((i * 7) % 31) / 15.0f - 1.0f;
+  for (unsigned long i = 0; i < split::kRowsSize; ++i) rows[i] = static_cast<float>((i * 13) % 29) / 14.0f - 1.0f;
+  if (split::run(data, vec, rows, c2_serial, fc_serial, rows_fc_serial, arena) != 0) return 3;
+  HgSpinPool workers(3);
+  Counting counting = {&workers};
+  const hg_thread_pool pool = {&counting_parallel_for, &counting, 3};
+  for (int round = 0; round < 20; ++round) {
+    std::memset(c2, 0, sizeof c2);
+    std::memset(fc, 0, sizeof fc);
+    std::memset(rows_fc, 0, sizeof rows_fc);
+    if (split_run_pool(data, vec, rows, c2, fc, rows_fc, arena, &pool) != 0) return 4;
+    if (std::memcmp(c2, c2_serial, sizeof c2) != 0 || std::memcmp(fc, fc_serial, sizeof fc) != 0 ||
+        std::memcmp(rows_fc, rows_fc_serial, sizeof rows_fc) != 0) {
+      std::printf("round %d: results differ on the pool\n", round);
+      return 5;
+    }
+  }
+  std::printf("parts %ld\n", parts_run);
+  return 0;
+}
+)DRV";
+
+// Generates the model for `target`, builds it with the driver and `flags`,
+// runs it and returns its output.
+std::string build_and_run(const std::string& target, const std::string& flags) {
+  const TempDir dir("hybgen-pool-test");
+  write_generated(generate_cpp(splittable_net(), {"split", "", "", cpp_target(target)}), dir.path());
+  const std::string d = dir.path() + "/";
+  std::ofstream(d + "hg_spin_pool.h") << template_text("hg_spin_pool.h");
+  std::ofstream(d + "main.cpp") << kDriver;
+  const std::string target_flags = target_cxx_flags(target);
+  auto r = run_command(quoted(HYBGEN_CXX) + " -std=c++11 -Wall -Wextra -Wpedantic -Werror -pthread " + flags + " " +
+                       target_flags + " -I" + quoted(dir.path()) + " " + quoted(d + "main.cpp") + " " +
+                       quoted(d + "split.cpp") + " " + quoted(d + "split_weights.cpp") + " -o " + quoted(d + "driver"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (r.exit_code != 0) return "";
+  r = run_command(quoted(d + "driver"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return r.output;
+}
+
+// Parts handed to the pool in one run, from the driver's "parts N" line.
+long parts_per_run(const std::string& output) {
+  const std::size_t at = output.find("parts ");
+  return at == std::string::npos ? -1 : std::stol(output.substr(at + 6)) / 20;
+}
+
+TEST(ThreadPool, GenericTargetGivesTheSameBitsOnRealThreads) {
+  const std::string out = build_and_run("generic", "-O2");
+  // The GEMV and the 6-row GEMM: 3 parts each.
+  EXPECT_GE(parts_per_run(out), 6) << out;
+}
+
+TEST(ThreadPool, HostTargetGivesTheSameBitsOnRealThreads) {
+  if (host_target() == "generic") GTEST_SKIP() << "this machine has no SIMD target";
+  EXPECT_GE(parts_per_run(build_and_run(host_target(), "-O2")), 6);
+}
+
+TEST(ThreadPool, NoDataRacesUnderThreadSanitizer) {
+  const TempDir probe("hybgen-tsan-probe");
+  std::ofstream(probe.path() + "/t.cpp") << "int main() { return 0; }\n";
+  if (run_command(quoted(HYBGEN_CXX) + " -fsanitize=thread " + quoted(probe.path() + "/t.cpp") + " -o " +
+                  quoted(probe.path() + "/t") + " && " + quoted(probe.path() + "/t"))
+          .exit_code != 0)
+    GTEST_SKIP() << "no ThreadSanitizer with this compiler";
+  EXPECT_GE(parts_per_run(build_and_run("generic", "-O1 -g -fsanitize=thread")), 6);
+}
+
+TEST(ThreadPool, VerifyRunsTheModelOnAPool) {
+  VerifyOptions options;
+  options.cxx = HYBGEN_CXX;
+  options.threads = 3;
+  const VerifyReport report = verify_model(splittable_net(), options);
+  EXPECT_TRUE(report.ok);
+  for (const auto& check : report.checks) EXPECT_LE(check.max_rel_error, 1e-5) << check.name;
+}
+
+}  // namespace
+}  // namespace hybgen
