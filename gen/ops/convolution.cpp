@@ -104,6 +104,25 @@ void reference(const KernelIO& io) {
 // work per weight for a GEMM; the direct kernel serves them.
 bool uses_gemm(const ConvGeometry& g) { return g.c / g.groups > 1 || g.groups == 1; }
 
+// Winograd F(4x4, 3x3) (conv2d_winograd.inc) for 3x3 stride-1 convolutions
+// with at least 32 input and output channels: 2x to 2.5x faster than im2col
+// + GEMM on ResNet-18's layers (64..512 channels, 56x56..7x7); at 16
+// channels the transforms eat the gain.
+bool uses_winograd(const ConvGeometry& g) {
+  return g.groups == 1 && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.c >= 32 &&
+         g.f >= 32;
+}
+
+// 4x4 output tiles per Winograd pass: its scratch, 36 * block * (c + f)
+// floats, stays within 1.5 MiB; a multiple of 6 (the GEMM's row block) when
+// that allows.
+int64_t winograd_block(const ConvGeometry& g) {
+  const int64_t tiles = ((g.oh + 3) / 4) * ((g.ow + 3) / 4);
+  int64_t block = std::max<int64_t>(1, (int64_t{384} * 1024) / (36 * (g.c + g.f)));
+  if (block >= 6) block = block / 6 * 6;
+  return std::min(block, tiles);
+}
+
 // One input channel per group and one filter per channel: the depthwise
 // kernel (conv2d_depthwise.inc; it keeps a pointer per kernel row, at most 64).
 bool is_depthwise(const ConvGeometry& g) { return g.groups == g.c && g.f == g.c && g.kh <= 64; }
@@ -124,6 +143,7 @@ int64_t im2col_tile(const ConvGeometry& g) {
 
 int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
   const ConvGeometry g = geometry(a, in[0].shape);
+  if (uses_winograd(g)) return 36 * winograd_block(g) * (g.c + g.f);
   if (!uses_gemm(g) || reads_input_directly(g)) return 0;
   return (g.c / g.groups) * g.kh * g.kw * im2col_tile(g);
 }
@@ -134,6 +154,7 @@ std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const 
                                                const float* data, const CppTarget& target) {
   const ConvGeometry g = geometry(a, in[0].shape);
   if (index != 1 || !uses_gemm(g)) return std::nullopt;
+  if (uses_winograd(g)) return pack_winograd_f4x3(data, g.f, g.c, target.gemm_nr);
   const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
   std::vector<float> packed;
   for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -148,6 +169,13 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   const std::vector<int64_t> dims{g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
                                   g.groups};
+  if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_winograd(g)) {
+    const int64_t nr = ctx.target.gemm_nr, u_stride = (g.f + nr - 1) / nr * nr * g.c;
+    return {{"epilogue", "gemm", "conv2d_winograd"},
+            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_winograd(" + ctx.in[0] +
+                ", " + ctx.in[1] + ", " + std::to_string(u_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
+                std::to_string(winograd_block(g)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) + ");\n}"};
+  }
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1]) {
     const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
     const int64_t mr = ctx.target.gemm_mr, group_stride = (fg + mr - 1) / mr * mr * k;
@@ -220,6 +248,10 @@ const OpRegistrar reg([] {
       {conv({3, 3}, 5, {}, {1, 1}, {}, 5, false), {{2, 5, 9, 19}, {5, 1, 3, 3}, {5}}},
       {conv({3, 3}, 3, {2, 2}, {1, 1}, {}, 3, true), {{1, 3, 12, 37}, {3, 1, 3, 3}}},
       {conv({5, 5}, 2, {}, {4, 4}, {2, 2}, 2, false), {{1, 2, 10, 17}, {2, 1, 5, 5}, {2}}},
+      // Winograd: partial tiles at the right and bottom, padding 0 and 2, batch 2, channels not a multiple of 16.
+      {conv({3, 3}, 32, {}, {1, 1}, {}, 1, false), {{2, 33, 9, 6}, {32, 33, 3, 3}, {32}}},
+      {conv({3, 3}, 40, {}, {}, {}, 1, true), {{1, 32, 7, 11}, {40, 32, 3, 3}}},
+      {conv({3, 3}, 32, {}, {2, 2}, {}, 1, false), {{1, 48, 5, 5}, {32, 48, 3, 3}, {32}}},
   };
   return d;
 }());

@@ -120,4 +120,38 @@ std::vector<float> pack_a_panels(const float* a, long m, long k, long mr) {
   return out;
 }
 
+std::vector<float> pack_winograd_f4x3(const float* w, long f, long c, long nr) {
+  check_dims(f, c, nr, "pack_winograd_f4x3");
+  static const double kG[6][3] = {{1.0 / 4, 0, 0},
+                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                  {0, 0, 1}};
+  std::vector<float> u(static_cast<size_t>(36 * c * f));  // [xi][ic][of]
+  for (long of = 0; of < f; ++of)
+    for (long ic = 0; ic < c; ++ic) {
+      const float* const g = w + (of * c + ic) * 9;
+      double t[6][3];
+      for (int a = 0; a < 6; ++a)
+        for (int s = 0; s < 3; ++s) {
+          double v = 0;
+          for (int r = 0; r < 3; ++r) v += kG[a][r] * g[r * 3 + s];
+          t[a][s] = v;
+        }
+      for (int a = 0; a < 6; ++a)
+        for (int b = 0; b < 6; ++b) {
+          double v = 0;
+          for (int s = 0; s < 3; ++s) v += t[a][s] * kG[b][s];
+          u[static_cast<size_t>(((a * 6 + b) * c + ic) * f + of)] = static_cast<float>(v);
+        }
+    }
+  std::vector<float> out;
+  for (long xi = 0; xi < 36; ++xi) {
+    const std::vector<float> p = pack_b_panels(u.data() + xi * c * f, c, f, nr);
+    out.insert(out.end(), p.begin(), p.end());
+  }
+  return out;
+}
+
 }  // namespace hybgen
