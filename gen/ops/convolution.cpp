@@ -123,6 +123,22 @@ int64_t winograd_block(const ConvGeometry& g) {
   return std::min(block, tiles);
 }
 
+// Output pixels as the GEMM's rows (conv2d_pixel_gemm.inc) where that wastes
+// less of the register tiles than the pixels as columns: hg_gemm_packed_a
+// computes columns in tiles of 48 on x86-64-v4 (a 7x7 map, 49 pixels, costs
+// as much as 96: measured 2x), hg_gemm_packed_b filters in tiles of 64 and
+// pixel rows exactly. Not below 64 reduction steps, where the two
+// transpositions this path adds would weigh; scratch at most 1.5 MiB. The
+// tile widths are x86-64-v4's (gemm.inc); other targets' tiles are
+// narrower, where both paths waste less.
+bool uses_pixel_gemm(const ConvGeometry& g) {
+  const int64_t k = g.c * g.kh * g.kw, pixels = g.oh * g.ow;
+  if (g.groups != 1 || uses_winograd(g) || k < 64 || pixels * (k + g.f) > int64_t{384} * 1024) return false;
+  const double columns = static_cast<double>(pixels) / static_cast<double>((pixels + 47) / 48 * 48);
+  const double rows = static_cast<double>(g.f) / static_cast<double>((g.f + 63) / 64 * 64);
+  return rows > 1.25 * columns;
+}
+
 // One input channel per group and one filter per channel: the depthwise
 // kernel (conv2d_depthwise.inc; it keeps a pointer per kernel row, at most 64).
 bool is_depthwise(const ConvGeometry& g) { return g.groups == g.c && g.f == g.c && g.kh <= 64; }
@@ -144,6 +160,7 @@ int64_t im2col_tile(const ConvGeometry& g) {
 int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
   const ConvGeometry g = geometry(a, in[0].shape);
   if (uses_winograd(g)) return 36 * winograd_block(g) * (g.c + g.f);
+  if (uses_pixel_gemm(g)) return g.oh * g.ow * (g.c * g.kh * g.kw + g.f);
   if (!uses_gemm(g) || reads_input_directly(g)) return 0;
   return (g.c / g.groups) * g.kh * g.kw * im2col_tile(g);
 }
@@ -155,6 +172,7 @@ std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const 
   const ConvGeometry g = geometry(a, in[0].shape);
   if (index != 1 || !uses_gemm(g)) return std::nullopt;
   if (uses_winograd(g)) return pack_winograd_f4x3(data, g.f, g.c, target.gemm_nr);
+  if (uses_pixel_gemm(g)) return pack_w_transposed_panels(data, g.f, g.c * g.kh * g.kw, target.gemm_nr);
   const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
   std::vector<float> packed;
   for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -176,6 +194,11 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
                 ", " + ctx.in[1] + ", " + std::to_string(u_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
                 std::to_string(winograd_block(g)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) + ");\n}"};
   }
+  if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_pixel_gemm(g))
+    return {{"epilogue", "gemm", "conv2d_pixel_gemm"},
+            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_pixel_gemm(" + ctx.in[0] +
+                ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " + ctx.scratch + ", " +
+                epilogue_argument(ctx) + ");\n}"};
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1]) {
     const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
     const int64_t mr = ctx.target.gemm_mr, group_stride = (fg + mr - 1) / mr * mr * k;
@@ -252,6 +275,9 @@ const OpRegistrar reg([] {
       {conv({3, 3}, 32, {}, {1, 1}, {}, 1, false), {{2, 33, 9, 6}, {32, 33, 3, 3}, {32}}},
       {conv({3, 3}, 40, {}, {}, {}, 1, true), {{1, 32, 7, 11}, {40, 32, 3, 3}}},
       {conv({3, 3}, 32, {}, {2, 2}, {}, 1, false), {{1, 48, 5, 5}, {32, 48, 3, 3}, {32}}},
+      // Pixels as GEMM rows: a 7x7 map, 1x1 and strided 3x3, batch 2.
+      {conv({1, 1}, 64, {}, {}, {}, 1, false), {{2, 80, 7, 7}, {64, 80, 1, 1}, {64}}},
+      {conv({3, 3}, 128, {2, 2}, {1, 1}, {}, 1, true), {{1, 8, 13, 13}, {128, 8, 3, 3}}},
   };
   return d;
 }());
