@@ -5,16 +5,21 @@
 // residual read at the output index, ReLU). A C++11 driver including the
 // kernel text inside a namespace (as generated code does) is compiled with
 // the strict flags for this machine, for baseline x86-64 (the portable path)
-// and for x86-64-v3 (AVX2) where the host runs it.
-// |got - expected| <= 1e-5 * (sum of |terms|).
+// and for x86-64-v3 (AVX2) and x86-64-v4 (AVX-512) where the host runs them.
+// The depthwise kernel's cases are made by the driver; the Winograd and
+// pixel-row GEMM kernels read weights packed here by the tool's functions for
+// the driver's target. |got - expected| <= tol * (sum of |terms|), tol 1e-5,
+// 5e-5 for Winograd (its transforms add rounding).
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 
 #include "emit/templates.h"
 #include "io/file_util.h"
+#include "ops/gemm_pack.h"
 #include "run_command.h"
 
 namespace hybgen {
@@ -100,9 +105,101 @@ void check_depthwise(long n, long c, long h, long w, long kh, long kw, long sh, 
         }
 }
 
+struct Reader {
+  std::FILE* f;
+  bool ok;
+  long value() {
+    long long v = 0;
+    ok = ok && std::fread(&v, sizeof v, 1, f) == 1;
+    return static_cast<long>(v);
+  }
+  std::vector<float> floats(long n) {
+    std::vector<float> v(static_cast<size_t>(n > 0 ? n : 0));
+    if (n > 0) ok = ok && std::fread(&v[0], sizeof(float), v.size(), f) == v.size();
+    return v;
+  }
+};
+
+// kind 0: hg_conv2d_winograd, 1: hg_conv2d_pixel_gemm; weights packed by the
+// tool. Returns false when the file ends early.
+bool check_packed(Reader& in) {
+  const long kind = in.value();
+  long g[16];
+  for (int i = 0; i < 16; ++i) g[i] = in.value();
+  const long block = in.value(), scratch_floats = in.value(), has_bias = in.value(), with_epilogue = in.value();
+  const long n = g[0], c = g[1], h = g[2], w = g[3], f = g[4], kh = g[5], kw = g[6], oh = g[7], ow = g[8];
+  const long sh = g[9], sw = g[10], ph = g[11], pw = g[12], dh = g[13], dw = g[14];
+  const std::vector<float> x = in.floats(n * c * h * w), wt = in.floats(f * c * kh * kw);
+  const std::vector<float> packed = in.floats(in.value());
+  const std::vector<float> b = has_bias ? in.floats(f) : std::vector<float>();
+  if (!in.ok) return false;
+  std::vector<float> scratch(static_cast<size_t>(scratch_floats + 1));
+  std::vector<float> y(static_cast<size_t>(n * f * oh * ow + 1), 777.0f);
+  const float* const bias = has_bias ? &b[0] : 0;
+  const model::kernels::HgNoEpilogue plain;
+  const auto fused = [](long ch, long idx, float v) {
+    const float r = v + channel_add(ch) + residual(idx);
+    return r > 0.0f ? r : 0.0f;
+  };
+  if (kind == 0 && with_epilogue)
+    model::kernels::hg_conv2d_winograd(&x[0], &packed[0], static_cast<long>(packed.size() / 36), bias, &y[0], g, block,
+                                       &scratch[0], fused);
+  else if (kind == 0)
+    model::kernels::hg_conv2d_winograd(&x[0], &packed[0], static_cast<long>(packed.size() / 36), bias, &y[0], g, block,
+                                       &scratch[0], plain);
+  else if (with_epilogue)
+    model::kernels::hg_conv2d_pixel_gemm(&x[0], &packed[0], bias, &y[0], g, &scratch[0], fused);
+  else
+    model::kernels::hg_conv2d_pixel_gemm(&x[0], &packed[0], bias, &y[0], g, &scratch[0], plain);
+  ++g_cases;
+  if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL kind %ld wrote past the output\n", kind);
+  const double tol = kind == 0 ? 5e-5 : 1e-5;
+  for (long in_ = 0; in_ < n; ++in_)
+    for (long of = 0; of < f; ++of)
+      for (long oy = 0; oy < oh; ++oy)
+        for (long ox = 0; ox < ow; ++ox) {
+          double sum = has_bias ? b[of] : 0.0, scale = std::fabs(sum);
+          for (long ic = 0; ic < c; ++ic)
+            for (long ky = 0; ky < kh; ++ky)
+              for (long kx = 0; kx < kw; ++kx) {
+                const long iy = oy * sh - ph + ky * dh, ix = ox * sw - pw + kx * dw;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+                const double t = static_cast<double>(x[((in_ * c + ic) * h + iy) * w + ix]) *
+                                 wt[((of * c + ic) * kh + ky) * kw + kx];
+                sum += t;
+                scale += std::fabs(t);
+              }
+          const long idx = ((in_ * f + of) * oh + oy) * ow + ox;
+          if (with_epilogue) {
+            sum += static_cast<double>(channel_add(of)) + residual(idx);
+            scale += std::fabs(channel_add(of)) + std::fabs(residual(idx));
+            if (sum < 0) sum = 0;
+          }
+          const double got = y[static_cast<size_t>(idx)];
+          ++g_values;
+          if (!(std::fabs(got - sum) <= tol * scale + 1e-30) && ++g_failures < 20)
+            std::printf("FAIL kind %ld n%ld c%ld %ldx%ld f%ld k%ldx%ld s%ld p%ld block %ld: y[%ld] = %.9g, expected %.9g\n",
+                        kind, n, c, h, w, f, kh, kw, sh, ph, block, idx, got, sum);
+        }
+  return true;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc == 2) {
+    Reader in = {std::fopen(argv[1], "rb"), true};
+    if (!in.f) return 3;
+    const long cases = in.value();
+    for (long i = 0; i < cases; ++i)
+      if (!check_packed(in)) {
+        std::printf("FAIL could not read case %ld\n", i);
+        return 1;
+      }
+    std::fclose(in.f);
+    std::printf("RESULT cases %ld values %ld failures %ld\n", g_cases, g_values, g_failures);
+    return g_failures == 0 && g_cases == cases ? 0 : 1;
+  }
   const long sizes[][2] = {{1, 1}, {3, 5}, {7, 7}, {14, 14}, {9, 17}, {16, 16}, {33, 31}, {6, 40}};
   for (const auto& s : sizes)
     for (long k : {1, 2, 3, 5})
@@ -136,12 +233,64 @@ void add_kernel(const std::string& name, std::set<std::string>& seen, std::strin
   text += body + "\n";
 }
 
-void check_kernels(const std::string& flags) {
+void put(std::ofstream& out, long v) {
+  const long long x = v;
+  out.write(reinterpret_cast<const char*>(&x), sizeof x);
+}
+void put(std::ofstream& out, const std::vector<float>& v) {
+  out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+}
+
+struct PackedCase {
+  long kind;  // 0 Winograd, 1 pixel-row GEMM
+  long n, c, h, w, f, k, stride, pad, block;
+};
+
+// Winograd (3x3, stride 1): partial tiles, padding 0..2, channels not a
+// multiple of 16, blocks that do not divide the tiles, batch 2. Pixel-row
+// GEMM: 1x1 and strided 3x3, filters not a multiple of the panel width.
+void write_packed_cases(const std::string& path, long nr) {
+  const std::vector<PackedCase> cases = {
+      {0, 1, 32, 8, 8, 32, 3, 1, 1, 4},   {0, 1, 33, 9, 6, 40, 3, 1, 1, 6},  {0, 2, 17, 7, 11, 19, 3, 1, 0, 5},
+      {0, 1, 48, 5, 5, 32, 3, 1, 2, 1},   {0, 1, 16, 13, 4, 48, 3, 1, 1, 12}, {0, 2, 64, 6, 6, 64, 3, 1, 1, 2},
+      {0, 1, 3, 3, 3, 5, 3, 1, 1, 1},     {1, 1, 80, 7, 7, 64, 1, 1, 0, 0},  {1, 2, 8, 13, 13, 70, 3, 2, 1, 0},
+      {1, 1, 20, 9, 5, 33, 3, 1, 1, 0},   {1, 1, 5, 4, 4, 3, 1, 1, 0, 0}};
+  std::ofstream out(path, std::ios::binary);
+  std::mt19937 rng(4321);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  auto random = [&](long count) {
+    std::vector<float> v(static_cast<size_t>(count));
+    for (auto& x : v) x = dist(rng);
+    return v;
+  };
+  put(out, static_cast<long>(cases.size()));
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const PackedCase& p = cases[i];
+    const long oh = (p.h + 2 * p.pad - p.k) / p.stride + 1, ow = (p.w + 2 * p.pad - p.k) / p.stride + 1;
+    const long geometry[16] = {p.n, p.c, p.h, p.w, p.f, p.k, p.k, oh, ow, p.stride, p.stride, p.pad, p.pad, 1, 1, 1};
+    const std::vector<float> x = random(p.n * p.c * p.h * p.w), w = random(p.f * p.c * p.k * p.k);
+    const std::vector<float> packed = p.kind == 0 ? pack_winograd_f4x3(w.data(), p.f, p.c, nr)
+                                                  : pack_w_transposed_panels(w.data(), p.f, p.c * p.k * p.k, nr);
+    const long scratch = p.kind == 0 ? 36 * p.block * (p.c + p.f) : oh * ow * (p.c * p.k * p.k + p.f);
+    const bool has_bias = i % 3 != 2, with_epilogue = i % 2 == 0;
+    put(out, p.kind);
+    for (long g : geometry) put(out, g);
+    for (long v : {p.block, scratch, static_cast<long>(has_bias), static_cast<long>(with_epilogue)}) put(out, v);
+    put(out, x);
+    put(out, w);
+    put(out, static_cast<long>(packed.size()));
+    put(out, packed);
+    if (has_bias) put(out, random(p.f));
+  }
+}
+
+void check_kernels(const std::string& flags, const std::string& target) {
   TempDir dir("hybgen-conv-test");
   const std::string d = dir.path() + "/";
   std::set<std::string> seen;
   std::string text;
-  for (const char* k : {"epilogue", "gemm", "conv2d_depthwise"}) add_kernel(k, seen, text);
+  for (const char* k : {"epilogue", "gemm", "conv2d_depthwise", "conv2d_winograd", "conv2d_pixel_gemm"})
+    add_kernel(k, seen, text);
   std::ofstream(d + "kernels.inc") << text;
   std::ofstream(d + "main.cpp") << kDriver;
   const std::string all_flags =
@@ -151,6 +300,24 @@ void check_kernels(const std::string& flags) {
   r = run_command(quoted(d + "driver"));
   EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   EXPECT_NE(r.output.find(" failures 0"), std::string::npos) << r.output;
+  write_packed_cases(d + "cases.bin", gemm_nr(target));
+  r = run_command(quoted(d + "driver") + " " + quoted(d + "cases.bin"));
+  EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
+  EXPECT_NE(r.output.find(" failures 0"), std::string::npos) << r.output;
+}
+
+// The target whose panel widths -march=native code uses here.
+std::string native_target() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return "x86-64-v4";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "x86-64-v3";
+  return "generic";
+#elif defined(__aarch64__)
+  return "armv8-a";
+#else
+  return "generic";
+#endif
 }
 
 bool host_supports(const char* feature) {
@@ -164,11 +331,11 @@ bool host_supports(const char* feature) {
 #endif
 }
 
-TEST(ConvKernel, NativeMatchesReference) { check_kernels("-O2 -march=native"); }
+TEST(ConvKernel, NativeMatchesReference) { check_kernels("-O2 -march=native", native_target()); }
 
 TEST(ConvKernel, PortablePathMatchesReference) {
 #if defined(__x86_64__)
-  check_kernels("-O2 -march=x86-64");
+  check_kernels("-O2 -march=x86-64", "generic");
 #else
   GTEST_SKIP() << "the portable path is forced with -march=x86-64 on x86-64 hosts only";
 #endif
@@ -176,12 +343,12 @@ TEST(ConvKernel, PortablePathMatchesReference) {
 
 TEST(ConvKernel, Avx2PathMatchesReference) {
   if (!host_supports("avx2")) GTEST_SKIP() << "this host cannot run AVX2 code";
-  check_kernels("-O2 -march=x86-64-v3");
+  check_kernels("-O2 -march=x86-64-v3", "x86-64-v3");
 }
 
 TEST(ConvKernel, Avx512PathMatchesReference) {
   if (!host_supports("avx512")) GTEST_SKIP() << "this host cannot run AVX-512 code";
-  check_kernels("-O2 -march=x86-64-v4");
+  check_kernels("-O2 -march=x86-64-v4", "x86-64-v4");
 }
 
 }  // namespace
