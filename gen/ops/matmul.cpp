@@ -55,7 +55,7 @@ CppCall emit(const MatmulDims& d, const CppEmitContext& ctx) {
           "hg_batch_matmul(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " + std::to_string(d.batch) + ", " +
               std::to_string(d.m) + ", " + std::to_string(d.n) + ", " + std::to_string(d.k) + ", " +
               (d.ta ? "true" : "false") + ", " + (d.tb ? "true" : "false") + ", " + scratch + ", " +
-              epilogue_argument(ctx) + ");"};
+              epilogue_argument(ctx) + ", " + ctx.pool + ");"};
 }
 
 // What hg_batch_matmul packs into: the right operand in panels of up to 16

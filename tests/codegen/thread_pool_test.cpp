@@ -30,13 +30,16 @@ Attrs conv(int64_t filters, int64_t kernel, int64_t pad) {
 }
 
 // Large enough that every GEMM-like kernel splits in 3: a 3x3 and a 1x1
-// convolution, a batch-1 dense layer (GEMV) and a dense layer on 6 rows.
+// convolution, a batch-1 dense layer (GEMV), a dense layer on 6 rows and a
+// batch_dot of two products.
 Graph splittable_net() {
   Graph g;
   g.name = "split";
   g.add_input("data", {{1, 16, 20, 20}});
   g.add_input("vec", {{1, 1024}});
   g.add_input("rows", {{6, 256}});
+  g.add_input("lhs", {{2, 64, 96}});
+  g.add_input("rhs", {{2, 96, 80}});
   auto constant = [&](const std::string& name, Shape shape, uint32_t seed) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
@@ -56,7 +59,8 @@ Graph splittable_net() {
   g.nodes.push_back(make_node("fc", "FullyConnected", {"vec", "fc_weight", "fc_bias"}, attrs_of({{"num_hidden", 400}})));
   g.nodes.push_back(
       make_node("rows_fc", "FullyConnected", {"rows", "rows_weight", "rows_bias"}, attrs_of({{"num_hidden", 400}})));
-  g.outputs = {"c2", "fc", "rows_fc"};
+  g.nodes.push_back(make_node("bd", "batch_dot", {"lhs", "rhs"}));
+  g.outputs = {"c2", "fc", "rows_fc", "bd"};
   return g;
 }
 
@@ -71,8 +75,10 @@ const char* kDriver = R"DRV(#include <cstdio>
 namespace {
 alignas(split::kArenaAlignment) unsigned char arena[split::kArenaBytes];
 float data[split::kDataSize], vec[split::kVecSize], rows[split::kRowsSize];
-float c2[split::kC2Size], fc[split::kFcSize], rows_fc[split::kRowsFcSize];
+float lhs[split::kLhsSize], rhs[split::kRhsSize];
+float c2[split::kC2Size], fc[split::kFcSize], rows_fc[split::kRowsFcSize], bd[split::kBdSize];
 float c2_serial[split::kC2Size], fc_serial[split::kFcSize], rows_fc_serial[split::kRowsFcSize];
+float bd_serial[split::kBdSize];
 long parts_run = 0;
 
 struct Counting {
@@ -88,7 +94,9 @@ int main() {
   for (unsigned long i = 0; i < split::kDataSize; ++i) data[i] = static_cast<float>((i * 37) % 101) / 50.0f - 1.0f;
   for (unsigned long i = 0; i < split::kVecSize; ++i) vec[i] = static_cast<float>((i * 7) % 31) / 15.0f - 1.0f;
   for (unsigned long i = 0; i < split::kRowsSize; ++i) rows[i] = static_cast<float>((i * 13) % 29) / 14.0f - 1.0f;
-  if (split::run(data, vec, rows, c2_serial, fc_serial, rows_fc_serial, arena) != 0) return 3;
+  for (unsigned long i = 0; i < split::kLhsSize; ++i) lhs[i] = static_cast<float>((i * 11) % 23) / 11.0f - 1.0f;
+  for (unsigned long i = 0; i < split::kRhsSize; ++i) rhs[i] = static_cast<float>((i * 5) % 19) / 9.0f - 1.0f;
+  if (split::run(data, vec, rows, lhs, rhs, c2_serial, fc_serial, rows_fc_serial, bd_serial, arena) != 0) return 3;
   HgSpinPool workers(3);
   Counting counting = {&workers};
   const hg_thread_pool pool = {&counting_parallel_for, &counting, 3};
@@ -96,9 +104,10 @@ int main() {
     std::memset(c2, 0, sizeof c2);
     std::memset(fc, 0, sizeof fc);
     std::memset(rows_fc, 0, sizeof rows_fc);
-    if (split_run_pool(data, vec, rows, c2, fc, rows_fc, arena, &pool) != 0) return 4;
+    std::memset(bd, 0, sizeof bd);
+    if (split_run_pool(data, vec, rows, lhs, rhs, c2, fc, rows_fc, bd, arena, &pool) != 0) return 4;
     if (std::memcmp(c2, c2_serial, sizeof c2) != 0 || std::memcmp(fc, fc_serial, sizeof fc) != 0 ||
-        std::memcmp(rows_fc, rows_fc_serial, sizeof rows_fc) != 0) {
+        std::memcmp(rows_fc, rows_fc_serial, sizeof rows_fc) != 0 || std::memcmp(bd, bd_serial, sizeof bd) != 0) {
       std::printf("round %d: results differ on the pool\n", round);
       return 5;
     }
@@ -135,13 +144,13 @@ long parts_per_run(const std::string& output) {
 
 TEST(ThreadPool, GenericTargetGivesTheSameBitsOnRealThreads) {
   const std::string out = build_and_run("generic", "-O2");
-  // The GEMV and the 6-row GEMM: 3 parts each.
-  EXPECT_GE(parts_per_run(out), 6) << out;
+  // The GEMV, the 6-row GEMM and batch_dot's two GEMMs: 3 parts each.
+  EXPECT_GE(parts_per_run(out), 12) << out;
 }
 
 TEST(ThreadPool, HostTargetGivesTheSameBitsOnRealThreads) {
   if (host_target() == "generic") GTEST_SKIP() << "this machine has no SIMD target";
-  EXPECT_GE(parts_per_run(build_and_run(host_target(), "-O2")), 6);
+  EXPECT_GE(parts_per_run(build_and_run(host_target(), "-O2")), 12);
 }
 
 TEST(ThreadPool, NoDataRacesUnderThreadSanitizer) {
@@ -151,7 +160,7 @@ TEST(ThreadPool, NoDataRacesUnderThreadSanitizer) {
                   quoted(probe.path() + "/t") + " && " + quoted(probe.path() + "/t"))
           .exit_code != 0)
     GTEST_SKIP() << "no ThreadSanitizer with this compiler";
-  EXPECT_GE(parts_per_run(build_and_run("generic", "-O1 -g -fsanitize=thread")), 6);
+  EXPECT_GE(parts_per_run(build_and_run("generic", "-O1 -g -fsanitize=thread")), 12);
 }
 
 TEST(ThreadPool, VerifyRunsTheModelOnAPool) {
