@@ -8,7 +8,8 @@
 // and for x86-64-v3 (AVX2) and x86-64-v4 (AVX-512) where the host runs them.
 // The depthwise kernel's cases are made by the driver; the Winograd and
 // pixel-row GEMM kernels read weights packed here by the tool's functions for
-// the driver's target. |got - expected| <= tol * (sum of |terms|), tol 1e-5,
+// the driver's target; the small direct kernel (conv2d_rows.inc) runs on the
+// AVX-512 builds. |got - expected| <= tol * (sum of |terms|), tol 1e-5,
 // 5e-5 for Winograd (its transforms add rounding).
 #include <gtest/gtest.h>
 
@@ -104,6 +105,56 @@ void check_depthwise(long n, long c, long h, long w, long kh, long kw, long sh, 
                         n, c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, idx, got, sum);
         }
 }
+
+#if defined(HG_TARGET_X86_64_V4)
+// hg_conv2d_rows (AVX-512 only): stride 1, 3x3 or 5x5, weights as given.
+void check_rows(long n, long c, long h, long w, long f, long k, long pad, bool bias, bool with_epilogue) {
+  const long oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
+  if (oh <= 0 || ow <= 0) return;
+  const long geometry[16] = {n, c, h, w, f, k, k, oh, ow, 1, 1, pad, pad, 1, 1, 1};
+  std::vector<float> x(static_cast<size_t>(n * c * h * w)), wt(static_cast<size_t>(f * c * k * k)), b(f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = random_value();
+  for (size_t i = 0; i < wt.size(); ++i) wt[i] = random_value();
+  for (long i = 0; i < f; ++i) b[i] = random_value();
+  std::vector<float> y(static_cast<size_t>(n * f * oh * ow + 1), 777.0f);
+  if (with_epilogue)
+    model::kernels::hg_conv2d_rows(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry, [](long ch, long idx, float v) {
+      const float r = v + channel_add(ch) + residual(idx);
+      return r > 0.0f ? r : 0.0f;
+    });
+  else
+    model::kernels::hg_conv2d_rows(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry, model::kernels::HgNoEpilogue());
+  ++g_cases;
+  if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL rows wrote past the output\n");
+  for (long in = 0; in < n; ++in)
+    for (long of = 0; of < f; ++of)
+      for (long oy = 0; oy < oh; ++oy)
+        for (long ox = 0; ox < ow; ++ox) {
+          double sum = bias ? b[of] : 0.0, scale = std::fabs(sum);
+          for (long ic = 0; ic < c; ++ic)
+            for (long ky = 0; ky < k; ++ky)
+              for (long kx = 0; kx < k; ++kx) {
+                const long iy = oy - pad + ky, ix = ox - pad + kx;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+                const double t =
+                    static_cast<double>(x[((in * c + ic) * h + iy) * w + ix]) * wt[((of * c + ic) * k + ky) * k + kx];
+                sum += t;
+                scale += std::fabs(t);
+              }
+          const long idx = ((in * f + of) * oh + oy) * ow + ox;
+          if (with_epilogue) {
+            sum += static_cast<double>(channel_add(of)) + residual(idx);
+            scale += std::fabs(channel_add(of)) + std::fabs(residual(idx));
+            if (sum < 0) sum = 0;
+          }
+          const double got = y[static_cast<size_t>(idx)];
+          ++g_values;
+          if (!(std::fabs(got - sum) <= 1e-5 * scale + 1e-30) && ++g_failures < 20)
+            std::printf("FAIL rows n%ld c%ld %ldx%ld f%ld k%ld p%ld: y[%ld] = %.9g, expected %.9g\n", n, c, h, w, f, k,
+                        pad, idx, got, sum);
+        }
+}
+#endif
 
 struct Reader {
   std::FILE* f;
@@ -215,6 +266,15 @@ int main(int argc, char** argv) {
   check_depthwise(1, 2, 13, 30, 7, 7, 1, 2, 3, 3, 1, 1, false, true);
   check_depthwise(1, 2, 5, 70, 1, 9, 1, 1, 0, 4, 1, 1, true, true);
   check_depthwise(1, 1, 4, 4, 3, 3, 1, 1, 5, 5, 1, 1, true, true);  // outputs with no tap inside
+#if defined(HG_TARGET_X86_64_V4)
+  const long rows_sizes[][2] = {{5, 5}, {7, 9}, {12, 12}, {11, 20}, {28, 28}, {4, 37}};
+  for (const auto& s : rows_sizes)
+    for (long k : {3, 5})
+      for (long pad = 0; pad <= 2; ++pad)
+        for (long f : {1, 4, 6, 9})
+          check_rows(1, f % 3 + 1, s[0], s[1], f, k, pad, (f + pad) % 2 == 0, (k + f) % 2 == 1);
+  check_rows(2, 6, 12, 12, 16, 5, 0, true, true);
+#endif
   std::printf("RESULT cases %ld values %ld failures %ld\n", g_cases, g_values, g_failures);
   return g_failures == 0 && g_cases > 0 ? 0 : 1;
 }
@@ -289,7 +349,7 @@ void check_kernels(const std::string& flags, const std::string& target) {
   const std::string d = dir.path() + "/";
   std::set<std::string> seen;
   std::string text;
-  for (const char* k : {"epilogue", "gemm", "conv2d_depthwise", "conv2d_winograd", "conv2d_pixel_gemm"})
+  for (const char* k : {"epilogue", "gemm", "conv2d_depthwise", "conv2d_winograd", "conv2d_pixel_gemm", "conv2d_rows"})
     add_kernel(k, seen, text);
   std::ofstream(d + "kernels.inc") << text;
   std::ofstream(d + "main.cpp") << kDriver;
