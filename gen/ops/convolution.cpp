@@ -1,12 +1,19 @@
 // Convolution, 2-D, NCHW: stride, padding, dilation, groups (depthwise when
 // num_group equals the channels) and an optional bias. The reference runs
-// im2col + sgemm per group. The generated kernel is a GEMM over weights
-// packed at generation time (templates/kernels/conv2d_gemm.inc: 1x1 convs
-// read the input directly, others go through im2col tiles in arena
-// scratch); depthwise convolutions have their own kernel
-// (conv2d_depthwise.inc); grouped convolutions with one input channel per
-// group but several filters, and weights not known at generation time, use
-// the direct kernel (conv2d.inc).
+// im2col + sgemm per group. The generated kernel, by the first that applies:
+//   - small dense stride-1 3x3/5x5 convolutions on x86-64-v4 (LeNet's): row
+//     by row, weights as given (conv2d_rows.inc);
+//   - 3x3 stride-1 with >= 32 channels each way: Winograd F(4x4, 3x3) with
+//     filters transformed at generation time (conv2d_winograd.inc);
+//   - small maps where the pixels fill GEMM rows better than GEMM columns:
+//     pixel-row GEMM over W^T packed as a dense weight (conv2d_pixel_gemm.inc);
+//   - other convolutions with several input channels per group: GEMM over
+//     weights packed at generation time (conv2d_gemm.inc: 1x1 convs read the
+//     input directly, others go through im2col tiles in arena scratch);
+//   - depthwise (one channel per group and filter): conv2d_depthwise.inc;
+//   - grouped convolutions with one input channel per group but several
+//     filters, and weights not known at generation time: the direct kernel
+//     (conv2d.inc).
 #include <cblas.h>
 
 #include <algorithm>
