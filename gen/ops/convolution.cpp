@@ -209,13 +209,13 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
     return {{"epilogue", "gemm", "conv2d_winograd"},
             "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_winograd(" + ctx.in[0] +
                 ", " + ctx.in[1] + ", " + std::to_string(u_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
-                std::to_string(winograd_block(g)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) + ");\n}"};
+                std::to_string(winograd_block(g)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
   }
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_pixel_gemm(g))
     return {{"epilogue", "gemm", "conv2d_pixel_gemm"},
             "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_pixel_gemm(" + ctx.in[0] +
                 ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " + ctx.scratch + ", " +
-                epilogue_argument(ctx) + ");\n}"};
+                epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1]) {
     const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
     const int64_t mr = ctx.target.gemm_mr, group_stride = (fg + mr - 1) / mr * mr * k;
@@ -223,7 +223,7 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
     return {{"epilogue", "gemm", "conv2d_gemm"},
             "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_gemm(" + ctx.in[0] + ", " +
                 ctx.in[1] + ", " + std::to_string(group_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
-                std::to_string(im2col_tile(g)) + ", " + scratch + ", " + epilogue_argument(ctx) + ");\n}"};
+                std::to_string(im2col_tile(g)) + ", " + scratch + ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
   }
   if (uses_rows(g, ctx.target))
     return {{"epilogue", "gemm", "conv2d_depthwise", "conv2d_rows"},
@@ -232,7 +232,7 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
   if (is_depthwise(g))
     return {{"epilogue", "gemm", "conv2d_depthwise"},
             "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_depthwise(" + ctx.in[0] + ", " +
-                ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ");\n}"};
+                ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
   return {{"epilogue", "conv2d"}, "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d(" +
                                       ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
                                       epilogue_argument(ctx) + ");\n}"};
