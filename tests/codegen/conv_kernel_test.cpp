@@ -56,7 +56,46 @@ float residual(long idx) { return static_cast<float>((idx * 13) % 17 - 8) * 0.06
 
 long g_cases = 0, g_values = 0, g_failures = 0;
 
+// Compares y with a double-precision direct convolution of x (weights
+// [f, c/groups, kh, kw] as given, optional bias, the test epilogue).
 // geometry = {n, c, h, w, f, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups}
+void compare_with_direct(const long* geometry, const std::vector<float>& x, const std::vector<float>& wt,
+                         const float* b, const std::vector<float>& y, bool with_epilogue, const char* kernel) {
+  const long n = geometry[0], c = geometry[1], h = geometry[2], w = geometry[3], f = geometry[4];
+  const long kh = geometry[5], kw = geometry[6], oh = geometry[7], ow = geometry[8];
+  const long sh = geometry[9], sw = geometry[10], ph = geometry[11], pw = geometry[12];
+  const long dh = geometry[13], dw = geometry[14], groups = geometry[15];
+  const long cg = c / groups, fg = f / groups;
+  for (long in = 0; in < n; ++in)
+    for (long of = 0; of < f; ++of)
+      for (long oy = 0; oy < oh; ++oy)
+        for (long ox = 0; ox < ow; ++ox) {
+          double sum = b ? b[of] : 0.0, scale = std::fabs(sum);
+          for (long ic = 0; ic < cg; ++ic)
+            for (long ky = 0; ky < kh; ++ky)
+              for (long kx = 0; kx < kw; ++kx) {
+                const long iy = oy * sh - ph + ky * dh, ix = ox * sw - pw + kx * dw;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+                const double t = static_cast<double>(x[((in * c + of / fg * cg + ic) * h + iy) * w + ix]) *
+                                 wt[((of * cg + ic) * kh + ky) * kw + kx];
+                sum += t;
+                scale += std::fabs(t);
+              }
+          const long idx = ((in * f + of) * oh + oy) * ow + ox;
+          if (with_epilogue) {
+            sum += static_cast<double>(channel_add(of)) + residual(idx);
+            scale += std::fabs(channel_add(of)) + std::fabs(residual(idx));
+            if (sum < 0) sum = 0;
+          }
+          const double got = y[static_cast<size_t>(idx)];
+          ++g_values;
+          if (!(std::fabs(got - sum) <= 1e-5 * scale + 1e-30) && ++g_failures < 20)
+            std::printf("FAIL %s n%ld c%ld %ldx%ld f%ld k%ldx%ld s%ld,%ld p%ld,%ld d%ld,%ld g%ld: y[%ld] = %.9g, "
+                        "expected %.9g\n",
+                        kernel, n, c, h, w, f, kh, kw, sh, sw, ph, pw, dh, dw, groups, idx, got, sum);
+        }
+}
+
 void check_depthwise(long n, long c, long h, long w, long kh, long kw, long sh, long sw, long ph, long pw, long dh,
                      long dw, bool bias, bool with_epilogue) {
   const long oh = (h + 2 * ph - (dh * (kh - 1) + 1)) / sh + 1, ow = (w + 2 * pw - (dw * (kw - 1) + 1)) / sw + 1;
@@ -79,31 +118,7 @@ void check_depthwise(long n, long c, long h, long w, long kh, long kw, long sh, 
                                         model::kernels::HgNoEpilogue());
   ++g_cases;
   if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL wrote past the output\n");
-  for (long in = 0; in < n; ++in)
-    for (long ch = 0; ch < c; ++ch)
-      for (long oy = 0; oy < oh; ++oy)
-        for (long ox = 0; ox < ow; ++ox) {
-          double sum = bias ? b[ch] : 0.0, scale = std::fabs(sum);
-          for (long ky = 0; ky < kh; ++ky)
-            for (long kx = 0; kx < kw; ++kx) {
-              const long iy = oy * sh - ph + ky * dh, ix = ox * sw - pw + kx * dw;
-              if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
-              const double t = static_cast<double>(x[((in * c + ch) * h + iy) * w + ix]) * wt[(ch * kh + ky) * kw + kx];
-              sum += t;
-              scale += std::fabs(t);
-            }
-          const long idx = ((in * c + ch) * oh + oy) * ow + ox;
-          if (with_epilogue) {
-            sum += static_cast<double>(channel_add(ch)) + residual(idx);
-            scale += std::fabs(channel_add(ch)) + std::fabs(residual(idx));
-            if (sum < 0) sum = 0;
-          }
-          const double got = y[static_cast<size_t>(idx)];
-          ++g_values;
-          if (!(std::fabs(got - sum) <= 1e-5 * scale + 1e-30) && ++g_failures < 20)
-            std::printf("FAIL depthwise n%ld c%ld %ldx%ld k%ldx%ld s%ld,%ld p%ld,%ld d%ld,%ld: y[%ld] = %.9g, expected %.9g\n",
-                        n, c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, idx, got, sum);
-        }
+  compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, with_epilogue, "depthwise");
 }
 
 #if defined(HG_TARGET_X86_64_V4)
@@ -126,33 +141,7 @@ void check_rows(long n, long c, long h, long w, long f, long k, long pad, bool b
     model::kernels::hg_conv2d_rows(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry, model::kernels::HgNoEpilogue());
   ++g_cases;
   if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL rows wrote past the output\n");
-  for (long in = 0; in < n; ++in)
-    for (long of = 0; of < f; ++of)
-      for (long oy = 0; oy < oh; ++oy)
-        for (long ox = 0; ox < ow; ++ox) {
-          double sum = bias ? b[of] : 0.0, scale = std::fabs(sum);
-          for (long ic = 0; ic < c; ++ic)
-            for (long ky = 0; ky < k; ++ky)
-              for (long kx = 0; kx < k; ++kx) {
-                const long iy = oy - pad + ky, ix = ox - pad + kx;
-                if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
-                const double t =
-                    static_cast<double>(x[((in * c + ic) * h + iy) * w + ix]) * wt[((of * c + ic) * k + ky) * k + kx];
-                sum += t;
-                scale += std::fabs(t);
-              }
-          const long idx = ((in * f + of) * oh + oy) * ow + ox;
-          if (with_epilogue) {
-            sum += static_cast<double>(channel_add(of)) + residual(idx);
-            scale += std::fabs(channel_add(of)) + std::fabs(residual(idx));
-            if (sum < 0) sum = 0;
-          }
-          const double got = y[static_cast<size_t>(idx)];
-          ++g_values;
-          if (!(std::fabs(got - sum) <= 1e-5 * scale + 1e-30) && ++g_failures < 20)
-            std::printf("FAIL rows n%ld c%ld %ldx%ld f%ld k%ld p%ld: y[%ld] = %.9g, expected %.9g\n", n, c, h, w, f, k,
-                        pad, idx, got, sum);
-        }
+  compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, with_epilogue, "rows");
 }
 #endif
 
