@@ -21,6 +21,7 @@
 #include "emit/templates.h"
 #include "io/file_util.h"
 #include "ops/gemm_pack.h"
+#include "kernel_driver_support.h"
 #include "run_command.h"
 
 namespace hybgen {
@@ -44,6 +45,8 @@ namespace kernels {
 }  // namespace kernels
 }  // namespace model
 
+#include "driver_support.h"
+
 namespace {
 
 unsigned g_seed = 12345;
@@ -51,8 +54,6 @@ float random_value() {
   g_seed = g_seed * 1103515245u + 12345u;
   return static_cast<float>((g_seed >> 8) & 0xffff) / 32768.0f - 1.0f;
 }
-float channel_add(long ch) { return static_cast<float>((ch * 7) % 11 - 5) * 0.125f; }
-float residual(long idx) { return static_cast<float>((idx * 13) % 17 - 8) * 0.0625f; }
 
 long g_cases = 0, g_values = 0, g_failures = 0;
 
@@ -144,21 +145,6 @@ void check_rows(long n, long c, long h, long w, long f, long k, long pad, bool b
   compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, with_epilogue, "rows");
 }
 #endif
-
-struct Reader {
-  std::FILE* f;
-  bool ok;
-  long value() {
-    long long v = 0;
-    ok = ok && std::fread(&v, sizeof v, 1, f) == 1;
-    return static_cast<long>(v);
-  }
-  std::vector<float> floats(long n) {
-    std::vector<float> v(static_cast<size_t>(n > 0 ? n : 0));
-    if (n > 0) ok = ok && std::fread(&v[0], sizeof(float), v.size(), f) == v.size();
-    return v;
-  }
-};
 
 // kind 0: hg_conv2d_winograd, 1: hg_conv2d_pixel_gemm; weights packed by the
 // tool. Returns false when the file ends early.
@@ -341,6 +327,7 @@ void check_kernels(const std::string& flags, const std::string& target) {
   for (const char* k : {"epilogue", "gemm", "conv2d_depthwise", "conv2d_winograd", "conv2d_pixel_gemm", "conv2d_rows"})
     add_kernel(k, seen, text);
   std::ofstream(d + "kernels.inc") << text;
+  std::ofstream(d + "driver_support.h") << testing::kKernelDriverSupport;
   std::ofstream(d + "main.cpp") << kDriver;
   const std::string all_flags =
       " -std=c++11 " + flags + " -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path());

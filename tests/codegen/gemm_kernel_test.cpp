@@ -20,6 +20,7 @@
 #include "emit/templates.h"
 #include "io/file_util.h"
 #include "ir/error.h"
+#include "kernel_driver_support.h"
 #include "run_command.h"
 
 namespace hybgen {
@@ -117,25 +118,10 @@ namespace kernels {
 }  // namespace kernels
 }  // namespace model
 
+#include "driver_support.h"
+
 namespace {
 
-struct Reader {
-  std::FILE* f;
-  bool ok;
-  long value() {
-    long long v = 0;
-    ok = ok && std::fread(&v, sizeof v, 1, f) == 1;
-    return static_cast<long>(v);
-  }
-  std::vector<float> floats(long n) {
-    std::vector<float> v(static_cast<size_t>(n > 0 ? n : 0));
-    if (n > 0) ok = ok && std::fread(&v[0], sizeof(float), v.size(), f) == v.size();
-    return v;
-  }
-};
-
-float channel_add(long ch) { return static_cast<float>((ch * 7) % 11 - 5) * 0.125f; }
-float residual(long idx) { return static_cast<float>((idx * 13) % 17 - 8) * 0.0625f; }
 const float kUntouched = 777.0f;
 
 // A pool that runs the parts on this thread, last first: a split that
@@ -372,6 +358,7 @@ void check_kernels(const std::string& cxx, const std::string& flags, const std::
   std::ofstream(d + "epilogue.inc") << template_text("kernels/epilogue");
   std::ofstream(d + "parallel.inc") << template_text("kernels/parallel");
   std::ofstream(d + "gemm.inc") << template_text("kernels/gemm");
+  std::ofstream(d + "driver_support.h") << testing::kKernelDriverSupport;
   std::ofstream(d + "main.cpp") << kDriver;
   const std::string all_flags =
       " -std=c++11 " + flags + " -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path());

@@ -1,0 +1,35 @@
+// What the kernel tests' C++11 drivers (gemm_kernel_test, conv_kernel_test)
+// share, as text the tests write beside them as "driver_support.h": a reader
+// of the little-endian case files the tests write, and the test epilogue's
+// operands (a per-channel add and a residual read at the output index).
+#pragma once
+
+namespace hybgen::testing {
+
+inline const char* kKernelDriverSupport = R"SUPPORT(#include <cstdio>
+#include <vector>
+
+namespace {
+
+struct Reader {
+  std::FILE* f;
+  bool ok;
+  long value() {
+    long long v = 0;
+    ok = ok && std::fread(&v, sizeof v, 1, f) == 1;
+    return static_cast<long>(v);
+  }
+  std::vector<float> floats(long n) {
+    std::vector<float> v(static_cast<size_t>(n > 0 ? n : 0));
+    if (n > 0) ok = ok && std::fread(&v[0], sizeof(float), v.size(), f) == v.size();
+    return v;
+  }
+};
+
+float channel_add(long ch) { return static_cast<float>((ch * 7) % 11 - 5) * 0.125f; }
+float residual(long idx) { return static_cast<float>((idx * 13) % 17 - 8) * 0.0625f; }
+
+}  // namespace
+)SUPPORT";
+
+}  // namespace hybgen::testing
