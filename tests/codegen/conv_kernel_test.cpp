@@ -28,6 +28,7 @@ namespace hybgen {
 namespace {
 
 using testing::quoted;
+using testing::native_target;
 using testing::run_command;
 
 const char* kDriver = R"DRV(#include <cmath>
@@ -340,20 +341,6 @@ void check_kernels(const std::string& flags, const std::string& target) {
   r = run_command(quoted(d + "driver") + " " + quoted(d + "cases.bin"));
   EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   EXPECT_NE(r.output.find(" failures 0"), std::string::npos) << r.output;
-}
-
-// The target whose panel widths -march=native code uses here.
-std::string native_target() {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return "x86-64-v4";
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "x86-64-v3";
-  return "generic";
-#elif defined(__aarch64__)
-  return "armv8-a";
-#else
-  return "generic";
-#endif
 }
 
 bool host_supports(const char* feature) {

@@ -27,6 +27,7 @@ namespace hybgen {
 namespace {
 
 using testing::quoted;
+using testing::native_target;
 using testing::run_command;
 
 TEST(GemmPack, BPanelsAreKMajorAndZeroPadded) {
@@ -324,20 +325,6 @@ void write_cases(const std::string& path, const std::vector<GemmCase>& cases, lo
       if (has_bias) put(out, random(c.m));
     }
   }
-}
-
-// The generator target whose panel sizes -march=native code uses here.
-std::string native_target() {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return "x86-64-v4";
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "x86-64-v3";
-  return "generic";
-#elif defined(__aarch64__)
-  return "armv8-a";
-#else
-  return "generic";
-#endif
 }
 
 bool host_has_avx2_fma() {

@@ -1,10 +1,29 @@
-// What the kernel tests' C++11 drivers (gemm_kernel_test, conv_kernel_test)
-// share, as text the tests write beside them as "driver_support.h": a reader
+// What the kernel tests (gemm_kernel_test, conv_kernel_test) share: the
+// target -march=native builds for, and their C++11 drivers' common text,
+// which the tests write beside them as "driver_support.h": a reader
 // of the little-endian case files the tests write, and the test epilogue's
 // operands (a per-channel add and a residual read at the output index).
 #pragma once
 
+#include <string>
+
 namespace hybgen::testing {
+
+// The generator target whose panels -march=native code uses here: the
+// kernels pick their path from __AVX512F__ alone, so this may differ from
+// host_target() (which also wants AVX-512 BW and VL).
+inline std::string native_target() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return "x86-64-v4";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "x86-64-v3";
+  return "generic";
+#elif defined(__aarch64__)
+  return "armv8-a";
+#else
+  return "generic";
+#endif
+}
 
 inline const char* kKernelDriverSupport = R"SUPPORT(#include <cstdio>
 #include <vector>
