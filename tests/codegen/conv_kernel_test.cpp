@@ -29,6 +29,7 @@ namespace {
 
 using testing::quoted;
 using testing::native_target;
+using testing::on_path;
 using testing::run_command;
 
 const char* kDriver = R"DRV(#include <cmath>
@@ -320,7 +321,11 @@ void write_packed_cases(const std::string& path, long nr) {
   }
 }
 
-void check_kernels(const std::string& flags, const std::string& target) {
+// Builds the driver with `cxx` and `flags`, runs it (through `runner`, e.g.
+// an emulator, when not empty) on the geometry sweep and on cases packed for
+// `target`.
+void check_kernels(const std::string& flags, const std::string& target, const std::string& cxx = HYBGEN_CXX,
+                   const std::string& runner = "") {
   TempDir dir("hybgen-conv-test");
   const std::string d = dir.path() + "/";
   std::set<std::string> seen;
@@ -332,13 +337,14 @@ void check_kernels(const std::string& flags, const std::string& target) {
   std::ofstream(d + "main.cpp") << kDriver;
   const std::string all_flags =
       " -std=c++11 " + flags + " -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path());
-  auto r = run_command(quoted(HYBGEN_CXX) + all_flags + " " + quoted(d + "main.cpp") + " -o " + quoted(d + "driver"));
+  auto r = run_command(quoted(cxx) + all_flags + " " + quoted(d + "main.cpp") + " -o " + quoted(d + "driver"));
   ASSERT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
-  r = run_command(quoted(d + "driver"));
+  const std::string run = (runner.empty() ? "" : runner + " ") + quoted(d + "driver");
+  r = run_command(run);
   EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   EXPECT_NE(r.output.find(" failures 0"), std::string::npos) << r.output;
   write_packed_cases(d + "cases.bin", gemm_nr(target));
-  r = run_command(quoted(d + "driver") + " " + quoted(d + "cases.bin"));
+  r = run_command(run + " " + quoted(d + "cases.bin"));
   EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   EXPECT_NE(r.output.find(" failures 0"), std::string::npos) << r.output;
 }
@@ -372,6 +378,13 @@ TEST(ConvKernel, Avx2PathMatchesReference) {
 TEST(ConvKernel, Avx512PathMatchesReference) {
   if (!host_supports("avx512")) GTEST_SKIP() << "this host cannot run AVX-512 code";
   check_kernels("-O2 -march=x86-64-v4", "x86-64-v4");
+}
+
+// The NEON paths, where an AArch64 cross compiler and qemu are installed.
+TEST(ConvKernel, NeonPathMatchesReferenceUnderQemu) {
+  if (!on_path("aarch64-linux-gnu-g++") || !on_path("qemu-aarch64"))
+    GTEST_SKIP() << "needs aarch64-linux-gnu-g++ and qemu-aarch64";
+  check_kernels("-O2 -static", "armv8-a", "aarch64-linux-gnu-g++", "qemu-aarch64");
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ namespace {
 
 using testing::quoted;
 using testing::native_target;
+using testing::on_path;
 using testing::run_command;
 
 TEST(GemmPack, BPanelsAreKMajorAndZeroPadded) {
@@ -375,8 +376,6 @@ bool compiler_accepts(const std::string& cxx, const std::string& flags) {
                      quoted(dir.path() + "/t"))
              .exit_code == 0;
 }
-
-bool on_path(const std::string& program) { return run_command("command -v " + quoted(program)).exit_code == 0; }
 
 TEST(GemmKernel, NativeMatchesReference) { check_kernels(HYBGEN_CXX, "-O3 -march=native", native_target()); }
 

@@ -1,5 +1,5 @@
 // What the kernel tests (gemm_kernel_test, conv_kernel_test) share: the
-// target -march=native builds for, and their C++11 drivers' common text,
+// target -march=native builds for, a PATH lookup, and their C++11 drivers' common text,
 // which the tests write beside them as "driver_support.h": a reader
 // of the little-endian case files the tests write, and the test epilogue's
 // operands (a per-channel add and a residual read at the output index).
@@ -7,7 +7,14 @@
 
 #include <string>
 
+#include "run_command.h"
+
 namespace hybgen::testing {
+
+// Whether `program` is on the PATH (cross compilers, emulators).
+inline bool on_path(const std::string& program) {
+  return run_command("command -v " + quoted(program)).exit_code == 0;
+}
 
 // The generator target whose panels -march=native code uses here: the
 // kernels pick their path from __AVX512F__ alone, so this may differ from
