@@ -92,32 +92,35 @@ std::vector<float> pack_b_panels(const float* b, long k, long n, long nr) {
   return out;
 }
 
-std::vector<float> pack_w_transposed_panels(const float* w, long n, long k, long nr) {
-  check_dims(n, k, nr, "pack_w_transposed_panels");
-  const long panels = (n + nr - 1) / nr;
-  std::vector<float> out(static_cast<size_t>(panels * nr * k), 0.0f);
-  // Walk W row by row (the order it lies in memory); each row scatters into
-  // one column of its panel.
-  for (long row = 0; row < n; ++row) {
-    const long p = row / nr, j = row % nr;
-    const float* const src = w + row * k;
-    float* const dst = out.data() + p * k * nr + j;
-    for (long kk = 0; kk < k; ++kk) dst[kk * nr] = src[kk];
+namespace {
+
+// The rows of a row-major [rows x k] matrix as the columns of k-major
+// panels `width` wide, the last one zero-padded: a dense weight W seen as
+// W^T's column panels, and a convolution's weights as packed-A's row
+// panels, are the same layout.
+std::vector<float> pack_rows_as_panels(const float* src, long rows, long k, long width, const char* what) {
+  check_dims(rows, k, width, what);
+  const long panels = (rows + width - 1) / width;
+  std::vector<float> out(static_cast<size_t>(panels * width * k), 0.0f);
+  // Walk the matrix row by row (the order it lies in memory); each row
+  // scatters into one column of its panel.
+  for (long row = 0; row < rows; ++row) {
+    const long p = row / width, j = row % width;
+    const float* const from = src + row * k;
+    float* const dst = out.data() + p * k * width + j;
+    for (long kk = 0; kk < k; ++kk) dst[kk * width] = from[kk];
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<float> pack_w_transposed_panels(const float* w, long n, long k, long nr) {
+  return pack_rows_as_panels(w, n, k, nr, "pack_w_transposed_panels");
+}
+
 std::vector<float> pack_a_panels(const float* a, long m, long k, long mr) {
-  check_dims(m, k, mr, "pack_a_panels");
-  const long panels = (m + mr - 1) / mr;
-  std::vector<float> out(static_cast<size_t>(panels * mr * k), 0.0f);
-  for (long row = 0; row < m; ++row) {
-    const long p = row / mr, i = row % mr;
-    const float* const src = a + row * k;
-    float* const dst = out.data() + p * k * mr + i;
-    for (long kk = 0; kk < k; ++kk) dst[kk * mr] = src[kk];
-  }
-  return out;
+  return pack_rows_as_panels(a, m, k, mr, "pack_a_panels");
 }
 
 std::vector<float> pack_winograd_f4x3(const float* w, long f, long c, long nr) {

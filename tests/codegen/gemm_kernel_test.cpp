@@ -29,6 +29,7 @@ namespace {
 using testing::quoted;
 using testing::native_target;
 using testing::on_path;
+using testing::put;
 using testing::run_command;
 
 TEST(GemmPack, BPanelsAreKMajorAndZeroPadded) {
@@ -270,14 +271,6 @@ std::vector<GemmCase> all_cases() {
                               GemmCase{0, 20, 150, 600}, GemmCase{0, 3, 5, 0}, GemmCase{0, 1, 4, 0}})
       cases.push_back({kind, c.m, c.n, c.k});
   return cases;
-}
-
-void put(std::ofstream& out, long v) {
-  const long long x = v;
-  out.write(reinterpret_cast<const char*>(&x), sizeof x);
-}
-void put(std::ofstream& out, const std::vector<float>& v) {
-  out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
 }
 
 // Random operands; the constant one packed by the tool for panels nr / mr.

@@ -1,15 +1,27 @@
 // What the kernel tests (gemm_kernel_test, conv_kernel_test) share: the
-// target -march=native builds for, a PATH lookup, and their C++11 drivers' common text,
-// which the tests write beside them as "driver_support.h": a reader
-// of the little-endian case files the tests write, and the test epilogue's
-// operands (a per-channel add and a residual read at the output index).
+// target -march=native builds for, a PATH lookup, the case-file writer, and
+// their C++11 drivers' common text, which the tests write beside them as
+// "driver_support.h": the case-file reader and the test epilogue's operands
+// (a per-channel add and a residual read at the output index).
 #pragma once
 
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "run_command.h"
 
 namespace hybgen::testing {
+
+// The case files the drivers read (Reader below): longs as 64-bit
+// integers, floats as they are, little-endian on the machines tested.
+inline void put(std::ofstream& out, long v) {
+  const long long x = v;
+  out.write(reinterpret_cast<const char*>(&x), sizeof x);
+}
+inline void put(std::ofstream& out, const std::vector<float>& v) {
+  out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+}
 
 // Whether `program` is on the PATH (cross compilers, emulators).
 inline bool on_path(const std::string& program) {
