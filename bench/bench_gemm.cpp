@@ -277,6 +277,14 @@ int main(int argc, char** argv) {
   };
   add_gemm("gemm packed-B", 1024, 1024, 1024, false);
   add_gemm("conv packed-A", 256, 3136, 576, true);
+  // MobileNet v2's 1x1 convolutions: short k, long n (pixels), memory-bound.
+  add_gemm("mbv2 1x1 32->16", 16, 12544, 32, true);
+  add_gemm("mbv2 1x1 16->96", 96, 12544, 16, true);
+  add_gemm("mbv2 1x1 24->144", 144, 3136, 24, true);
+  add_gemm("mbv2 1x1 144->24", 24, 3136, 144, true);
+  add_gemm("mbv2 1x1 64->384", 384, 196, 64, true);
+  add_gemm("mbv2 1x1 576->96", 96, 196, 576, true);
+  add_gemm("mbv2 1x1 320->1280", 1280, 49, 320, true);
   add_dense("gemv 512x512", 1, 512, 512);
   add_dense("gemv 256x512", 1, 256, 512);
   add_dense("gemv 128x256", 1, 128, 256);
