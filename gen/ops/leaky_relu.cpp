@@ -67,7 +67,7 @@ void reference(const KernelIO& io) {
 }
 
 // The same formulas as activate(), as C++ expressions of x (and the slope
-// element g for prelu); expm1 and erf are the vectorisable approximations
+// element g for prelu); expm1 and gelu are the vectorisable approximations
 // of templates/kernels/math.inc.
 std::string emit_scalar(const Attrs& a, const std::vector<std::string>& in) {
   const std::string& type = a.get_string("act_type");
@@ -78,7 +78,7 @@ std::string emit_scalar(const Attrs& a, const std::vector<std::string>& in) {
   if (type == "selu")
     return cpp_float(kSeluLambda) + " * (" + x + " > 0.0f ? " + x + " : " + cpp_float(kSeluAlpha) + " * hg_expm1(" +
            x + "))";
-  return "0.5f * " + x + " * (1.0f + hg_erf(" + x + " * 0.70710678118654752f))";  // gelu
+  return "hg_gelu(" + x + ")";
 }
 
 // prelu's gamma is per channel on axis 1: (C,) reads as (C, 1, ..., 1).
