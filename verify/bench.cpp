@@ -1,9 +1,11 @@
 #include "verify/bench.h"
 
+#include <map>
 #include <sstream>
 
 #include "ir/error.h"
 #include "ops/gemm_pack.h"
+#include "passes/kernels.h"
 #include "pipeline.h"
 #include "verify/generated_build.h"
 
@@ -28,14 +30,38 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
     buffers += "float " + v + "[" + n + "];\n";
     args += ", " + v;
   }
-  GeneratedBuild build(graph, "bench_main.cpp",
-                       {{"BUFFERS", buffers}, {"FILL", fill}, {"ARGS", args}, {"WARMUP", std::to_string(options.warmup)},
-                        {"RUNS", std::to_string(options.runs)}, {"THREADS", std::to_string(options.threads)}},
-                       options.cxx, options.cxx_flags, options.optimize,
-                       options.target.empty() ? host_target() : options.target);
+  const std::string target = options.target.empty() ? host_target() : options.target;
+  std::map<std::string, std::string> values = {{"BUFFERS", buffers},
+                                               {"FILL", fill},
+                                               {"ARGS", args},
+                                               {"WARMUP", std::to_string(options.warmup)},
+                                               {"RUNS", std::to_string(options.runs)},
+                                               {"THREADS", std::to_string(options.threads)}};
+  if (options.profile) values["KERNELS"] = std::to_string(compiled.kernels.size());
+  GeneratedBuild build(graph, options.profile ? "bench_profile_main.cpp" : "bench_main.cpp", values,
+                       BuildSettings{options.cxx, options.cxx_flags, options.optimize, target, options.profile});
   BenchResult r;
   std::istringstream out(build.run());
   if (!(out >> r.min_us >> r.median_us >> r.max_us)) throw Error("bench: the timing program printed no timings");
+  if (options.profile) {
+    for (std::size_t k = 0; k < compiled.kernels.size(); ++k) {
+      int index = -1;
+      double median = 0;
+      if (!(out >> index >> median) || index != static_cast<int>(k))
+        throw Error("bench: the profiling program printed no time for kernel " + std::to_string(k));
+      const Kernel& kernel = compiled.kernels[k];
+      if (kernel.kind == KernelKind::kView) continue;
+      KernelTime t;
+      t.index = index;
+      t.kind = kernel_kind_name(kernel.kind);
+      for (int node : kernel.nodes)
+        t.nodes += (t.nodes.empty() ? "" : " + ") + g.nodes[node].name + " (" + g.nodes[node].op + ")";
+      t.flops = kernel_flops(g, kernel);
+      t.bytes = kernel_bytes(g, kernel);
+      t.median_us = median;
+      r.kernel_times.push_back(t);
+    }
+  }
   r.compile_seconds = build.compile_seconds();
   r.arena_bytes = compiled.plan.arena_bytes;
   r.lower_bound_bytes = compiled.plan.lower_bound_bytes;

@@ -4,10 +4,12 @@
 //
 //   BenchResult r = bench_generated(load_model("mlp.json"), {});
 //   r.median_us;  r.arena_bytes;
+//   options.profile = true: r.kernel_times[i].median_us per kernel as well.
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -21,6 +23,16 @@ struct BenchOptions {
   bool optimize = true;  // CompileOptions::optimize
   std::string target;    // hybgen --target; empty: this machine's (host_target())
   int threads = 1;       // > 1: run on a spinning pool of that many threads (hg_spin_pool.h)
+  bool profile = false;  // time each kernel too (a clock read after each: the whole-run times include them)
+};
+
+// One kernel's share of a run, with what a roofline needs.
+struct KernelTime {
+  int index = 0;
+  std::string kind;   // kernel_kind_name()
+  std::string nodes;  // "conv0_fwd (Convolution) + relu0 (Activation)"
+  double flops = 0, bytes = 0;  // kernel_flops(), kernel_bytes()
+  double median_us = 0;
 };
 
 struct BenchResult {
@@ -28,6 +40,7 @@ struct BenchResult {
   std::size_t arena_bytes = 0, lower_bound_bytes = 0, naive_bytes = 0, weight_bytes = 0;
   std::size_t nodes = 0, kernels = 0;  // after the passes
   double compile_seconds = 0;
+  std::vector<KernelTime> kernel_times;  // with BenchOptions::profile, in run order (views left out)
 };
 
 BenchResult bench_generated(const Graph& graph, const BenchOptions& options);

@@ -24,20 +24,21 @@ std::string shell_quote(const std::string& s) {
 }
 
 GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_template,
-                               std::map<std::string, std::string> driver_values, const std::string& cxx,
-                               const std::string& given_flags, bool optimize, const std::string& target) {
-  const std::string target_flags = target_cxx_flags(target);
-  const std::string flags = target_flags.empty() ? given_flags : given_flags + " " + target_flags;
+                               std::map<std::string, std::string> driver_values, const BuildSettings& settings) {
+  const std::string target_flags = target_cxx_flags(settings.target);
+  const std::string flags = target_flags.empty() ? settings.flags : settings.flags + " " + target_flags;
   std::string name = c_identifier(graph.name);
   if (name != graph.name || name.empty()) name = "model";
-  for (const auto& f : generate_cpp(graph, {name, name, graph.name, cpp_target(target)}, CompileOptions{optimize, nullptr}))
+  CppEmitOptions emit{name, name, graph.name, cpp_target(settings.target)};
+  emit.profile_hooks = settings.profile_hooks;
+  for (const auto& f : generate_cpp(graph, emit, CompileOptions{settings.optimize, nullptr}))
     write_file_atomic(dir() + "/" + f.filename, f.content);
   driver_values["NAME"] = name;
   driver_values["NAMESPACE"] = name;
   write_file_atomic(dir() + "/main.cpp", fill_template(template_text(driver_template), driver_values, driver_template));
   write_file_atomic(dir() + "/hg_spin_pool.h", template_text("hg_spin_pool.h"));
 
-  const std::string compiler = choose_compiler(cxx);
+  const std::string compiler = choose_compiler(settings.cxx);
   const std::string d = dir() + "/";
   const std::string command = compiler + " " + flags + " -pthread -I" + shell_quote(dir()) + " " + shell_quote(d + "main.cpp") +
                               " " + shell_quote(d + name + ".cpp") + " " + shell_quote(d + name + "_weights.cpp") +

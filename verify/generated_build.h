@@ -2,7 +2,7 @@
 // from a template, compiled in one compiler call inside a temporary folder.
 // `hybgen verify` and `hybgen bench` both use it.
 //
-//   GeneratedBuild b(graph, "verify_main.cpp", {{"READS", ...}}, options.cxx, options.cxx_flags);
+//   GeneratedBuild b(graph, "verify_main.cpp", {{"READS", ...}}, {options.cxx, options.cxx_flags});
 //   b.run_in_dir();                      // runs the program with its folder as argument
 #pragma once
 
@@ -19,15 +19,21 @@ std::string choose_compiler(const std::string& preferred);
 // A shell-quoted argument.
 std::string shell_quote(const std::string& s);
 
+// How the model is generated and compiled.
+struct BuildSettings {
+  std::string cxx;    // choose_compiler(cxx)
+  std::string flags;  // compiler flags; the target's are added
+  bool optimize = true;              // CompileOptions::optimize
+  std::string target = "generic";    // hybgen --target
+  bool profile_hooks = false;        // CppEmitOptions::profile_hooks
+};
+
 class GeneratedBuild {
  public:
   // The driver template gets NAME and NAMESPACE besides `driver_values`.
   // Throws Error with the compiler's output when compilation fails.
-  // `optimize` as in CompileOptions; `target` as hybgen --target (its
-  // compiler flags are added to `flags`).
   GeneratedBuild(const Graph& graph, const std::string& driver_template,
-                 std::map<std::string, std::string> driver_values, const std::string& cxx, const std::string& flags,
-                 bool optimize = true, const std::string& target = "generic");
+                 std::map<std::string, std::string> driver_values, const BuildSettings& settings);
 
   const std::string& dir() const { return dir_.path(); }
   double compile_seconds() const { return compile_seconds_; }

@@ -101,8 +101,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
                         {"WRITES", writes},
                         {"ARGS", args},
                         {"THREADS", std::to_string(options.threads)}},
-                       options.cxx,
-                       options.cxx_flags, options.optimize, options.target);
+                       BuildSettings{options.cxx, options.cxx_flags, options.optimize, options.target});
   const std::string dir = build.dir();
   for (const auto& [file, values] : input_files) write_floats(dir + "/" + file, values);
   VerifyReport report;

@@ -1,11 +1,40 @@
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "ir/error.h"
 #include "verify/bench.h"
 
 namespace hybgen {
+namespace {
+
+std::string one_decimal(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", value);
+  return text;
+}
+
+// Per kernel: median us, share of the kernels' sum, GFLOP/s and GB/s (of
+// the bytes it reads and writes, weights included), slowest first.
+void print_kernel_times(std::vector<KernelTime> times) {
+  double total = 0;
+  for (const auto& t : times) total += t.median_us;
+  std::stable_sort(times.begin(), times.end(),
+                   [](const KernelTime& a, const KernelTime& b) { return a.median_us > b.median_us; });
+  std::printf("\nper kernel (medians over the runs; sum %.2f us), slowest first:\n", total);
+  std::printf("%6s %11s %6s %8s %8s  %s\n", "kernel", "median us", "share", "GFLOP/s", "GB/s", "nodes");
+  for (const auto& t : times) {
+    const double seconds = t.median_us * 1e-6;
+    const std::string gflops = t.flops > 0 && seconds > 0 ? one_decimal(t.flops / seconds * 1e-9) : "-";
+    const std::string gbytes = seconds > 0 ? one_decimal(t.bytes / seconds * 1e-9) : "-";
+    std::printf("%6d %11.2f %5.1f%% %8s %8s  %s\n", t.index, t.median_us, total > 0 ? 100 * t.median_us / total : 0.0,
+                gflops.c_str(), gbytes.c_str(), t.nodes.c_str());
+  }
+}
+
+}  // namespace
 
 int run_bench(const BenchFlags& flags) {
   const Graph graph = load_any_model(flags.model.source());
@@ -15,6 +44,7 @@ int run_bench(const BenchFlags& flags) {
   options.optimize = !flags.no_optimize;
   options.target = flags.target;
   options.threads = flags.threads;
+  options.profile = flags.profile;
   if (!flags.cxx_flags.empty()) options.cxx_flags = flags.cxx_flags;
   BenchResult r;
   try {
@@ -30,6 +60,7 @@ int run_bench(const BenchFlags& flags) {
   std::printf("%zu kernels from %zu nodes%s\n", r.kernels, r.nodes, flags.no_optimize ? " (optimizer off)" : "");
   std::printf("arena %zu bytes (lower bound %zu, without reuse %zu), weights %zu bytes\n", r.arena_bytes,
               r.lower_bound_bytes, r.naive_bytes, r.weight_bytes);
+  if (flags.profile) print_kernel_times(r.kernel_times);
   return 0;
 }
 

@@ -73,6 +73,7 @@ struct BenchFlags {
   int runs = 50;
   int warmup = 5;
   int threads = 1;
+  bool profile = false;
   std::string cxx_flags;
 };
 int run_bench(const BenchFlags& flags);

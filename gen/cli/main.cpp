@@ -128,6 +128,9 @@ int main(int argc, char** argv) {
                    "lend the generated code a spinning pool of this many threads (1: the calling thread only)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  bench_cmd->add_flag("--profile", bench.profile,
+                      "also time each kernel (median per kernel, share, GFLOP/s, GB/s); a clock read after each "
+                      "kernel, counted in the whole-run latency");
   bench_cmd->add_option("--cxx-flags", bench.cxx_flags, "compiler flags (default: -std=c++11 -O3 -march=native)");
   add_optimize_flag(*bench_cmd, bench.no_optimize);
   add_target_option(*bench_cmd, bench.target, "this machine's best (" + hybgen::host_target() + ")");

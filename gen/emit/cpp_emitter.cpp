@@ -265,6 +265,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
       throw Error(node_label(first.name, first.op) + ": " + e.what());
     }
     body += heading + indent_lines(code, "  ");
+    if (options.profile_hooks) body += "  hg_profile_mark(" + std::to_string(step) + ");\n";
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
     for (int index : kernel.nodes) nodes.push_back(g.nodes[index].name);
     kernels_json.push_back({{"kernel", step}, {"kind", kernel_kind_name(kernel.kind)}, {"nodes", nodes}});
@@ -310,6 +311,11 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
 
   std::string kernels;
   for (const auto& k : kernel_order) kernels += template_text("kernels/" + k) + "\n";
+  if (options.profile_hooks) {
+    kernels += "// Defined by the profiling program: called before the first kernel (-1) and after each.\n"
+               "void hg_profile_mark(int kernel);\n";
+    body = "  hg_profile_mark(-1);\n" + body;
+  }
 
   std::string shapes;
   auto shape_block = [&](const std::string& value, const char* what) {

@@ -191,6 +191,17 @@ TEST_F(Cli, BenchTimesTheGeneratedCode) {
   EXPECT_NE(r.output.find("arena 152 bytes (lower bound 152"), std::string::npos) << r.output;
 }
 
+TEST_F(Cli, BenchProfileTimesEachKernel) {
+  const auto r = hybgen("bench --runs 5 --warmup 1 --profile " + quoted(small_model()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("latency us: min "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("per kernel (medians over the runs; sum "), std::string::npos) << r.output;
+  // Its three kernels, each with its nodes; dropout is gone.
+  for (const char* nodes : {"  fc1 (FullyConnected) + act (Activation)\n", "  fc2 (FullyConnected)\n", "  prob (softmax)\n"})
+    EXPECT_NE(r.output.find(nodes), std::string::npos) << nodes << "\n" << r.output;
+  EXPECT_EQ(r.output.find("drop"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, MalformedJson) {
   expect_clean_failure(bad_model("{\"format\": \"hybgen-graph\", \"nodes\": ["), {"bad.json: malformed JSON"});
 }

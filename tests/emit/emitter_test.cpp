@@ -78,6 +78,27 @@ TEST(Emitter, DeterministicOutput) {
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].content, b[i].content) << a[i].filename;
 }
 
+TEST(Emitter, ProfileHooksOnlyWhenAskedFor) {
+  const std::string plain = by_name(generate_cpp(testing::seed_mlp(), {"mlp", "", "mlp.json", {}})).at("mlp.cpp");
+  EXPECT_EQ(plain.find("hg_profile_mark"), std::string::npos);
+  CppEmitOptions options{"mlp", "", "mlp.json", {}};
+  options.profile_hooks = true;
+  const std::string hooked = by_name(generate_cpp(testing::seed_mlp(), options)).at("mlp.cpp");
+  EXPECT_NE(hooked.find("void hg_profile_mark(int kernel);"), std::string::npos);
+  // One mark before the first kernel, then one after each of the three.
+  const std::size_t start = hooked.find("  hg_profile_mark(-1);\n  // kernel 0 ");
+  ASSERT_NE(start, std::string::npos) << hooked;
+  std::size_t previous = start;
+  for (int k = 0; k < 3; ++k) {
+    const std::size_t kernel = hooked.find("  // kernel " + std::to_string(k) + " ", previous);
+    const std::size_t mark = hooked.find("  hg_profile_mark(" + std::to_string(k) + ");\n", kernel);
+    ASSERT_NE(kernel, std::string::npos);
+    ASSERT_NE(mark, std::string::npos) << k;
+    previous = mark;
+  }
+  EXPECT_EQ(hooked.find("hg_profile_mark(3)"), std::string::npos);
+}
+
 TEST(Emitter, RejectsBadNamesAndMissingWeights) {
   EXPECT_NE(error_of([] { generate_cpp(testing::seed_mlp(), {"my-model", "", "", {}}); }).find("not a C identifier"),
             std::string::npos);
