@@ -68,7 +68,8 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   r.naive_bytes = compiled.plan.naive_bytes;
   r.nodes = g.nodes.size();
   r.kernels = compiled.kernels.size();
-  r.weight_bytes = g.weight_bytes();
+  r.weight_bytes = build.weight_bytes();
+  r.model_weight_bytes = g.weight_bytes();
   return r;
 }
 

@@ -37,7 +37,9 @@ struct KernelTime {
 
 struct BenchResult {
   double min_us = 0, median_us = 0, max_us = 0;
-  std::size_t arena_bytes = 0, lower_bound_bytes = 0, naive_bytes = 0, weight_bytes = 0;
+  std::size_t arena_bytes = 0, lower_bound_bytes = 0, naive_bytes = 0;
+  std::size_t weight_bytes = 0;        // the generated code's (packed, transformed)
+  std::size_t model_weight_bytes = 0;  // the model's own
   std::size_t nodes = 0, kernels = 0;  // after the passes
   double compile_seconds = 0;
   std::vector<KernelTime> kernel_times;  // with BenchOptions::profile, in run order (views left out)

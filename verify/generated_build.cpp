@@ -31,8 +31,9 @@ GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_tem
   if (name != graph.name || name.empty()) name = "model";
   CppEmitOptions emit{name, name, graph.name, cpp_target(settings.target)};
   emit.profile_hooks = settings.profile_hooks;
-  for (const auto& f : generate_cpp(graph, emit, CompileOptions{settings.optimize, nullptr}))
-    write_file_atomic(dir() + "/" + f.filename, f.content);
+  const std::vector<EmittedFile> files = generate_cpp(graph, emit, CompileOptions{settings.optimize, nullptr});
+  for (const auto& f : files) write_file_atomic(dir() + "/" + f.filename, f.content);
+  weight_bytes_ = emitted_weight_bytes(files);
   driver_values["NAME"] = name;
   driver_values["NAMESPACE"] = name;
   write_file_atomic(dir() + "/main.cpp", fill_template(template_text(driver_template), driver_values, driver_template));

@@ -6,6 +6,7 @@
 //   b.run_in_dir();                      // runs the program with its folder as argument
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
 
@@ -37,6 +38,8 @@ class GeneratedBuild {
 
   const std::string& dir() const { return dir_.path(); }
   double compile_seconds() const { return compile_seconds_; }
+  // Bytes of weight data the generated code carries (emitted_weight_bytes).
+  std::size_t weight_bytes() const { return weight_bytes_; }
   // Runs the program with its folder as the argument; returns its standard
   // output, or throws Error with its output when it exits non-zero.
   std::string run() const;
@@ -46,6 +49,7 @@ class GeneratedBuild {
  private:
   TempDir dir_{"hybgen-build"};
   double compile_seconds_ = 0;
+  std::size_t weight_bytes_ = 0;
 };
 
 }  // namespace hybgen

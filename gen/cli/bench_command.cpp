@@ -58,8 +58,8 @@ int run_bench(const BenchFlags& flags) {
               flags.warmup);
   std::printf("latency us: min %.2f  median %.2f  max %.2f\n", r.min_us, r.median_us, r.max_us);
   std::printf("%zu kernels from %zu nodes%s\n", r.kernels, r.nodes, flags.no_optimize ? " (optimizer off)" : "");
-  std::printf("arena %zu bytes (lower bound %zu, without reuse %zu), weights %zu bytes\n", r.arena_bytes,
-              r.lower_bound_bytes, r.naive_bytes, r.weight_bytes);
+  std::printf("arena %zu bytes (lower bound %zu, without reuse %zu), %s\n", r.arena_bytes, r.lower_bound_bytes,
+              r.naive_bytes, weights_summary(r.weight_bytes, r.model_weight_bytes).c_str());
   if (flags.profile) print_kernel_times(r.kernel_times);
   return 0;
 }

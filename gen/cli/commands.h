@@ -5,6 +5,7 @@
 //   int exit_code = run_verify(f);  // prints one line per output, then "verify: PASS"
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -77,6 +78,10 @@ struct BenchFlags {
   std::string cxx_flags;
 };
 int run_bench(const BenchFlags& flags);
+
+// "weights N bytes" for the generated code's weight data, and the model's
+// own bytes where they differ (alignment, padded panels, Winograd filters).
+std::string weights_summary(std::size_t generated_bytes, std::size_t model_bytes);
 
 struct ImportFlags {
   ModelFlags model;

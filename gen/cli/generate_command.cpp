@@ -22,6 +22,12 @@ ModelSource ModelFlags::source(bool weights_optional) const {
   return s;
 }
 
+std::string weights_summary(std::size_t generated_bytes, std::size_t model_bytes) {
+  std::string text = "weights " + std::to_string(generated_bytes) + " bytes";
+  if (generated_bytes != model_bytes) text += " as generated (" + std::to_string(model_bytes) + " in the model)";
+  return text;
+}
+
 int run_generate(const GenerateFlags& flags) {
   CompileOptions compile{!flags.no_optimize, nullptr};
   PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
@@ -48,10 +54,10 @@ int run_generate(const GenerateFlags& flags) {
   }
   write_generated(files, flags.out_dir);
   for (const auto& f : files) std::printf("wrote %s/%s\n", flags.out_dir.c_str(), f.filename.c_str());
-  const std::size_t weight_bytes = compiled.graph.weight_bytes();
-  std::printf("%s: %zu kernels from %zu nodes, arena %zu bytes (lower bound %zu, without reuse %zu), weights %zu bytes\n",
+  std::printf("%s: %zu kernels from %zu nodes, arena %zu bytes (lower bound %zu, without reuse %zu), %s\n",
               options.name.c_str(), compiled.kernels.size(), compiled.graph.nodes.size(), compiled.plan.arena_bytes,
-              compiled.plan.lower_bound_bytes, compiled.plan.naive_bytes, weight_bytes);
+              compiled.plan.lower_bound_bytes, compiled.plan.naive_bytes,
+              weights_summary(emitted_weight_bytes(files), compiled.graph.weight_bytes()).c_str());
   return 0;
 }
 

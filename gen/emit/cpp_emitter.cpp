@@ -113,6 +113,14 @@ std::string c_identifier(const std::string& name) {
   return out;
 }
 
+std::size_t emitted_weight_bytes(const std::vector<EmittedFile>& files) {
+  const std::string suffix = ".manifest.json";
+  for (const auto& f : files)
+    if (f.filename.size() > suffix.size() && f.filename.compare(f.filename.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return nlohmann::json::parse(f.content).at("weights_bytes").get<std::size_t>();
+  throw Error("the emitted files have no manifest");
+}
+
 std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOptions& options) {
   const Graph& g = compiled.graph;
   const MemoryPlan& plan = compiled.plan;

@@ -6,6 +6,7 @@
 //   std::vector<EmittedFile> files = emit_cpp(compile_graph(g), {"mlp", "mlp"});
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ struct EmittedFile {
 
 // Throws Error when a weight has no data, or a name is not a C identifier.
 std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOptions& options);
+
+// Bytes of weight data the emitted files carry (NAME_weights.cpp's blob, as
+// the manifest's "weights_bytes" gives): packed and transformed weights can
+// take more than the model's own (Winograd filters: 36 values per 3x3).
+std::size_t emitted_weight_bytes(const std::vector<EmittedFile>& files);
 
 // "dense0_fwd" -> "dense0_fwd"; "conv-1/out" -> "conv_1_out"; leading digit gets "v_".
 std::string c_identifier(const std::string& name);

@@ -112,19 +112,26 @@ void reference(const KernelIO& io) {
 bool uses_gemm(const ConvGeometry& g) { return g.c / g.groups > 1 || g.groups == 1; }
 
 // Winograd F(4x4, 3x3) (conv2d_winograd.inc) for 3x3 stride-1 convolutions
-// with at least 32 input and output channels: 2x to 2.5x faster than im2col
-// + GEMM on ResNet-18's layers (64..512 channels, 56x56..7x7); at 16
-// channels the transforms eat the gain.
+// with at least 32 input and output channels and at least 16 output tiles
+// (maps of 13x13 and up): 1.7x to 2.5x faster than im2col + GEMM on
+// ResNet-18's 56x56..14x14 layers; at 16 channels the transforms eat the
+// gain. Its transformed filters take 4x the weights' bytes (36 values per
+// 3x3 filter), each read once per tile: on a 7x7 map (4 tiles) the GEMMs
+// stream them from memory and run no faster than the pixel-row GEMM
+// (ResNet-18's 512-channel layers: 2.6 against 2.7-3.0 ms), while the
+// generated weights grow by 28 MB per layer.
+int64_t winograd_tiles(const ConvGeometry& g) { return ((g.oh + 3) / 4) * ((g.ow + 3) / 4); }
+
 bool uses_winograd(const ConvGeometry& g) {
   return g.groups == 1 && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.c >= 32 &&
-         g.f >= 32;
+         g.f >= 32 && winograd_tiles(g) >= 16;
 }
 
 // 4x4 output tiles per Winograd pass: its scratch, 36 * block * (c + f)
 // floats, stays within 1.5 MiB; a multiple of 6 (the GEMM's row block) when
 // that allows.
 int64_t winograd_block(const ConvGeometry& g) {
-  const int64_t tiles = ((g.oh + 3) / 4) * ((g.ow + 3) / 4);
+  const int64_t tiles = winograd_tiles(g);
   int64_t block = std::max<int64_t>(1, (int64_t{384} * 1024) / (36 * (g.c + g.f)));
   if (block >= 6) block = block / 6 * 6;
   return std::min(block, tiles);
@@ -292,10 +299,13 @@ const OpRegistrar reg([] {
       {conv({3, 3}, 5, {}, {1, 1}, {}, 5, false), {{2, 5, 9, 19}, {5, 1, 3, 3}, {5}}},
       {conv({3, 3}, 3, {2, 2}, {1, 1}, {}, 3, true), {{1, 3, 12, 37}, {3, 1, 3, 3}}},
       {conv({5, 5}, 2, {}, {4, 4}, {2, 2}, 2, false), {{1, 2, 10, 17}, {2, 1, 5, 5}, {2}}},
-      // Winograd: partial tiles at the right and bottom, padding 0 and 2, batch 2, channels not a multiple of 16.
-      {conv({3, 3}, 32, {}, {1, 1}, {}, 1, false), {{2, 33, 9, 6}, {32, 33, 3, 3}, {32}}},
-      {conv({3, 3}, 40, {}, {}, {}, 1, true), {{1, 32, 7, 11}, {40, 32, 3, 3}}},
-      {conv({3, 3}, 32, {}, {2, 2}, {}, 1, false), {{1, 48, 5, 5}, {32, 48, 3, 3}, {32}}},
+      // Winograd (16 tiles or more): partial tiles at the right and bottom, padding 0 and 2, batch 2,
+      // channels not a multiple of 16.
+      {conv({3, 3}, 32, {}, {1, 1}, {}, 1, false), {{2, 33, 13, 14}, {32, 33, 3, 3}, {32}}},
+      {conv({3, 3}, 40, {}, {}, {}, 1, true), {{1, 32, 18, 17}, {40, 32, 3, 3}}},
+      {conv({3, 3}, 32, {}, {2, 2}, {}, 1, false), {{1, 48, 12, 13}, {32, 48, 3, 3}, {32}}},
+      // Too few tiles for Winograd (a 7x7 map): the pixel-row GEMM.
+      {conv({3, 3}, 64, {}, {1, 1}, {}, 1, false), {{1, 32, 7, 7}, {64, 32, 3, 3}, {64}}},
       // Pixels as GEMM rows: a 7x7 map, 1x1 and strided 3x3, batch 2.
       {conv({1, 1}, 64, {}, {}, {}, 1, false), {{2, 80, 7, 7}, {64, 80, 1, 1}, {64}}},
       {conv({3, 3}, 128, {2, 2}, {1, 1}, {}, 1, true), {{1, 8, 13, 13}, {128, 8, 3, 3}}},

@@ -83,6 +83,9 @@ TEST_F(Cli, GenerateWritesTheFourFilesDeterministically) {
   const auto r = hybgen(quoted(model) + " -o " + quoted(path("out")));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("arena"), std::string::npos);
+  // The weights as the generated code holds them: fc2's 3 x 16 weight as one
+  // zero-padded 8-column panel (512 bytes, not 192).
+  EXPECT_NE(r.output.find("weights 1088 bytes as generated (768 in the model)"), std::string::npos) << r.output;
   for (const char* f : {"model.h", "model.cpp", "model_weights.cpp", "model.manifest.json"})
     EXPECT_TRUE(fs::exists(path("out/") + f)) << f;
   ASSERT_EQ(hybgen(quoted(model) + " -o " + quoted(path("again")) + "").exit_code, 0);
