@@ -81,7 +81,7 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
   const std::vector<int64_t> dims{g.n * g.c, g.h,  g.w,  g.kh,   g.kw, g.oh, g.ow,
                                   g.sh,      g.sw, g.ph, g.pw, g.type, g.count_include_pad ? 1 : 0};
   return {{"pool2d"}, "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_pool2d(" + ctx.in[0] +
-                          ", " + ctx.out[0] + ", geometry);\n}"};
+                          ", " + ctx.out[0] + ", geometry, " + ctx.pool + ");\n}"};
 }
 
 Attrs pool(const std::string& type, std::vector<int64_t> kernel, std::vector<int64_t> stride,

@@ -32,7 +32,7 @@ Attrs conv(int64_t filters, int64_t kernel, int64_t pad, int64_t groups = 1) {
 
 // Large enough that the kernels split in 3 on every target: 3x3 (im2col or
 // Winograd), 1x1 and depthwise convolutions, a batch-1 dense layer (GEMV), a
-// dense layer on 6 rows and a batch_dot of two products.
+// dense layer on 6 rows, a batch_dot of two products and a max pool.
 Graph splittable_net() {
   Graph g;
   g.name = "split";
@@ -67,7 +67,11 @@ Graph splittable_net() {
   g.nodes.push_back(make_node("bd", "batch_dot", {"lhs", "rhs"}));
   g.nodes.push_back(make_node("dw", "Convolution", {"r1", "dw_weight", "dw_bias"}, conv(32, 3, 1, 32)));
   g.nodes.push_back(make_node("c3", "Convolution", {"r1", "c3_weight", "c3_bias"}, conv(32, 3, 1)));
-  g.outputs = {"c2", "fc", "rows_fc", "bd", "dw", "c3"};
+  Attrs max_pool = attrs_of({{"pool_type", std::string("max")},
+                             {"kernel", std::vector<int64_t>{5, 5}},
+                             {"pad", std::vector<int64_t>{2, 2}}});
+  g.nodes.push_back(make_node("mp", "Pooling", {"c2"}, max_pool));
+  g.outputs = {"c2", "fc", "rows_fc", "bd", "dw", "c3", "mp"};
   return g;
 }
 
@@ -87,6 +91,7 @@ float c2[split::kC2Size], fc[split::kFcSize], rows_fc[split::kRowsFcSize], bd[sp
 float c2_serial[split::kC2Size], fc_serial[split::kFcSize], rows_fc_serial[split::kRowsFcSize];
 float bd_serial[split::kBdSize];
 float dw[split::kDwSize], dw_serial[split::kDwSize], c3[split::kC3Size], c3_serial[split::kC3Size];
+float mp[split::kMpSize], mp_serial[split::kMpSize];
 long parts_run = 0;
 
 struct Counting {
@@ -105,7 +110,7 @@ int main() {
   for (unsigned long i = 0; i < split::kLhsSize; ++i) lhs[i] = static_cast<float>((i * 11) % 23) / 11.0f - 1.0f;
   for (unsigned long i = 0; i < split::kRhsSize; ++i) rhs[i] = static_cast<float>((i * 5) % 19) / 9.0f - 1.0f;
   if (split::run(data, vec, rows, lhs, rhs, c2_serial, fc_serial, rows_fc_serial, bd_serial, dw_serial, c3_serial,
-                 arena) != 0)
+                 mp_serial, arena) != 0)
     return 3;
   HgSpinPool workers(3);
   Counting counting = {&workers};
@@ -117,10 +122,12 @@ int main() {
     std::memset(bd, 0, sizeof bd);
     std::memset(dw, 0, sizeof dw);
     std::memset(c3, 0, sizeof c3);
-    if (split_run_pool(data, vec, rows, lhs, rhs, c2, fc, rows_fc, bd, dw, c3, arena, &pool) != 0) return 4;
+    std::memset(mp, 0, sizeof mp);
+    if (split_run_pool(data, vec, rows, lhs, rhs, c2, fc, rows_fc, bd, dw, c3, mp, arena, &pool) != 0) return 4;
     if (std::memcmp(c2, c2_serial, sizeof c2) != 0 || std::memcmp(fc, fc_serial, sizeof fc) != 0 ||
         std::memcmp(rows_fc, rows_fc_serial, sizeof rows_fc) != 0 || std::memcmp(bd, bd_serial, sizeof bd) != 0 ||
-        std::memcmp(dw, dw_serial, sizeof dw) != 0 || std::memcmp(c3, c3_serial, sizeof c3) != 0) {
+        std::memcmp(dw, dw_serial, sizeof dw) != 0 || std::memcmp(c3, c3_serial, sizeof c3) != 0 ||
+        std::memcmp(mp, mp_serial, sizeof mp) != 0) {
       std::printf("round %d: results differ on the pool\n", round);
       return 5;
     }
@@ -158,15 +165,15 @@ long parts_per_run(const std::string& output) {
 TEST(ThreadPool, GenericTargetGivesTheSameBitsOnRealThreads) {
   const std::string out = build_and_run("generic", "-O2");
   // 3 parts for each of: c1 (im2col GEMM), c2, fc, rows_fc, dw, c3
-  // (Winograd's GEMMs) and batch_dot's two products.
-  EXPECT_GE(parts_per_run(out), 24) << out;
+  // (Winograd's GEMMs), batch_dot's two products and mp.
+  EXPECT_GE(parts_per_run(out), 27) << out;
 }
 
 TEST(ThreadPool, HostTargetGivesTheSameBitsOnRealThreads) {
   if (host_target() == "generic") GTEST_SKIP() << "this machine has no SIMD target";
   // As on generic, less c1 where the target runs such small convolutions
   // row by row on one thread (conv2d_rows.inc, x86-64-v4).
-  EXPECT_GE(parts_per_run(build_and_run(host_target(), "-O2")), 21);
+  EXPECT_GE(parts_per_run(build_and_run(host_target(), "-O2")), 24);
 }
 
 TEST(ThreadPool, NoDataRacesUnderThreadSanitizer) {
@@ -176,7 +183,7 @@ TEST(ThreadPool, NoDataRacesUnderThreadSanitizer) {
                   quoted(probe.path() + "/t") + " && " + quoted(probe.path() + "/t"))
           .exit_code != 0)
     GTEST_SKIP() << "no ThreadSanitizer with this compiler";
-  EXPECT_GE(parts_per_run(build_and_run("generic", "-O1 -g -fsanitize=thread")), 24);
+  EXPECT_GE(parts_per_run(build_and_run("generic", "-O1 -g -fsanitize=thread")), 27);
 }
 
 TEST(ThreadPool, VerifyRunsTheModelOnAPool) {
