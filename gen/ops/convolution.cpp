@@ -3,8 +3,9 @@
 // im2col + sgemm per group. The generated kernel, by the first that applies:
 //   - small dense stride-1 3x3/5x5 convolutions on x86-64-v4 (LeNet's): row
 //     by row, weights as given (conv2d_rows.inc);
-//   - 3x3 stride-1 with >= 32 channels each way: Winograd F(4x4, 3x3) with
-//     filters transformed at generation time (conv2d_winograd.inc);
+//   - 3x3 stride-1 with >= 32 channels each way on maps of 7x7 and up:
+//     Winograd F(4x4, 3x3) or F(2x2, 3x3) with filters transformed at
+//     generation time (conv2d_winograd.inc);
 //   - small maps where the pixels fill GEMM rows better than GEMM columns:
 //     pixel-row GEMM over W^T packed as a dense weight (conv2d_pixel_gemm.inc);
 //   - other convolutions with several input channels per group: GEMM over
@@ -111,28 +112,40 @@ void reference(const KernelIO& io) {
 // work per weight for a GEMM; the direct kernel serves them.
 bool uses_gemm(const ConvGeometry& g) { return g.c / g.groups > 1 || g.groups == 1; }
 
-// Winograd F(4x4, 3x3) (conv2d_winograd.inc) for 3x3 stride-1 convolutions
-// with at least 32 input and output channels and at least 16 output tiles
-// (maps of 13x13 and up): 1.7x to 2.5x faster than im2col + GEMM on
-// ResNet-18's 56x56..14x14 layers; at 16 channels the transforms eat the
-// gain. Its transformed filters take 4x the weights' bytes (36 values per
-// 3x3 filter), each read once per tile: on a 7x7 map (4 tiles) the GEMMs
-// stream them from memory and run no faster than the pixel-row GEMM
-// (ResNet-18's 512-channel layers: 2.6 against 2.7-3.0 ms), while the
-// generated weights grow by 28 MB per layer.
-int64_t winograd_tiles(const ConvGeometry& g) { return ((g.oh + 3) / 4) * ((g.ow + 3) / 4); }
+// Winograd (conv2d_winograd.inc) for 3x3 stride-1 convolutions with at
+// least 32 input and output channels: 1.7x to 2.5x faster than im2col + GEMM
+// on ResNet-18's layers; at 16 channels the transforms eat the gain. Its
+// transformed filters take more bytes than the weights ((m+2)^2 values per
+// 3x3 filter), and each is read once per output tile, so the tile size m
+// follows the map: F(4x4, 3x3) (4x the bytes) where the map has at least 16
+// 4x4 tiles (13x13 and up), else F(2x2, 3x3) (1.8x) where it has at least 16
+// 2x2 tiles (7x7 and up). On ResNet-18's 7x7 maps F(4x4) would read 37.7 MB
+// of filters per layer for 4 tiles: its GEMMs took 2.2-2.5 ms, F(2x2)'s
+// 1.8-2.0 ms and the pixel-row GEMM 2.7-3.0 ms, and its generated weights
+// 160 MB against 97 MB.
+int64_t winograd_tiles(const ConvGeometry& g, int64_t m) { return ((g.oh + m - 1) / m) * ((g.ow + m - 1) / m); }
 
-bool uses_winograd(const ConvGeometry& g) {
-  return g.groups == 1 && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.c >= 32 &&
-         g.f >= 32 && winograd_tiles(g) >= 16;
+// The tile size m of the Winograd kernel (4 or 2), or 0 where none applies.
+int64_t winograd_m(const ConvGeometry& g) {
+  if (g.groups != 1 || g.kh != 3 || g.kw != 3 || g.sh != 1 || g.sw != 1 || g.dh != 1 || g.dw != 1 || g.c < 32 ||
+      g.f < 32)
+    return 0;
+  if (winograd_tiles(g, 4) >= 16) return 4;
+  if (winograd_tiles(g, 2) >= 16) return 2;
+  return 0;
 }
 
-// 4x4 output tiles per Winograd pass: its scratch, 36 * block * (c + f)
+bool uses_winograd(const ConvGeometry& g) { return winograd_m(g) != 0; }
+
+// Positions of the transform: (m+2)^2.
+int64_t winograd_positions(const ConvGeometry& g) { return (winograd_m(g) + 2) * (winograd_m(g) + 2); }
+
+// Output tiles per Winograd pass: its scratch, positions * block * (c + f)
 // floats, stays within 1.5 MiB; a multiple of 6 (the GEMM's row block) when
 // that allows.
 int64_t winograd_block(const ConvGeometry& g) {
-  const int64_t tiles = winograd_tiles(g);
-  int64_t block = std::max<int64_t>(1, (int64_t{384} * 1024) / (36 * (g.c + g.f)));
+  const int64_t tiles = winograd_tiles(g, winograd_m(g));
+  int64_t block = std::max<int64_t>(1, (int64_t{384} * 1024) / (winograd_positions(g) * (g.c + g.f)));
   if (block >= 6) block = block / 6 * 6;
   return std::min(block, tiles);
 }
@@ -183,7 +196,7 @@ int64_t im2col_tile(const ConvGeometry& g) {
 
 int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
   const ConvGeometry g = geometry(a, in[0].shape);
-  if (uses_winograd(g)) return 36 * winograd_block(g) * (g.c + g.f);
+  if (uses_winograd(g)) return winograd_positions(g) * winograd_block(g) * (g.c + g.f);
   if (uses_pixel_gemm(g)) return g.oh * g.ow * (g.c * g.kh * g.kw + g.f);
   if (!uses_gemm(g) || reads_input_directly(g)) return 0;
   return (g.c / g.groups) * g.kh * g.kw * im2col_tile(g);
@@ -195,7 +208,7 @@ std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const 
                                                const float* data, const CppTarget& target) {
   const ConvGeometry g = geometry(a, in[0].shape);
   if (index != 1 || !uses_gemm(g) || uses_rows(g, target)) return std::nullopt;
-  if (uses_winograd(g)) return pack_winograd_f4x3(data, g.f, g.c, target.gemm_nr);
+  if (uses_winograd(g)) return pack_winograd(data, g.f, g.c, target.gemm_nr, static_cast<int>(winograd_m(g)));
   if (uses_pixel_gemm(g)) return pack_w_transposed_panels(data, g.f, g.c * g.kh * g.kw, target.gemm_nr);
   const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
   std::vector<float> packed;
@@ -214,7 +227,8 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_winograd(g)) {
     const int64_t nr = ctx.target.gemm_nr, u_stride = (g.f + nr - 1) / nr * nr * g.c;
     return {{"epilogue", "gemm", "conv2d_winograd"},
-            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_winograd(" + ctx.in[0] +
+            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_winograd<" +
+                std::to_string(winograd_m(g)) + ">(" + ctx.in[0] +
                 ", " + ctx.in[1] + ", " + std::to_string(u_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
                 std::to_string(winograd_block(g)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
   }
@@ -304,8 +318,9 @@ const OpRegistrar reg([] {
       {conv({3, 3}, 32, {}, {1, 1}, {}, 1, false), {{2, 33, 13, 14}, {32, 33, 3, 3}, {32}}},
       {conv({3, 3}, 40, {}, {}, {}, 1, true), {{1, 32, 18, 17}, {40, 32, 3, 3}}},
       {conv({3, 3}, 32, {}, {2, 2}, {}, 1, false), {{1, 48, 12, 13}, {32, 48, 3, 3}, {32}}},
-      // Too few tiles for Winograd (a 7x7 map): the pixel-row GEMM.
+      // Winograd F(2x2, 3x3): a 7x7 map, and 12x9 (9 4x4 tiles, 30 2x2 ones, the last column partial).
       {conv({3, 3}, 64, {}, {1, 1}, {}, 1, false), {{1, 32, 7, 7}, {64, 32, 3, 3}, {64}}},
+      {conv({3, 3}, 33, {}, {1, 1}, {}, 1, true), {{2, 40, 12, 9}, {33, 40, 3, 3}}},
       // Pixels as GEMM rows: a 7x7 map, 1x1 and strided 3x3, batch 2.
       {conv({1, 1}, 64, {}, {}, {}, 1, false), {{2, 80, 7, 7}, {64, 80, 1, 1}, {64}}},
       {conv({3, 3}, 128, {2, 2}, {1, 1}, {}, 1, true), {{1, 8, 13, 13}, {128, 8, 3, 3}}},

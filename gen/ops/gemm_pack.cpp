@@ -123,34 +123,38 @@ std::vector<float> pack_a_panels(const float* a, long m, long k, long mr) {
   return pack_rows_as_panels(a, m, k, mr, "pack_a_panels");
 }
 
-std::vector<float> pack_winograd_f4x3(const float* w, long f, long c, long nr) {
-  check_dims(f, c, nr, "pack_winograd_f4x3");
-  static const double kG[6][3] = {{1.0 / 4, 0, 0},
-                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                  {0, 0, 1}};
-  std::vector<float> u(static_cast<size_t>(36 * c * f));  // [xi][ic][of]
+std::vector<float> pack_winograd(const float* w, long f, long c, long nr, int m) {
+  check_dims(f, c, nr, "pack_winograd");
+  static const double kG4[6][3] = {{1.0 / 4, 0, 0},
+                                   {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                   {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                   {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                   {0, 0, 1}};
+  static const double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  if (m != 4 && m != 2) throw Error("pack_winograd: tile size " + std::to_string(m) + " is not 2 or 4");
+  const int alpha = m + 2, positions = alpha * alpha;
+  const double(*const kG)[3] = m == 4 ? kG4 : kG2;
+  std::vector<float> u(static_cast<size_t>(positions * c * f));  // [xi][ic][of]
   for (long of = 0; of < f; ++of)
     for (long ic = 0; ic < c; ++ic) {
       const float* const g = w + (of * c + ic) * 9;
       double t[6][3];
-      for (int a = 0; a < 6; ++a)
+      for (int a = 0; a < alpha; ++a)
         for (int s = 0; s < 3; ++s) {
           double v = 0;
           for (int r = 0; r < 3; ++r) v += kG[a][r] * g[r * 3 + s];
           t[a][s] = v;
         }
-      for (int a = 0; a < 6; ++a)
-        for (int b = 0; b < 6; ++b) {
+      for (int a = 0; a < alpha; ++a)
+        for (int b = 0; b < alpha; ++b) {
           double v = 0;
           for (int s = 0; s < 3; ++s) v += t[a][s] * kG[b][s];
-          u[static_cast<size_t>(((a * 6 + b) * c + ic) * f + of)] = static_cast<float>(v);
+          u[static_cast<size_t>(((a * alpha + b) * c + ic) * f + of)] = static_cast<float>(v);
         }
     }
   std::vector<float> out;
-  for (long xi = 0; xi < 36; ++xi) {
+  for (long xi = 0; xi < positions; ++xi) {
     const std::vector<float> p = pack_b_panels(u.data() + xi * c * f, c, f, nr);
     out.insert(out.end(), p.begin(), p.end());
   }

@@ -47,10 +47,11 @@ std::vector<float> pack_w_transposed_panels(const float* w, long n, long k, long
 // [filters x c*kh*kw]).
 std::vector<float> pack_a_panels(const float* a, long m, long k, long mr);
 
-// 3x3 convolution weights [f x c x 3 x 3] -> Winograd F(4x4, 3x3) filters
-// U = G g G^T (computed in double), one c x f matrix U_xi[ic][of] per
-// transform position xi = 0..35, each packed by pack_b_panels with width nr
-// (ceil(f/nr)*nr*c floats per xi). For templates/kernels/conv2d_winograd.inc.
-std::vector<float> pack_winograd_f4x3(const float* w, long f, long c, long nr);
+// 3x3 convolution weights [f x c x 3 x 3] -> Winograd F(m x m, 3x3) filters
+// (m = 4 or 2) U = G g G^T (computed in double), one c x f matrix
+// U_xi[ic][of] per transform position xi < (m+2)^2, each packed by
+// pack_b_panels with width nr (ceil(f/nr)*nr*c floats per xi). For
+// templates/kernels/conv2d_winograd.inc.
+std::vector<float> pack_winograd(const float* w, long f, long c, long nr, int m);
 
 }  // namespace hybgen

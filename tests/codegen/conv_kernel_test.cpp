@@ -150,8 +150,9 @@ void check_rows(long n, long c, long h, long w, long f, long k, long pad, bool b
 }
 #endif
 
-// kind 0: hg_conv2d_winograd, 1: hg_conv2d_pixel_gemm; weights packed by the
-// tool. Returns false when the file ends early.
+// kind 0: hg_conv2d_winograd<4>, 1: hg_conv2d_pixel_gemm, 2:
+// hg_conv2d_winograd<2>; weights packed by the tool. Returns false when the
+// file ends early.
 bool check_packed(Reader& in) {
   const long kind = in.value();
   long g[16];
@@ -170,12 +171,15 @@ bool check_packed(Reader& in) {
     const float r = v + channel_add(ch) + residual(idx);
     return r > 0.0f ? r : 0.0f;
   };
+  const long u_stride = static_cast<long>(packed.size()) / (kind == 0 ? 36 : 16);
   if (kind == 0 && with_epilogue)
-    model::kernels::hg_conv2d_winograd(&x[0], &packed[0], static_cast<long>(packed.size() / 36), bias, &y[0], g, block,
-                                       &scratch[0], fused);
+    model::kernels::hg_conv2d_winograd<4>(&x[0], &packed[0], u_stride, bias, &y[0], g, block, &scratch[0], fused);
   else if (kind == 0)
-    model::kernels::hg_conv2d_winograd(&x[0], &packed[0], static_cast<long>(packed.size() / 36), bias, &y[0], g, block,
-                                       &scratch[0], plain);
+    model::kernels::hg_conv2d_winograd<4>(&x[0], &packed[0], u_stride, bias, &y[0], g, block, &scratch[0], plain);
+  else if (kind == 2 && with_epilogue)
+    model::kernels::hg_conv2d_winograd<2>(&x[0], &packed[0], u_stride, bias, &y[0], g, block, &scratch[0], fused);
+  else if (kind == 2)
+    model::kernels::hg_conv2d_winograd<2>(&x[0], &packed[0], u_stride, bias, &y[0], g, block, &scratch[0], plain);
   else if (with_epilogue)
     model::kernels::hg_conv2d_pixel_gemm(&x[0], &packed[0], bias, &y[0], g, &scratch[0], fused);
   else
@@ -183,8 +187,9 @@ bool check_packed(Reader& in) {
   ++g_cases;
   if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL kind %ld wrote past the output\n", kind);
   // Winograd's transforms lose a few more bits than a direct sum.
-  compare_with_direct(g, x, wt, bias, y, with_epilogue != 0, kind == 0 ? "winograd" : "pixel-row gemm",
-                      kind == 0 ? 5e-5 : 1e-5);
+  compare_with_direct(g, x, wt, bias, y, with_epilogue != 0,
+                      kind == 0 ? "winograd 4x4" : kind == 2 ? "winograd 2x2" : "pixel-row gemm",
+                      kind == 1 ? 1e-5 : 5e-5);
   return true;
 }
 
@@ -247,19 +252,20 @@ void add_kernel(const std::string& name, std::set<std::string>& seen, std::strin
 }
 
 struct PackedCase {
-  long kind;  // 0 Winograd, 1 pixel-row GEMM
+  long kind;  // 0 Winograd F(4x4, 3x3), 1 pixel-row GEMM, 2 Winograd F(2x2, 3x3)
   long n, c, h, w, f, k, stride, pad, block;
 };
 
-// Winograd (3x3, stride 1): partial tiles, padding 0..2, channels not a
-// multiple of 16, blocks that do not divide the tiles, batch 2. Pixel-row
+// Winograd (3x3, stride 1; 4x4 and 2x2 tiles): partial tiles, padding 0..2,
+// channels not a multiple of 16, blocks that do not divide the tiles, batch 2. Pixel-row
 // GEMM: 1x1 and strided 3x3, filters not a multiple of the panel width.
 void write_packed_cases(const std::string& path, long nr) {
   const std::vector<PackedCase> cases = {
       {0, 1, 32, 8, 8, 32, 3, 1, 1, 4},   {0, 1, 33, 9, 6, 40, 3, 1, 1, 6},  {0, 2, 17, 7, 11, 19, 3, 1, 0, 5},
       {0, 1, 48, 5, 5, 32, 3, 1, 2, 1},   {0, 1, 16, 13, 4, 48, 3, 1, 1, 12}, {0, 2, 64, 6, 6, 64, 3, 1, 1, 2},
       {0, 1, 3, 3, 3, 5, 3, 1, 1, 1},     {1, 1, 80, 7, 7, 64, 1, 1, 0, 0},  {1, 2, 8, 13, 13, 70, 3, 2, 1, 0},
-      {1, 1, 20, 9, 5, 33, 3, 1, 1, 0},   {1, 1, 5, 4, 4, 3, 1, 1, 0, 0}};
+      {1, 1, 20, 9, 5, 33, 3, 1, 1, 0},   {1, 1, 5, 4, 4, 3, 1, 1, 0, 0},    {2, 1, 32, 7, 7, 32, 3, 1, 1, 16},
+      {2, 2, 17, 9, 6, 19, 3, 1, 0, 5},   {2, 1, 40, 5, 5, 48, 3, 1, 2, 6},  {2, 1, 3, 3, 3, 5, 3, 1, 1, 1}};
   std::ofstream out(path, std::ios::binary);
   std::mt19937 rng(4321);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -274,9 +280,9 @@ void write_packed_cases(const std::string& path, long nr) {
     const long oh = (p.h + 2 * p.pad - p.k) / p.stride + 1, ow = (p.w + 2 * p.pad - p.k) / p.stride + 1;
     const long geometry[16] = {p.n, p.c, p.h, p.w, p.f, p.k, p.k, oh, ow, p.stride, p.stride, p.pad, p.pad, 1, 1, 1};
     const std::vector<float> x = random(p.n * p.c * p.h * p.w), w = random(p.f * p.c * p.k * p.k);
-    const std::vector<float> packed = p.kind == 0 ? pack_winograd_f4x3(w.data(), p.f, p.c, nr)
-                                                  : pack_w_transposed_panels(w.data(), p.f, p.c * p.k * p.k, nr);
-    const long scratch = p.kind == 0 ? 36 * p.block * (p.c + p.f) : oh * ow * (p.c * p.k * p.k + p.f);
+    const std::vector<float> packed = p.kind == 1 ? pack_w_transposed_panels(w.data(), p.f, p.c * p.k * p.k, nr)
+                                                  : pack_winograd(w.data(), p.f, p.c, nr, p.kind == 0 ? 4 : 2);
+    const long scratch = p.kind == 1 ? oh * ow * (p.c * p.k * p.k + p.f) : (p.kind == 0 ? 36 : 16) * p.block * (p.c + p.f);
     const bool has_bias = i % 3 != 2, with_epilogue = i % 2 == 0;
     put(out, p.kind);
     for (long g : geometry) put(out, g);

@@ -77,6 +77,8 @@ TEST(GemmPack, UnknownTargetAndBadDimensionsAreErrors) {
   EXPECT_THROW(gemm_mr(""), Error);
   EXPECT_THROW(pack_b_panels(nullptr, 2, 2, 0), Error);
   EXPECT_THROW(pack_a_panels(nullptr, -1, 2, 4), Error);
+  const std::vector<float> w(9, 1.0f);
+  EXPECT_THROW(pack_winograd(w.data(), 1, 1, 16, 3), Error);
 }
 
 // gemm.inc defines HG_GEMM_NR / HG_GEMM_MR once per #if branch, in the order
