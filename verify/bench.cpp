@@ -1,6 +1,5 @@
 #include "verify/bench.h"
 
-#include <map>
 #include <sstream>
 
 #include "ir/error.h"
@@ -31,14 +30,15 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
     args += ", " + v;
   }
   const std::string target = options.target.empty() ? host_target() : options.target;
-  std::map<std::string, std::string> values = {{"BUFFERS", buffers},
-                                               {"FILL", fill},
-                                               {"ARGS", args},
-                                               {"WARMUP", std::to_string(options.warmup)},
-                                               {"RUNS", std::to_string(options.runs)},
-                                               {"THREADS", std::to_string(options.threads)}};
-  if (options.profile) values["KERNELS"] = std::to_string(compiled.kernels.size());
-  GeneratedBuild build(graph, options.profile ? "bench_profile_main.cpp" : "bench_main.cpp", values,
+  GeneratedBuild build(graph, "bench_main.cpp",
+                       {{"BUFFERS", buffers},
+                        {"FILL", fill},
+                        {"ARGS", args},
+                        {"WARMUP", std::to_string(options.warmup)},
+                        {"RUNS", std::to_string(options.runs)},
+                        {"THREADS", std::to_string(options.threads)},
+                        {"PROFILE", options.profile ? "true" : "false"},
+                        {"KERNELS", std::to_string(compiled.kernels.size())}},
                        BuildSettings{options.cxx, options.cxx_flags, options.optimize, target, options.profile});
   BenchResult r;
   std::istringstream out(build.run());

@@ -138,7 +138,10 @@ int64_t winograd_m(const ConvGeometry& g) {
 bool uses_winograd(const ConvGeometry& g) { return winograd_m(g) != 0; }
 
 // Positions of the transform: (m+2)^2.
-int64_t winograd_positions(const ConvGeometry& g) { return (winograd_m(g) + 2) * (winograd_m(g) + 2); }
+int64_t winograd_positions(const ConvGeometry& g) {
+  const int64_t alpha = winograd_m(g) + 2;
+  return alpha * alpha;
+}
 
 // Output tiles per Winograd pass: its scratch, positions * block * (c + f)
 // floats, stays within 1.5 MiB; a multiple of 6 (the GEMM's row block) when

@@ -14,7 +14,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <random>
 #include <set>
 #include <sstream>
 
@@ -32,6 +31,7 @@ using testing::native_target;
 using testing::on_path;
 using testing::put;
 using testing::run_command;
+using testing::SeededFloats;
 
 const char* kDriver = R"DRV(#include <cmath>
 #include <cstdio>
@@ -267,13 +267,7 @@ void write_packed_cases(const std::string& path, long nr) {
       {1, 1, 20, 9, 5, 33, 3, 1, 1, 0},   {1, 1, 5, 4, 4, 3, 1, 1, 0, 0},    {2, 1, 32, 7, 7, 32, 3, 1, 1, 16},
       {2, 2, 17, 9, 6, 19, 3, 1, 0, 5},   {2, 1, 40, 5, 5, 48, 3, 1, 2, 6},  {2, 1, 3, 3, 3, 5, 3, 1, 1, 1}};
   std::ofstream out(path, std::ios::binary);
-  std::mt19937 rng(4321);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  auto random = [&](long count) {
-    std::vector<float> v(static_cast<size_t>(count));
-    for (auto& x : v) x = dist(rng);
-    return v;
-  };
+  SeededFloats random(4321);
   put(out, static_cast<long>(cases.size()));
   for (size_t i = 0; i < cases.size(); ++i) {
     const PackedCase& p = cases[i];

@@ -12,7 +12,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <random>
 #include <regex>
 #include <sstream>
 
@@ -31,6 +30,7 @@ using testing::native_target;
 using testing::on_path;
 using testing::put;
 using testing::run_command;
+using testing::SeededFloats;
 
 TEST(GemmPack, BPanelsAreKMajorAndZeroPadded) {
   const long k = 3, n = 5, nr = 4;
@@ -278,13 +278,7 @@ std::vector<GemmCase> all_cases() {
 // Random operands; the constant one packed by the tool for panels nr / mr.
 void write_cases(const std::string& path, const std::vector<GemmCase>& cases, long nr, long mr) {
   std::ofstream out(path, std::ios::binary);
-  std::mt19937 rng(1234);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  auto random = [&](long count) {
-    std::vector<float> v(static_cast<size_t>(count));
-    for (auto& x : v) x = dist(rng);
-    return v;
-  };
+  SeededFloats random(1234);
   put(out, static_cast<long>(cases.size()));
   for (size_t id = 0; id < cases.size(); ++id) {
     const GemmCase& c = cases[id];

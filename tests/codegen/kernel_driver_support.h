@@ -1,11 +1,13 @@
 // What the kernel tests (gemm_kernel_test, conv_kernel_test) share: the
-// target -march=native builds for, a PATH lookup, the case-file writer, and
-// their C++11 drivers' common text, which the tests write beside them as
-// "driver_support.h": the case-file reader and the test epilogue's operands
-// (a per-channel add and a residual read at the output index).
+// target -march=native builds for, a PATH lookup, the case-file writer and
+// its seeded operands, and their C++11 drivers' common text, which the tests
+// write beside them as "driver_support.h": the case-file reader and the test
+// epilogue's operands (a per-channel add and a residual read at the output
+// index).
 #pragma once
 
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,21 @@ inline void put(std::ofstream& out, long v) {
 inline void put(std::ofstream& out, const std::vector<float>& v) {
   out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
 }
+
+// Seeded uniform floats in [-1, 1), `count` at a call: the case files' operands.
+class SeededFloats {
+ public:
+  explicit SeededFloats(unsigned seed) : rng_(seed) {}
+  std::vector<float> operator()(long count) {
+    std::vector<float> v(static_cast<size_t>(count));
+    for (auto& x : v) x = dist_(rng_);
+    return v;
+  }
+
+ private:
+  std::mt19937 rng_;
+  std::uniform_real_distribution<float> dist_{-1.0f, 1.0f};
+};
 
 // Whether `program` is on the PATH (cross compilers, emulators).
 inline bool on_path(const std::string& program) {
