@@ -70,6 +70,10 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   r.kernels = compiled.kernels.size();
   r.weight_bytes = build.weight_bytes();
   r.model_weight_bytes = g.weight_bytes();
+  if (options.keep_build) {
+    r.build_dir = build.dir();
+    build.keep();
+  }
   return r;
 }
 

@@ -24,6 +24,7 @@ struct BenchOptions {
   std::string target;    // hybgen --target; empty: this machine's (host_target())
   int threads = 1;       // > 1: run on a spinning pool of that many threads (hg_spin_pool.h)
   bool profile = false;  // time each kernel too (a clock read after each: the whole-run times include them)
+  bool keep_build = false;  // keep the build folder (BenchResult::build_dir)
 };
 
 // One kernel's share of a run, with what a roofline needs.
@@ -43,6 +44,7 @@ struct BenchResult {
   std::size_t nodes = 0, kernels = 0;  // after the passes
   double compile_seconds = 0;
   std::vector<KernelTime> kernel_times;  // with BenchOptions::profile, in run order (views left out)
+  std::string build_dir;                 // kept only with keep_build
 };
 
 BenchResult bench_generated(const Graph& graph, const BenchOptions& options);

@@ -45,6 +45,7 @@ int run_bench(const BenchFlags& flags) {
   options.target = flags.target;
   options.threads = flags.threads;
   options.profile = flags.profile;
+  options.keep_build = flags.keep;
   if (!flags.cxx_flags.empty()) options.cxx_flags = flags.cxx_flags;
   BenchResult r;
   try {
@@ -61,6 +62,7 @@ int run_bench(const BenchFlags& flags) {
   std::printf("arena %zu bytes (lower bound %zu, without reuse %zu), %s\n", r.arena_bytes, r.lower_bound_bytes,
               r.naive_bytes, weights_summary(r.weight_bytes, r.model_weight_bytes).c_str());
   if (flags.profile) print_kernel_times(r.kernel_times);
+  if (!r.build_dir.empty()) std::printf("build kept in %s\n", r.build_dir.c_str());
   return 0;
 }
 

@@ -75,6 +75,7 @@ struct BenchFlags {
   int warmup = 5;
   int threads = 1;
   bool profile = false;
+  bool keep = false;
   std::string cxx_flags;
 };
 int run_bench(const BenchFlags& flags);

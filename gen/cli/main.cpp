@@ -121,6 +121,8 @@ int main(int argc, char** argv) {
   CLI::App* bench_cmd = app.add_subcommand(
       "bench", "Build the generated C++ optimised for this machine and time it: latency (min/median/max), arena, weights.");
   add_model_flags(*bench_cmd, bench.model, true);
+  bench_cmd->add_flag("--keep", bench.keep,
+                      "keep the build folder and print its path (running DIR/program DIR again times it again)");
   bench_cmd->add_option("--runs", bench.runs, "timed runs")->capture_default_str();
   bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first")->capture_default_str();
   bench_cmd

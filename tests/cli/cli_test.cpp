@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "graph_builders.h"
 #include "io/file_util.h"
@@ -192,6 +193,24 @@ TEST_F(Cli, BenchTimesTheGeneratedCode) {
   EXPECT_NE(r.output.find("latency us: min "), std::string::npos) << r.output;
   // act (2x16 floats) and fc2 (2x3) live together; softmax writes the output.
   EXPECT_NE(r.output.find("arena 152 bytes (lower bound 152"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("build kept in"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, BenchKeepLeavesAProgramThatTimesAgain) {
+  auto r = hybgen("bench --runs 3 --warmup 1 --keep " + quoted(small_model()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string kept = r.output.substr(r.output.find("build kept in ") + 14);
+  const std::string build_dir = kept.substr(0, kept.find('\n'));
+  // The program prints min, median and max again: three positive numbers.
+  r = run_command(quoted(build_dir + "/program") + " " + quoted(build_dir));
+  fs::remove_all(build_dir);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream times(r.output);
+  double min_us = 0, median_us = 0, max_us = 0;
+  ASSERT_TRUE(static_cast<bool>(times >> min_us >> median_us >> max_us)) << r.output;
+  EXPECT_GT(min_us, 0);
+  EXPECT_LE(min_us, median_us);
+  EXPECT_LE(median_us, max_us);
 }
 
 TEST_F(Cli, BenchProfileTimesEachKernel) {
