@@ -224,6 +224,10 @@ int main(int argc, char** argv) {
   check_depthwise(1, 2, 13, 30, 7, 7, 1, 2, 3, 3, 1, 1, false, true);
   check_depthwise(1, 2, 5, 70, 1, 9, 1, 1, 0, 4, 1, 1, true, true);
   check_depthwise(1, 1, 4, 4, 3, 3, 1, 1, 5, 5, 1, 1, true, true);  // outputs with no tap inside
+  // Planes of at most 64 pixels with rows as wide as the input (the flat AVX-512 path), batch 2.
+  check_depthwise(2, 5, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, true, true);
+  check_depthwise(2, 3, 8, 8, 5, 5, 1, 1, 2, 2, 1, 1, false, true);
+  check_depthwise(1, 4, 9, 7, 3, 3, 1, 1, 1, 1, 1, 1, true, false);
 #if defined(HG_TARGET_X86_64_V4)
   const long rows_sizes[][2] = {{5, 5}, {7, 9}, {12, 12}, {11, 20}, {28, 28}, {4, 37}};
   for (const auto& s : rows_sizes)
