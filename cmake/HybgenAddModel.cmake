@@ -15,7 +15,8 @@
 # NAMESPACE defaults to NAME. ARCH is hybgen's --target (default generic,
 # portable C++): for another, the library is compiled with that -march, and
 # code that links it must run on such a CPU. ARCH native picks the best one
-# the build machine runs (from /proc/cpuinfo), for programs built where they run.
+# the build machine runs (from /proc/cpuinfo) and compiles with -march=native
+# (tuned for this CPU), for programs built where they run.
 # The best --target this (build) machine runs.
 function(_hybgen_native_arch out)
   set(arch generic)
@@ -83,7 +84,10 @@ function(hybgen_add_model)
   add_library(${HG_TARGET} STATIC "${out_dir}/${name}.cpp" "${out_dir}/${name}_weights.cpp" "${out_dir}/${name}.h")
   target_include_directories(${HG_TARGET} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
   target_compile_features(${HG_TARGET} PUBLIC cxx_std_11)
-  if(NOT arch STREQUAL "generic")
+  if(HG_ARCH STREQUAL "native")
+    # This machine's own -march: the target's instructions, tuned for this CPU.
+    target_compile_options(${HG_TARGET} PRIVATE "-march=native")
+  elseif(NOT arch STREQUAL "generic")
     target_compile_options(${HG_TARGET} PRIVATE "-march=${arch}")
   endif()
   set_target_properties(${HG_TARGET} PROPERTIES HYBGEN_MANIFEST "${out_dir}/${name}.manifest.json")
