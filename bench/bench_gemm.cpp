@@ -285,6 +285,10 @@ int main(int argc, char** argv) {
   add_gemm("mbv2 1x1 64->384", 384, 196, 64, true);
   add_gemm("mbv2 1x1 576->96", 96, 196, 576, true);
   add_gemm("mbv2 1x1 320->1280", 1280, 49, 320, true);
+  add_gemm("mbv2 1x1 960->320", 320, 49, 960, true);
+  add_gemm("mbv2 1x1 160->960", 960, 49, 160, true);
+  add_gemm("narrow tail 4", 256, 52, 256, true);
+  add_gemm("narrow tail 8", 256, 56, 256, true);
   add_dense("gemv 512x512", 1, 512, 512);
   add_dense("gemv 256x512", 1, 256, 512);
   add_dense("gemv 128x256", 1, 128, 256);

@@ -154,19 +154,26 @@ int64_t winograd_block(const ConvGeometry& g) {
 }
 
 // Output pixels as the GEMM's rows (conv2d_pixel_gemm.inc) where that wastes
-// less of the register tiles than the pixels as columns: hg_gemm_packed_a
-// computes columns in tiles of 48 on x86-64-v4 (a 7x7 map, 49 pixels, costs
-// as much as 96: measured 2x), hg_gemm_packed_b filters in tiles of 64 and
-// pixel rows exactly. Not below 64 reduction steps, where the two
-// transpositions this path adds would weigh; scratch at most 1.5 MiB. The
-// tile widths are x86-64-v4's (gemm.inc); other targets' tiles are
-// narrower, where both paths waste less.
+// less of the register tiles than the pixels as columns: hg_gemm_packed_b
+// computes filters in tiles of 64 and pixel rows exactly; hg_gemm_packed_a
+// computes pixels in tiles of 48 on x86-64-v4, and up to 8 pixels past them
+// as narrow columns (gemm.inc) at about twice a tile's cost per column. Only
+// on small maps (at most 64 pixels, 7x7 and 8x8), where the two
+// transpositions this path adds are cheap: on MobileNet v2's 14x14 maps it
+// was 1.7x slower than packed-A even with no tile waste. On 7x7 (49 = 48 +
+// 1) packed-A won with 160 filters (tiles of 64: 192), pixel rows with 320
+// and more. Not below 64 reduction steps; scratch at most 1.5 MiB. The tile
+// widths are x86-64-v4's; other targets' tiles are narrower, where both
+// paths waste less.
 bool uses_pixel_gemm(const ConvGeometry& g) {
   const int64_t k = g.c * g.kh * g.kw, pixels = g.oh * g.ow;
-  if (g.groups != 1 || uses_winograd(g) || k < 64 || pixels * (k + g.f) > int64_t{384} * 1024) return false;
-  const double columns = static_cast<double>(pixels) / static_cast<double>((pixels + 47) / 48 * 48);
+  if (g.groups != 1 || uses_winograd(g) || k < 64 || pixels > 64 || pixels * (k + g.f) > int64_t{384} * 1024)
+    return false;
+  const int64_t tail = pixels % 48;
+  const int64_t tail_cost = tail <= 8 ? 2 * tail : (tail + 15) / 16 * 16;
+  const double columns = static_cast<double>(pixels) / static_cast<double>(pixels - tail + tail_cost);
   const double rows = static_cast<double>(g.f) / static_cast<double>((g.f + 63) / 64 * 64);
-  return rows > 1.25 * columns;
+  return rows > columns;
 }
 
 // Small dense convolutions (LeNet's 5x5 on 28x28 and 12x12) computed row by

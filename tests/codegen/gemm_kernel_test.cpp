@@ -267,10 +267,13 @@ std::vector<GemmCase> all_cases() {
       for (long n : dims)
         for (long k : dims) cases.push_back({kind, m, n, k});
   // More than one k block (partial sums in C), more than one column block,
-  // GEMV with a long k, and k == 0 (bias only).
+  // GEMV with a long k, k == 0 (bias only), and packed-A's narrow last
+  // columns (1 to 8 past whole tiles of 48) beside full tiles and alone.
   for (long kind : {0, 1})
     for (const GemmCase& c : {GemmCase{0, 37, 300, 530}, GemmCase{0, 1, 300, 530}, GemmCase{0, 29, 97, 257},
-                              GemmCase{0, 20, 150, 600}, GemmCase{0, 3, 5, 0}, GemmCase{0, 1, 4, 0}})
+                              GemmCase{0, 20, 150, 600}, GemmCase{0, 3, 5, 0}, GemmCase{0, 1, 4, 0},
+                              GemmCase{0, 37, 49, 530}, GemmCase{0, 20, 104, 33}, GemmCase{0, 9, 3, 300},
+                              GemmCase{0, 17, 55, 200}})
       cases.push_back({kind, c.m, c.n, c.k});
   return cases;
 }
