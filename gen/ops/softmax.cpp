@@ -73,10 +73,10 @@ OpDef softmax_op(const std::string& name, bool log_output) {
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     return 5.0 * static_cast<double>(out[0].num_elements());
   };
-  // Rows shorter and longer than the kernel's 16 partial sums, with a
-  // tail; an inner axis wider than 16 columns.
+  // Rows shorter and longer than the kernel's 16 lanes, with a tail and
+  // without; an inner axis wider than 16 columns.
   d.examples = {{axis_attrs(-1), {{2, 10}}},      {axis_attrs(1, 2.0), {{2, 3, 4}}}, {axis_attrs(0), {{5, 1}}},
-                {axis_attrs(-1, 0.5), {{3, 37}}}, {axis_attrs(1), {{2, 5, 19}}}};
+                {axis_attrs(-1, 0.5), {{3, 37}}}, {axis_attrs(1), {{2, 5, 19}}},     {axis_attrs(-1), {{2, 64}}}};
   return d;
 }
 
