@@ -287,6 +287,7 @@ int main(int argc, char** argv) {
   add_gemm("mbv2 1x1 320->1280", 1280, 49, 320, true);
   add_gemm("mbv2 1x1 960->320", 320, 49, 960, true);
   add_gemm("mbv2 1x1 160->960", 960, 49, 160, true);
+  add_gemm("mbv2 classifier 1280->1000", 1000, 1, 1280, true);  // a 1x1 convolution on a 1x1 map
   add_gemm("narrow tail 4", 256, 52, 256, true);
   add_gemm("narrow tail 8", 256, 56, 256, true);
   add_dense("gemv 512x512", 1, 512, 512);

@@ -88,6 +88,63 @@ inline Graph concat_of_branches() {
   return g;
 }
 
+// Convolutions and dense layers each followed by one clip or relu, which
+// SIMD kernels apply to whole vectors (OpDef::vector_epilogue): a 1x1
+// convolution (GEMM), depthwise 3x3 on 20x20 (rows, stride 1 and 2) and on
+// 8x8 (the flat kernel), a dense 3x3, two dense layers. Weights in (-1, 1)
+// and bounds inside each layer's range, so every clamp bites on both sides.
+inline Graph clamped_layers() {
+  Graph g;
+  g.name = "clamped";
+  auto scaled = [](int64_t n, uint32_t seed) {
+    std::vector<float> v = seeded_values(n, seed);
+    for (float& x : v) x *= 10.0f;
+    return v;
+  };
+  auto clip = [](double lo, double hi) { return attrs_of({{"a_min", lo}, {"a_max", hi}}); };
+  auto depthwise = [](int64_t stride) {
+    return attrs_of({{"kernel", std::vector<int64_t>{3, 3}},
+                     {"num_filter", int64_t{16}},
+                     {"num_group", int64_t{16}},
+                     {"stride", std::vector<int64_t>{stride, stride}},
+                     {"pad", std::vector<int64_t>{1, 1}}});
+  };
+  const Attrs relu = attrs_of({{"act_type", std::string("relu")}});
+  g.add_input("data", {{1, 8, 20, 20}});
+  g.add_constant("expand_weight", Constant::f32({16, 8, 1, 1}, scaled(16 * 8, 81)));
+  g.add_constant("expand_bias", Constant::f32({16}, scaled(16, 82)));
+  g.add_constant("dw1_weight", Constant::f32({16, 1, 3, 3}, scaled(16 * 9, 83)));
+  g.add_constant("dw1_bias", Constant::f32({16}, seeded_values(16, 84)));
+  g.add_constant("dw2_weight", Constant::f32({16, 1, 3, 3}, scaled(16 * 9, 85)));
+  g.add_constant("dw2_bias", Constant::f32({16}, seeded_values(16, 86)));
+  g.add_constant("conv3_weight", Constant::f32({16, 16, 3, 3}, seeded_values(16 * 16 * 9, 87)));
+  g.add_constant("dw4_weight", Constant::f32({16, 1, 3, 3}, scaled(16 * 9, 88)));
+  g.add_constant("dw4_bias", Constant::f32({16}, seeded_values(16, 89)));
+  g.add_constant("fc1_weight", Constant::f32({40, 16 * 64}, seeded_values(40 * 16 * 64, 90)));
+  g.add_constant("fc1_bias", Constant::f32({40}, seeded_values(40, 91)));
+  g.add_constant("fc2_weight", Constant::f32({10, 40}, scaled(10 * 40, 92)));
+  g.nodes.push_back(make_node("expand", "Convolution", {"data", "expand_weight", "expand_bias"},
+                              conv_attrs(16, 1, 0, false)));
+  g.nodes.push_back(make_node("expand_clip", "clip", {"expand"}, clip(-0.25, 0.5)));
+  g.nodes.push_back(make_node("dw1", "Convolution", {"expand_clip", "dw1_weight", "dw1_bias"}, depthwise(1)));
+  g.nodes.push_back(make_node("dw1_clip", "clip", {"dw1"}, clip(-0.1, 0.3)));
+  g.nodes.push_back(make_node("dw2", "Convolution", {"dw1_clip", "dw2_weight", "dw2_bias"}, depthwise(2)));
+  g.nodes.push_back(make_node("dw2_relu", "Activation", {"dw2"}, relu));
+  g.nodes.push_back(make_node("conv3", "Convolution", {"dw2_relu", "conv3_weight"}, conv_attrs(16, 3, 0, true)));
+  g.nodes.push_back(make_node("conv3_relu", "Activation", {"conv3"}, relu));
+  g.nodes.push_back(make_node("dw4", "Convolution", {"conv3_relu", "dw4_weight", "dw4_bias"}, depthwise(1)));
+  g.nodes.push_back(make_node("dw4_clip", "clip", {"dw4"}, clip(0.05, 0.2)));
+  g.nodes.push_back(make_node("flat", "Flatten", {"dw4_clip"}));
+  g.nodes.push_back(make_node("fc1", "FullyConnected", {"flat", "fc1_weight", "fc1_bias"},
+                              attrs_of({{"num_hidden", int64_t{40}}})));
+  g.nodes.push_back(make_node("fc1_relu", "Activation", {"fc1"}, relu));
+  g.nodes.push_back(make_node("fc2", "FullyConnected", {"fc1_relu", "fc2_weight"},
+                              attrs_of({{"num_hidden", int64_t{10}}, {"no_bias", true}})));
+  g.nodes.push_back(make_node("fc2_clip", "clip", {"fc2"}, clip(-0.05, 0.05)));
+  g.outputs = {"fc2_clip"};
+  return g;
+}
+
 // Two branches of two softmaxes each over x (64, 64), each reduced to (64,),
 // then added; listed interleaved, so the given order keeps three big
 // buffers alive where two suffice.

@@ -142,8 +142,24 @@ const std::string& epilogue_result(const Graph& graph, const Kernel& kernel) {
   return graph.nodes[kernel.nodes.back()].outputs[0];
 }
 
+// The epilogue object of an op that alone follows the anchor and that
+// kernels can apply to whole vectors (OpDef::vector_epilogue); empty if none.
+std::string vector_epilogue(const Graph& graph, const Kernel& kernel) {
+  if (kernel.nodes.size() != 2 || kernel.outputs.size() != 1) return "";
+  const Node& node = graph.nodes[kernel.nodes[1]];
+  const OpDef& def = find_op(node.op);
+  if (!def.vector_epilogue || node.inputs.size() != 1 || node.inputs[0] != graph.nodes[kernel.nodes[0]].outputs[0])
+    return "";
+  return def.vector_epilogue(node.attrs);
+}
+
 std::string print_epilogue(const Graph& graph, const Kernel& kernel, const PointerOf& pointer,
                            const std::string& name) {
+  const std::string vector = vector_epilogue(graph, kernel);
+  if (!vector.empty()) {
+    const Node& node = graph.nodes[kernel.nodes[1]];
+    return "const auto " + name + " = " + vector + ";  // " + node.name + " (" + node.op + ")";
+  }
   const Node& anchor = graph.nodes[kernel.nodes.front()];
   const OpDef& anchor_def = find_op(anchor.op);
   const Shape& loop = graph.type(anchor.outputs[0]).shape;

@@ -26,6 +26,9 @@ std::string print_elementwise_loop(const Graph& graph, const Kernel& kernel, con
 // `auto NAME = [&](long channel, long index, float v) -> float { ... };` for
 // the nodes after the anchor (kernel.nodes[0]) of an epilogue kernel; values
 // read outside the kernel other than its final one are stored from inside.
+// One op alone with an OpDef::vector_epilogue (clip, relu) gives that object
+// instead, `const auto NAME = HgClampEpilogue(0.0f, 6.0f);`, which SIMD
+// kernels apply in registers.
 std::string print_epilogue(const Graph& graph, const Kernel& kernel, const PointerOf& pointer,
                            const std::string& name);
 

@@ -56,6 +56,9 @@ OpRegistrar reg([] {
   d.reference = reference;
   d.emit_scalar = emit_scalar;
   d.scalar_kernels = {"math"};
+  d.vector_epilogue = [](const Attrs& a) -> std::string {
+    return a.get_string("act_type") == "relu" ? "HgReluEpilogue()" : "";
+  };
   d.flops = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     // relu is one compare; the others cost an exp or a division, counted as 4.
     const double per = a.get_string("act_type") == "relu" ? 1.0 : 4.0;

@@ -28,6 +28,10 @@ const OpRegistrar reg([] {
     const std::string lo = cpp_float(a.get_float("a_min")), hi = cpp_float(a.get_float("a_max"));
     return in[0] + " < " + lo + " ? " + lo + " : (" + in[0] + " > " + hi + " ? " + hi + " : " + in[0] + ")";
   };
+  d.vector_epilogue = [](const Attrs& a) -> std::string {
+    if (!(a.get_float("a_min") <= a.get_float("a_max"))) return "";
+    return "HgClampEpilogue(" + cpp_float(a.get_float("a_min")) + ", " + cpp_float(a.get_float("a_max")) + ")";
+  };
   Attrs relu6, narrow;
   relu6.set("a_min", 0.0);
   relu6.set("a_max", 6.0);

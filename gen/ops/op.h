@@ -128,6 +128,13 @@ struct OpDef {
   // numpy's right-aligned sense (PReLU's per-channel gamma (C,) on NCHW data
   // reads as (C, 1, 1)). Unset: the input's own shape.
   std::function<Shape(const Attrs&, int index, const Shape& input, const Shape& output)> scalar_input_shape;
+  // Elementwise ops that SIMD kernels can apply to whole vectors in
+  // registers when the op alone follows a GEMM or convolution (a clamp, as
+  // XNNPACK's kernels take output min/max): the C++ expression of that
+  // epilogue object (templates/kernels/epilogue.inc), e.g.
+  // "HgClampEpilogue(0.0f, 6.0f)"; empty for attributes it cannot express.
+  // Unset: always the scalar lambda.
+  std::function<std::string(const Attrs&)> vector_epilogue;
   // GEMM/convolution-like ops whose emit_cpp honours CppEmitContext::epilogue:
   // the output axis the epilogue's `channel` counts along (negative: from
   // the end). Unset: the op takes no epilogue.

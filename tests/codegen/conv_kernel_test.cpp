@@ -62,9 +62,11 @@ long g_cases = 0, g_values = 0, g_failures = 0;
 
 // Compares y with a double-precision direct convolution of x (weights
 // [f, c/groups, kh, kw] as given, optional bias, the test epilogue).
+// Epilogue 0: none; 1: the lambda (channel and index operands, relu); 2:
+// HgClampEpilogue(-0.3, 0.4); 3: HgReluEpilogue (2 and 3 in registers).
 // geometry = {n, c, h, w, f, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups}
 void compare_with_direct(const long* geometry, const std::vector<float>& x, const std::vector<float>& wt,
-                         const float* b, const std::vector<float>& y, bool with_epilogue, const char* kernel,
+                         const float* b, const std::vector<float>& y, int epilogue, const char* kernel,
                          double tolerance = 1e-5) {
   const long n = geometry[0], c = geometry[1], h = geometry[2], w = geometry[3], f = geometry[4];
   const long kh = geometry[5], kw = geometry[6], oh = geometry[7], ow = geometry[8];
@@ -87,10 +89,14 @@ void compare_with_direct(const long* geometry, const std::vector<float>& x, cons
                 scale += std::fabs(t);
               }
           const long idx = ((in * f + of) * oh + oy) * ow + ox;
-          if (with_epilogue) {
+          if (epilogue == 1) {
             sum += static_cast<double>(channel_add(of)) + residual(idx);
             scale += std::fabs(channel_add(of)) + std::fabs(residual(idx));
             if (sum < 0) sum = 0;
+          } else if (epilogue == 2) {
+            sum = sum < -0.3 ? -0.3 : (sum > 0.4 ? 0.4 : sum);
+          } else if (epilogue == 3) {
+            sum = sum > 0 ? sum : 0;
           }
           const double got = y[static_cast<size_t>(idx)];
           ++g_values;
@@ -102,7 +108,7 @@ void compare_with_direct(const long* geometry, const std::vector<float>& x, cons
 }
 
 void check_depthwise(long n, long c, long h, long w, long kh, long kw, long sh, long sw, long ph, long pw, long dh,
-                     long dw, bool bias, bool with_epilogue) {
+                     long dw, bool bias, int epilogue) {
   const long oh = (h + 2 * ph - (dh * (kh - 1) + 1)) / sh + 1, ow = (w + 2 * pw - (dw * (kw - 1) + 1)) / sw + 1;
   if (oh <= 0 || ow <= 0) return;
   const long geometry[16] = {n, c, h, w, c, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, c};
@@ -112,18 +118,24 @@ void check_depthwise(long n, long c, long h, long w, long kh, long kw, long sh, 
   for (long i = 0; i < c; ++i) b[i] = random_value();
   // A guard value after the output catches writes past its end.
   std::vector<float> y(static_cast<size_t>(n * c * oh * ow + 1), 777.0f);
-  if (with_epilogue)
+  if (epilogue == 1)
     model::kernels::hg_conv2d_depthwise(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry,
                                         [](long ch, long idx, float v) {
                                           const float r = v + channel_add(ch) + residual(idx);
                                           return r > 0.0f ? r : 0.0f;
                                         });
+  else if (epilogue == 2)
+    model::kernels::hg_conv2d_depthwise(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry,
+                                        model::kernels::HgClampEpilogue(-0.3f, 0.4f));
+  else if (epilogue == 3)
+    model::kernels::hg_conv2d_depthwise(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry,
+                                        model::kernels::HgReluEpilogue());
   else
     model::kernels::hg_conv2d_depthwise(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry,
                                         model::kernels::HgNoEpilogue());
   ++g_cases;
   if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL wrote past the output\n");
-  compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, with_epilogue, "depthwise");
+  compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, epilogue, "depthwise");
 }
 
 #if defined(HG_TARGET_X86_64_V4)
@@ -146,7 +158,7 @@ void check_rows(long n, long c, long h, long w, long f, long k, long pad, bool b
     model::kernels::hg_conv2d_rows(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry, model::kernels::HgNoEpilogue());
   ++g_cases;
   if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL rows wrote past the output\n");
-  compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, with_epilogue, "rows");
+  compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, with_epilogue ? 1 : 0, "rows");
 }
 #endif
 
@@ -187,7 +199,7 @@ bool check_packed(Reader& in) {
   ++g_cases;
   if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL kind %ld wrote past the output\n", kind);
   // Winograd's transforms lose a few more bits than a direct sum.
-  compare_with_direct(g, x, wt, bias, y, with_epilogue != 0,
+  compare_with_direct(g, x, wt, bias, y, with_epilogue != 0 ? 1 : 0,
                       kind == 0 ? "winograd 4x4" : kind == 2 ? "winograd 2x2" : "pixel-row gemm",
                       kind == 1 ? 1e-5 : 5e-5);
   return true;
@@ -216,7 +228,7 @@ int main(int argc, char** argv) {
         for (long pad = 0; pad <= 2; ++pad)
           for (long dil = 1; dil <= 2; ++dil)
             check_depthwise(1, 3, s[0], s[1], k, k, stride, stride, pad, pad, dil, dil, (k + pad) % 2 == 0,
-                            (stride + pad + dil) % 2 == 1);
+                            static_cast<int>((stride + pad + dil + k) % 4));
   // Batch 2, non-square kernels, strides and padding per axis, larger kernels.
   check_depthwise(2, 5, 11, 19, 3, 3, 1, 1, 1, 1, 1, 1, true, true);
   check_depthwise(2, 4, 12, 21, 3, 3, 2, 2, 1, 1, 1, 1, true, true);
@@ -228,6 +240,15 @@ int main(int argc, char** argv) {
   check_depthwise(2, 5, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, true, true);
   check_depthwise(2, 3, 8, 8, 5, 5, 1, 1, 2, 2, 1, 1, false, true);
   check_depthwise(1, 4, 9, 7, 3, 3, 1, 1, 1, 1, 1, 1, true, false);
+  // The clamp and relu applied in registers: rows of 16 and 8 lanes, stride
+  // 1 and 2, the flat path.
+  for (int epilogue : {2, 3}) {
+    check_depthwise(2, 3, 20, 37, 3, 3, 1, 1, 1, 1, 1, 1, true, epilogue);
+    check_depthwise(1, 3, 23, 41, 3, 3, 2, 2, 1, 1, 1, 1, true, epilogue);
+    check_depthwise(1, 3, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, true, epilogue);
+    check_depthwise(2, 3, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, false, epilogue);
+    check_depthwise(1, 3, 8, 8, 5, 5, 1, 1, 2, 2, 1, 1, true, epilogue);
+  }
 #if defined(HG_TARGET_X86_64_V4)
   const long rows_sizes[][2] = {{5, 5}, {7, 9}, {12, 12}, {11, 20}, {28, 28}, {4, 37}};
   for (const auto& s : rows_sizes)

@@ -54,7 +54,8 @@ INSTANTIATE_TEST_SUITE_P(Graphs, FusionCodegen,
                                            FusionCase{"resnet_basic_block", testing::resnet_basic_block},
                                            FusionCase{"conv_with_operands", testing::conv_with_operands},
                                            FusionCase{"concat_of_branches", testing::concat_of_branches},
-                                           FusionCase{"unbalanced_branches", testing::unbalanced_branches}),
+                                           FusionCase{"unbalanced_branches", testing::unbalanced_branches},
+                                           FusionCase{"clamped_layers", testing::clamped_layers}),
                          [](const ::testing::TestParamInfo<FusionCase>& info) { return std::string(info.param.name); });
 
 TEST(FusionCodegen, PlacedConcatInputsAreNotCopied) {
@@ -71,6 +72,18 @@ TEST(FusionCodegen, EpilogueReadsOperandsByChannelAndIndex) {
   EXPECT_NE(cpp.find("auto epilogue = [&](long channel, long index, float v) -> float {"), std::string::npos) << cpp;
   EXPECT_NE(cpp.find("channel_[channel]"), std::string::npos) << cpp;  // the constant named `channel`, renamed
   EXPECT_NE(cpp.find("residual[index]"), std::string::npos) << cpp;
+}
+
+TEST(FusionCodegen, LoneClipsAndRelusBecomeVectorEpilogues) {
+  const auto files = generate_cpp(testing::clamped_layers(), {"clamped", "", "", {}});
+  const std::string& cpp = files[1].content;
+  EXPECT_NE(cpp.find("const auto epilogue = HgClampEpilogue(-0.25f, 0.5f);  // expand_clip (clip)"), std::string::npos)
+      << cpp;
+  EXPECT_NE(cpp.find("const auto epilogue = HgReluEpilogue();  // dw2_relu (Activation)"), std::string::npos) << cpp;
+  EXPECT_EQ(cpp.find("auto epilogue = [&]"), std::string::npos) << cpp;
+  // Anything else stays a lambda.
+  const auto resnet = generate_cpp(testing::resnet_basic_block(), {"block", "", "", {}});
+  EXPECT_NE(resnet[1].content.find("auto epilogue = [&]"), std::string::npos) << resnet[1].content;
 }
 
 TEST(FusionCodegen, CodeForATargetWillNotBuildWithoutItsInstructions) {

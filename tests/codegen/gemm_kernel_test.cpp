@@ -139,7 +139,10 @@ long g_values = 0, g_failures = 0;
 double g_max_err = 0;
 
 // kind 0: C = A * B + bias[col] (packed B); kind 1: bias[row] (packed A).
-void check(long id, long kind, bool with_epilogue, long m, long n, long k, long ldc, const std::vector<float>& c,
+// Epilogue 0: none; 1: the lambda below (channel and index operands, relu);
+// 2: HgClampEpilogue(-0.3, 0.4); 3: HgReluEpilogue, both applied to whole
+// vectors in registers on the SIMD paths.
+void check(long id, long kind, int epilogue, long m, long n, long k, long ldc, const std::vector<float>& c,
            const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& bias) {
   for (long r = 0; r < m; ++r)
     for (long j = 0; j < ldc; ++j) {
@@ -161,11 +164,15 @@ void check(long id, long kind, bool with_epilogue, long m, long n, long k, long 
         sum += bias[static_cast<size_t>(ch)];
         scale += std::fabs(bias[static_cast<size_t>(ch)]);
       }
-      if (with_epilogue) {
+      if (epilogue == 1) {
         const long idx = r * ldc + j;
         sum += static_cast<double>(channel_add(ch)) + residual(idx);
         scale += std::fabs(channel_add(ch)) + std::fabs(residual(idx));
         if (sum < 0) sum = 0;
+      } else if (epilogue == 2) {
+        sum = sum < -0.3 ? -0.3 : (sum > 0.4 ? 0.4 : sum);
+      } else if (epilogue == 3) {
+        sum = sum > 0 ? sum : 0;
       }
       const double err = std::fabs(got - sum);
       const double rel = scale > 0 ? err / scale : err;
@@ -174,7 +181,7 @@ void check(long id, long kind, bool with_epilogue, long m, long n, long k, long 
       if (!(err <= 1e-5 * scale)) {
         if (++g_failures < 20)
           std::printf("FAIL case %ld kind %ld m %ld n %ld k %ld epilogue %d: C[%ld][%ld] = %.9g, expected %.9g\n", id,
-                      kind, m, n, k, with_epilogue ? 1 : 0, r, j, got, sum);
+                      kind, m, n, k, epilogue, r, j, got, sum);
       }
     }
 }
@@ -212,7 +219,7 @@ int main(int argc, char** argv) {
     const float* const bias_ptr = has_bias ? &bias[0] : 0;
     const float* const rt = runtime.empty() ? 0 : &runtime[0];
     const float* const pk = packed.empty() ? 0 : &packed[0];
-    for (int with_epilogue = 0; with_epilogue < 2; ++with_epilogue) {
+    for (int epilogue = 0; epilogue < 4; ++epilogue) {
       // Without a pool, then split into 3 and 7 parts: the same bits.
       std::vector<float> serial;
       const int pool_threads[] = {0, 3, 7};
@@ -221,15 +228,27 @@ int main(int argc, char** argv) {
         const model::kernels::hg_thread_pool* const pp = threads ? &pool : 0;
         std::vector<float> c(static_cast<size_t>(m * ldc), kUntouched);
         float* const cp = &c[0];
-        if (with_epilogue) {
-          const auto epilogue = [](long ch, long idx, float v) {
+        if (epilogue == 1) {
+          const auto lambda = [](long ch, long idx, float v) {
             const float r = v + channel_add(ch) + residual(idx);
             return r > 0.0f ? r : 0.0f;
           };
           if (kind == 0)
-            model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, epilogue, pp);
+            model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, lambda, pp);
           else
-            model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, epilogue, pp);
+            model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, lambda, pp);
+        } else if (epilogue == 2) {
+          const model::kernels::HgClampEpilogue clamp(-0.3f, 0.4f);
+          if (kind == 0)
+            model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, clamp, pp);
+          else
+            model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, clamp, pp);
+        } else if (epilogue == 3) {
+          const model::kernels::HgReluEpilogue relu;
+          if (kind == 0)
+            model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, relu, pp);
+          else
+            model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, relu, pp);
         } else {
           if (kind == 0)
             model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, model::kernels::HgNoEpilogue(), pp);
@@ -237,7 +256,7 @@ int main(int argc, char** argv) {
             model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, model::kernels::HgNoEpilogue(), pp);
         }
         if (!threads) {
-          check(id, kind, with_epilogue != 0, m, n, k, ldc, c, a, b, bias);
+          check(id, kind, epilogue, m, n, k, ldc, c, a, b, bias);
           serial = c;
         } else if (std::memcmp(&c[0], &serial[0], c.size() * sizeof(float)) != 0) {
           if (++g_failures < 20)
