@@ -140,7 +140,7 @@ void check_depthwise(long n, long c, long h, long w, long kh, long kw, long sh, 
 
 #if defined(HG_TARGET_X86_64_V4)
 // hg_conv2d_rows (AVX-512 only): stride 1, 3x3 or 5x5, weights as given.
-void check_rows(long n, long c, long h, long w, long f, long k, long pad, bool bias, bool with_epilogue) {
+void check_rows(long n, long c, long h, long w, long f, long k, long pad, bool bias, int epilogue) {
   const long oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
   if (oh <= 0 || ow <= 0) return;
   const long geometry[16] = {n, c, h, w, f, k, k, oh, ow, 1, 1, pad, pad, 1, 1, 1};
@@ -149,16 +149,21 @@ void check_rows(long n, long c, long h, long w, long f, long k, long pad, bool b
   for (size_t i = 0; i < wt.size(); ++i) wt[i] = random_value();
   for (long i = 0; i < f; ++i) b[i] = random_value();
   std::vector<float> y(static_cast<size_t>(n * f * oh * ow + 1), 777.0f);
-  if (with_epilogue)
+  if (epilogue == 1)
     model::kernels::hg_conv2d_rows(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry, [](long ch, long idx, float v) {
       const float r = v + channel_add(ch) + residual(idx);
       return r > 0.0f ? r : 0.0f;
     });
+  else if (epilogue == 2)
+    model::kernels::hg_conv2d_rows(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry,
+                                   model::kernels::HgClampEpilogue(-0.3f, 0.4f));
+  else if (epilogue == 3)
+    model::kernels::hg_conv2d_rows(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry, model::kernels::HgReluEpilogue());
   else
     model::kernels::hg_conv2d_rows(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry, model::kernels::HgNoEpilogue());
   ++g_cases;
   if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL rows wrote past the output\n");
-  compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, with_epilogue ? 1 : 0, "rows");
+  compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, epilogue, "rows");
 }
 #endif
 
@@ -255,8 +260,9 @@ int main(int argc, char** argv) {
     for (long k : {3, 5})
       for (long pad = 0; pad <= 2; ++pad)
         for (long f : {1, 4, 6, 9})
-          check_rows(1, f % 3 + 1, s[0], s[1], f, k, pad, (f + pad) % 2 == 0, (k + f) % 2 == 1);
-  check_rows(2, 6, 12, 12, 16, 5, 0, true, true);
+          check_rows(1, f % 3 + 1, s[0], s[1], f, k, pad, (f + pad) % 2 == 0, static_cast<int>((k + f + pad) % 4));
+  check_rows(2, 6, 12, 12, 16, 5, 0, true, 1);
+  check_rows(2, 6, 12, 12, 16, 5, 0, true, 3);
 #endif
   std::printf("RESULT cases %ld values %ld failures %ld\n", g_cases, g_values, g_failures);
   return g_failures == 0 && g_cases > 0 ? 0 : 1;
