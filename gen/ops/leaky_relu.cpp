@@ -109,6 +109,9 @@ const OpRegistrar reg([] {
              {"lower_bound", AttrKind::kFloat, 0.125, "rrelu lower slope", {}},
              {"upper_bound", AttrKind::kFloat, 0.334, "rrelu upper slope", {}}};
   d.fusion = FusionClass::kBroadcast;
+  d.vector_epilogue = [](const Attrs& a) -> std::string {
+    return a.get_string("act_type") == "gelu" ? "HgGeluEpilogue()" : "";
+  };
   d.inplace = true;
   d.arity = [](const Attrs& a) { return a.get_string("act_type") == "prelu" ? 2 : 1; };
   d.infer = infer;
