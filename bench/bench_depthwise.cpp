@@ -8,7 +8,6 @@
 // rounds. Outputs are checked against a double-precision direct sum first.
 //   bench_depthwise [--rounds N] [--min-ms M]
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -25,34 +24,9 @@
 #include "templates/kernels/gemm.inc"
 #include "templates/kernels/conv2d_depthwise.inc"
 
+#include "fma_peak.h"
+
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// FMA throughput of this core now, on the kernels' vector type.
-double fma_peak_gflops() {
-  double best = 0;
-  for (int rep = 0; rep < 5; ++rep) {
-    hg_gemm_v acc[12];
-    for (int j = 0; j < 12; ++j) acc[j] = hg_gemm_bcast(1.0f + 1e-3f * static_cast<float>(j));
-    const hg_gemm_v x = hg_gemm_bcast(0.999999f), y = hg_gemm_bcast(1e-7f);
-    const long n = 4000000;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (long i = 0; i < n; ++i) {
-      HG_GEMM_UNROLL
-      for (int j = 0; j < 12; ++j) acc[j] = hg_gemm_fma(acc[j], x, y);
-    }
-    for (int j = 1; j < 12; ++j) acc[0] = hg_gemm_add(acc[0], acc[j]);
-    alignas(64) float out[HG_GEMM_LANES];
-    hg_gemm_store(out, acc[0]);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (out[0] > 0) best = std::max(best, 2.0 * 12 * HG_GEMM_LANES * n / s * 1e-9);
-  }
-  return best;
-}
 
 struct Layer {
   long c, h, stride, count;  // channels, square input side, stride, layers of this shape in MobileNet v2
@@ -68,7 +42,7 @@ int main(int argc, char** argv) {
     if (flag == "--rounds") rounds = std::atoi(argv[i + 1]);
     else if (flag == "--min-ms") min_ms = std::atof(argv[i + 1]);
   }
-  const double peak = fma_peak_gflops();
+  const double peak = bench::fma_peak_gflops();
   std::printf("bench_depthwise: MobileNet v2's 3x3 depthwise layers, relu6, one thread, %d rounds; FMA peak now %.1f "
               "GFLOP/s\n",
               rounds, peak);
@@ -124,7 +98,7 @@ int main(int argc, char** argv) {
       t_clamp.push_back(bench::sample_us(with_clamp, n_clamp));
       t_lambda.push_back(bench::sample_us(with_lambda, n_lambda));
     }
-    const double flops = 2.0 * 9 * c * oh * oh, tc = median(t_clamp), tl = median(t_lambda);
+    const double flops = 2.0 * 9 * c * oh * oh, tc = bench::median(t_clamp), tl = bench::median(t_lambda);
     model_clamp += tc * l.count;
     model_lambda += tl * l.count;
     const std::string shape = std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(h) + ", " +

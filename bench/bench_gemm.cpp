@@ -30,14 +30,11 @@
 #include "templates/kernels/parallel.inc"
 #include "templates/kernels/gemm.inc"
 
+#include "fma_peak.h"
+
 namespace {
 
 using Fn = std::function<void()>;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 std::vector<float> random_vector(size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -75,36 +72,6 @@ double max_rel_diff(const std::vector<float>& ours, const std::vector<float>& th
     scale = std::max(scale, static_cast<double>(std::fabs(theirs[i])));
   }
   return diff / (scale > 0 ? scale : 1);
-}
-
-// What this core sustains right now: 12 independent FMA chains on the
-// kernel's vector type, nothing from memory. The ceiling for the GEMMs.
-float fma_chains(long n) {
-  hg_gemm_v acc[12];
-  HG_GEMM_UNROLL
-  for (int j = 0; j < 12; ++j) acc[j] = hg_gemm_bcast(1.0f + 1e-3f * static_cast<float>(j));
-  const hg_gemm_v x = hg_gemm_bcast(0.999999f), y = hg_gemm_bcast(1e-7f);
-  for (long i = 0; i < n; ++i) {
-    HG_GEMM_UNROLL
-    for (int j = 0; j < 12; ++j) acc[j] = hg_gemm_fma(acc[j], x, y);
-  }
-  HG_GEMM_UNROLL
-  for (int j = 1; j < 12; ++j) acc[0] = hg_gemm_add(acc[0], acc[j]);
-  alignas(64) float out[HG_GEMM_LANES];
-  hg_gemm_store(out, acc[0]);
-  return out[0];
-}
-
-double fma_peak_gflops() {
-  double best = 0;
-  for (int rep = 0; rep < 5; ++rep) {
-    const long n = 4000000;
-    const auto t0 = std::chrono::steady_clock::now();
-    const float r = fma_chains(n);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (r > 0) best = std::max(best, 2.0 * 12 * HG_GEMM_LANES * n / s * 1e-9);
-  }
-  return best;
 }
 
 // Sums `n` floats with 8 vector accumulators: a plain read of the data, the
@@ -319,7 +286,7 @@ int main(int argc, char** argv) {
   if (hybgen::gemm_nr(kGemmTarget) != HG_GEMM_NR || hybgen::gemm_mr(kGemmTarget) != HG_GEMM_MR)
     std::printf("warning: the generator packs %s with NR %d, MR %d; this build of gemm.inc uses NR %d, MR %d\n",
                 kGemmTarget, hybgen::gemm_nr(kGemmTarget), hybgen::gemm_mr(kGemmTarget), HG_GEMM_NR, HG_GEMM_MR);
-  std::printf("FMA peak measured now: %.1f GFLOP/s\n", fma_peak_gflops());
+  std::printf("FMA peak measured now: %.1f GFLOP/s\n", bench::fma_peak_gflops());
   bool ok = true;
   for (auto& c : cases) {
     const double err = c.check();
@@ -336,11 +303,11 @@ int main(int argc, char** argv) {
   std::printf("%-22s %-14s %12s %9s %12s %9s %8s\n", "case", "m x n x k", "ours us", "GFLOP/s", "OpenBLAS us",
               "GFLOP/s", "ratio");
   for (const auto& c : cases) {
-    const double to = median(c.t_ours), tt = median(c.t_theirs);
+    const double to = bench::median(c.t_ours), tt = bench::median(c.t_theirs);
     std::vector<double> ratios;
     for (size_t r = 0; r < c.t_ours.size(); ++r) ratios.push_back(c.t_theirs[r] / c.t_ours[r]);
     std::printf("%-22s %-14s %12.2f %9.1f %12.2f %9.1f %7.2fx\n", c.name.c_str(), c.shape.c_str(), to,
-                c.flops / to * 1e-3, tt, c.flops / tt * 1e-3, median(ratios));
+                c.flops / to * 1e-3, tt, c.flops / tt * 1e-3, bench::median(ratios));
   }
   std::printf(
       "times: median over rounds; ratio: median over rounds of OpenBLAS time / our time (above 1: ours is faster)\n");
@@ -368,8 +335,8 @@ int main(int argc, char** argv) {
     std::printf(
         "mlp b1 roofline: reading its %.0f KiB of packed weights takes %.2f us (%.1f GB/s); the forward %.2f us "
         "(%.0f%% of that bandwidth)%s\n",
-        bytes / 1024, median(t_read), bytes / median(t_read) * 1e-3, median(t_mlp),
-        100.0 * median(t_read) / median(t_mlp), sink == 12345.0f ? " " : "");
+        bytes / 1024, bench::median(t_read), bytes / bench::median(t_read) * 1e-3, bench::median(t_mlp),
+        100.0 * bench::median(t_read) / bench::median(t_mlp), sink == 12345.0f ? " " : "");
   }
   return ok ? 0 : 1;
 }

@@ -41,11 +41,6 @@ struct Way {
   std::vector<double> samples;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,11 +76,12 @@ int main(int argc, char** argv) {
     for (auto& w : ways) calls.push_back(bench::calibrate(w.forward, min_ms));
     for (int r = 0; r < rounds; ++r)
       for (std::size_t i = 0; i < ways.size(); ++i) ways[i].samples.push_back(bench::sample_us(ways[i].forward, calls[i]));
-    const double generated_median = median(ways.back().samples);
+    const double generated_median = bench::median(ways.back().samples);
     for (const auto& w : ways) {
       const auto [lo, hi] = std::minmax_element(w.samples.begin(), w.samples.end());
-      std::printf("%-6d %-12s %12.2f %12.2f %12.2f %13.2fx\n", batch, w.name.c_str(), median(w.samples), *lo, *hi,
-                  median(w.samples) / generated_median);
+      const double m = bench::median(w.samples);
+      std::printf("%-6d %-12s %12.2f %12.2f %12.2f %13.2fx\n", batch, w.name.c_str(), m, *lo, *hi,
+                  m / generated_median);
     }
   }
   return 0;

@@ -5,8 +5,10 @@
 //   const double us = bench::sample_us(forward, n);  // mean per call in one sample
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
+#include <vector>
 
 namespace bench {
 
@@ -27,6 +29,12 @@ inline double sample_us(const std::function<void()>& f, int n) {
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < n; ++i) f();
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+}
+
+// The median of timing samples (the mean of the middle two for an even count).
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
 }  // namespace bench
