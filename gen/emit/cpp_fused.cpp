@@ -142,24 +142,49 @@ const std::string& epilogue_result(const Graph& graph, const Kernel& kernel) {
   return graph.nodes[kernel.nodes.back()].outputs[0];
 }
 
-// The epilogue object of an op that alone follows the anchor and that
-// kernels can apply to whole vectors (OpDef::vector_epilogue); empty if none.
-std::string vector_epilogue(const Graph& graph, const Kernel& kernel) {
-  if (kernel.nodes.size() != 2 || kernel.outputs.size() != 1) return "";
-  const Node& node = graph.nodes[kernel.nodes[1]];
-  const OpDef& def = find_op(node.op);
-  if (!def.vector_epilogue || node.inputs.size() != 1 || node.inputs[0] != graph.nodes[kernel.nodes[0]].outputs[0])
-    return "";
-  return def.vector_epilogue(node.attrs);
+// The epilogue object kernels can apply to whole vectors, for what follows
+// the anchor: a residual add (OpDef::residual_epilogue) and/or one op with an
+// OpDef::vector_epilogue, reading nothing else; empty if it is anything more.
+// `nodes` gets the names it came from, for the comment.
+std::string vector_epilogue(const Graph& graph, const Kernel& kernel, const PointerOf& pointer, std::string* nodes) {
+  if (kernel.outputs.size() != 1) return "";
+  const Shape& loop = graph.type(graph.nodes[kernel.nodes[0]].outputs[0]).shape;
+  std::string value = graph.nodes[kernel.nodes[0]].outputs[0], residual, then;
+  std::size_t at = 1;
+  auto take = [&](const Node& node) {
+    *nodes += (nodes->empty() ? "" : ", ") + node.name + " (" + node.op + ")";
+    value = node.outputs[0];
+    ++at;
+  };
+  if (at < kernel.nodes.size()) {
+    const Node& node = graph.nodes[kernel.nodes[at]];
+    if (find_op(node.op).residual_epilogue && node.inputs.size() == 2 && node.inputs[0] != node.inputs[1] &&
+        (node.inputs[0] == value || node.inputs[1] == value)) {
+      const std::string& other = node.inputs[0] == value ? node.inputs[1] : node.inputs[0];
+      if (graph.type(other).shape == loop && graph.type(node.outputs[0]).shape == loop) {
+        residual = pointer(other);
+        take(node);
+      }
+    }
+  }
+  if (at < kernel.nodes.size()) {
+    const Node& node = graph.nodes[kernel.nodes[at]];
+    const OpDef& def = find_op(node.op);
+    if (def.vector_epilogue && node.inputs.size() == 1 && node.inputs[0] == value) {
+      then = def.vector_epilogue(node.attrs);
+      if (!then.empty()) take(node);
+    }
+  }
+  if (at != kernel.nodes.size() || at == 1) return "";
+  if (residual.empty()) return then;
+  return "hg_add_epilogue(" + residual + ", " + (then.empty() ? "HgNoEpilogue()" : then) + ")";
 }
 
 std::string print_epilogue(const Graph& graph, const Kernel& kernel, const PointerOf& pointer,
                            const std::string& name) {
-  const std::string vector = vector_epilogue(graph, kernel);
-  if (!vector.empty()) {
-    const Node& node = graph.nodes[kernel.nodes[1]];
-    return "const auto " + name + " = " + vector + ";  // " + node.name + " (" + node.op + ")";
-  }
+  std::string nodes;
+  const std::string vector = vector_epilogue(graph, kernel, pointer, &nodes);
+  if (!vector.empty()) return "const auto " + name + " = " + vector + ";  // " + nodes;
   const Node& anchor = graph.nodes[kernel.nodes.front()];
   const OpDef& anchor_def = find_op(anchor.op);
   const Shape& loop = graph.type(anchor.outputs[0]).shape;

@@ -16,6 +16,7 @@ struct BinaryOp {
   std::vector<std::string> aliases;
   const char* expression;  // C++ of the elements {a} and {b}, as the kernel prints it
   float (*apply)(float, float);
+  bool residual_epilogue = false;  // OpDef::residual_epilogue
 };
 
 std::vector<TensorType> infer(const Attrs&, const std::vector<TensorType>& in) {
@@ -51,6 +52,7 @@ void register_binary(const BinaryOp& op) {
   d.emit_scalar = [expression](const Attrs&, const std::vector<std::string>& in) {
     return fill_operands(expression, {{"{a}", in[0]}, {"{b}", in[1]}});
   };
+  d.residual_epilogue = op.residual_epilogue;
   d.examples = examples();
   OpRegistrar{std::move(d)};
 }
@@ -58,7 +60,7 @@ void register_binary(const BinaryOp& op) {
 const bool registered = [] {
   const BinaryOp ops[] = {
       {"broadcast_add", {"elemwise_add", "broadcast_plus", "_plus", "_add", "_Plus"}, "{a} + {b}",
-       [](float a, float b) { return a + b; }},
+       [](float a, float b) { return a + b; }, true},
       {"broadcast_sub", {"elemwise_sub", "broadcast_minus", "_minus", "_sub", "_Minus"}, "{a} - {b}",
        [](float a, float b) { return a - b; }},
       {"broadcast_mul", {"elemwise_mul", "_mul", "_Mul"}, "{a} * {b}", [](float a, float b) { return a * b; }},

@@ -135,6 +135,11 @@ struct OpDef {
   // "HgClampEpilogue(0.0f, 6.0f)"; empty for attributes it cannot express.
   // Unset: always the scalar lambda.
   std::function<std::string(const Attrs&)> vector_epilogue;
+  // a + b: first after a GEMM or convolution, with the other operand of the
+  // output's whole shape (a residual), kernels apply it as
+  // hg_add_epilogue(other, then), loading that operand's vector in
+  // registers, `then` the vector_epilogue of one op after it if any.
+  bool residual_epilogue = false;
   // GEMM/convolution-like ops whose emit_cpp honours CppEmitContext::epilogue:
   // the output axis the epilogue's `channel` counts along (negative: from
   // the end). Unset: the op takes no epilogue.

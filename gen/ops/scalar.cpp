@@ -11,6 +11,7 @@ struct ScalarOp {
   std::vector<std::string> aliases;
   const char* expression;  // C++ of the element {x} and the scalar {s}, as the kernel prints it
   float (*apply)(float x, float s);
+  const char* vector_epilogue = nullptr;  // its epilogue object (OpDef::vector_epilogue), {s} the scalar
 };
 
 void register_scalar(const ScalarOp& op) {
@@ -34,6 +35,12 @@ void register_scalar(const ScalarOp& op) {
   d.emit_scalar = [expression](const Attrs& a, const std::vector<std::string>& in) {
     return fill_operands(expression, {{"{x}", in[0]}, {"{s}", cpp_float(a.get_float("scalar"))}});
   };
+  if (op.vector_epilogue) {
+    const std::string object = op.vector_epilogue;
+    d.vector_epilogue = [object](const Attrs& a) {
+      return fill_operands(object, {{"{s}", cpp_float(a.get_float("scalar"))}});
+    };
+  }
   Attrs a, b;
   a.set("scalar", 2.5);
   b.set("scalar", -0.75);
@@ -46,7 +53,7 @@ const bool registered = [] {
       {"_plus_scalar", {"_PlusScalar"}, "{x} + {s}", [](float x, float s) { return x + s; }},
       {"_minus_scalar", {"_MinusScalar"}, "{x} - {s}", [](float x, float s) { return x - s; }},
       {"_rminus_scalar", {"_RMinusScalar"}, "{s} - {x}", [](float x, float s) { return s - x; }},
-      {"_mul_scalar", {"_MulScalar"}, "{x} * {s}", [](float x, float s) { return x * s; }},
+      {"_mul_scalar", {"_MulScalar"}, "{x} * {s}", [](float x, float s) { return x * s; }, "HgScaleEpilogue({s})"},
       {"_div_scalar", {"_DivScalar"}, "{x} / {s}", [](float x, float s) { return x / s; }},
       {"_rdiv_scalar", {"_RDivScalar"}, "{s} / {x}", [](float x, float s) { return s / x; }},
       {"_maximum_scalar", {"_MaximumScalar"}, "{x} > {s} ? {x} : {s}", [](float x, float s) { return x > s ? x : s; }},

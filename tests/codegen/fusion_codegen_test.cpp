@@ -74,16 +74,22 @@ TEST(FusionCodegen, EpilogueReadsOperandsByChannelAndIndex) {
   EXPECT_NE(cpp.find("residual[index]"), std::string::npos) << cpp;
 }
 
-TEST(FusionCodegen, LoneClipsAndRelusBecomeVectorEpilogues) {
+TEST(FusionCodegen, ClampsAndResidualAddsBecomeVectorEpilogues) {
   const auto files = generate_cpp(testing::clamped_layers(), {"clamped", "", "", {}});
   const std::string& cpp = files[1].content;
   EXPECT_NE(cpp.find("const auto epilogue = HgClampEpilogue(-0.25f, 0.5f);  // expand_clip (clip)"), std::string::npos)
       << cpp;
   EXPECT_NE(cpp.find("const auto epilogue = HgReluEpilogue();  // dw2_relu (Activation)"), std::string::npos) << cpp;
   EXPECT_EQ(cpp.find("auto epilogue = [&]"), std::string::npos) << cpp;
-  // Anything else stays a lambda.
+  // A residual add, then a relu: the add loads the other operand's vector.
   const auto resnet = generate_cpp(testing::resnet_basic_block(), {"block", "", "", {}});
-  EXPECT_NE(resnet[1].content.find("auto epilogue = [&]"), std::string::npos) << resnet[1].content;
+  EXPECT_NE(resnet[1].content.find("= hg_add_epilogue(data, HgReluEpilogue());"), std::string::npos)
+      << resnet[1].content;
+  // Anything else stays a lambda: per-channel or broadcast operands, a
+  // multiply after the add.
+  const auto operands = generate_cpp(testing::conv_with_operands(), {"operands", "", "", {}});
+  EXPECT_NE(operands[1].content.find("auto epilogue = [&]"), std::string::npos) << operands[1].content;
+  EXPECT_EQ(operands[1].content.find("epilogue = hg_add_epilogue("), std::string::npos) << operands[1].content;
 }
 
 TEST(FusionCodegen, CodeForATargetWillNotBuildWithoutItsInstructions) {

@@ -140,8 +140,10 @@ double g_max_err = 0;
 
 // kind 0: C = A * B + bias[col] (packed B); kind 1: bias[row] (packed A).
 // Epilogue 0: none; 1: the lambda below (channel and index operands, relu);
-// 2: HgClampEpilogue(-0.3, 0.4); 3: HgReluEpilogue, both applied to whole
+// 2: HgClampEpilogue(-0.3, 0.4); 3: HgReluEpilogue; 4: HgScaleEpilogue(0.75);
+// 5: hg_add_epilogue(residual, HgReluEpilogue()); 2 to 5 are applied to whole
 // vectors in registers on the SIMD paths.
+const int kEpilogues = 6;
 void check(long id, long kind, int epilogue, long m, long n, long k, long ldc, const std::vector<float>& c,
            const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& bias) {
   for (long r = 0; r < m; ++r)
@@ -173,6 +175,14 @@ void check(long id, long kind, int epilogue, long m, long n, long k, long ldc, c
         sum = sum < -0.3 ? -0.3 : (sum > 0.4 ? 0.4 : sum);
       } else if (epilogue == 3) {
         sum = sum > 0 ? sum : 0;
+      } else if (epilogue == 4) {
+        sum *= 0.75;
+        scale *= 0.75;
+      } else if (epilogue == 5) {
+        const long idx = r * ldc + j;
+        sum += residual(idx);
+        scale += std::fabs(residual(idx));
+        if (sum < 0) sum = 0;
       }
       const double err = std::fabs(got - sum);
       const double rel = scale > 0 ? err / scale : err;
@@ -185,6 +195,25 @@ void check(long id, long kind, int epilogue, long m, long n, long k, long ldc, c
       }
     }
 }
+
+// One product through the kernel of its kind, with any epilogue.
+struct Gemm {
+  long kind;
+  const float* runtime;
+  long ld;
+  const float* packed;
+  const float* bias;
+  float* c;
+  long ldc, m, n, k;
+  const model::kernels::hg_thread_pool* pool;
+  template <class Epilogue>
+  void run(const Epilogue& epilogue) const {
+    if (kind == 0)
+      model::kernels::hg_gemm_packed_b(runtime, ld, packed, bias, c, ldc, m, n, k, epilogue, pool);
+    else
+      model::kernels::hg_gemm_packed_a(packed, runtime, ld, bias, c, ldc, m, n, k, epilogue, pool);
+  }
+};
 
 }  // namespace
 
@@ -219,7 +248,7 @@ int main(int argc, char** argv) {
     const float* const bias_ptr = has_bias ? &bias[0] : 0;
     const float* const rt = runtime.empty() ? 0 : &runtime[0];
     const float* const pk = packed.empty() ? 0 : &packed[0];
-    for (int epilogue = 0; epilogue < 4; ++epilogue) {
+    for (int epilogue = 0; epilogue < kEpilogues; ++epilogue) {
       // Without a pool, then split into 3 and 7 parts: the same bits.
       std::vector<float> serial;
       const int pool_threads[] = {0, 3, 7};
@@ -228,32 +257,20 @@ int main(int argc, char** argv) {
         const model::kernels::hg_thread_pool* const pp = threads ? &pool : 0;
         std::vector<float> c(static_cast<size_t>(m * ldc), kUntouched);
         float* const cp = &c[0];
-        if (epilogue == 1) {
-          const auto lambda = [](long ch, long idx, float v) {
-            const float r = v + channel_add(ch) + residual(idx);
-            return r > 0.0f ? r : 0.0f;
-          };
-          if (kind == 0)
-            model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, lambda, pp);
-          else
-            model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, lambda, pp);
-        } else if (epilogue == 2) {
-          const model::kernels::HgClampEpilogue clamp(-0.3f, 0.4f);
-          if (kind == 0)
-            model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, clamp, pp);
-          else
-            model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, clamp, pp);
-        } else if (epilogue == 3) {
-          const model::kernels::HgReluEpilogue relu;
-          if (kind == 0)
-            model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, relu, pp);
-          else
-            model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, relu, pp);
-        } else {
-          if (kind == 0)
-            model::kernels::hg_gemm_packed_b(rt, ld, pk, bias_ptr, cp, ldc, m, n, k, model::kernels::HgNoEpilogue(), pp);
-          else
-            model::kernels::hg_gemm_packed_a(pk, rt, ld, bias_ptr, cp, ldc, m, n, k, model::kernels::HgNoEpilogue(), pp);
+        std::vector<float> residuals(c.size());
+        for (size_t i = 0; i < residuals.size(); ++i) residuals[i] = residual(static_cast<long>(i));
+        const auto lambda = [](long ch, long idx, float v) {
+          const float r = v + channel_add(ch) + residual(idx);
+          return r > 0.0f ? r : 0.0f;
+        };
+        const Gemm gemm = {kind, rt, ld, pk, bias_ptr, cp, ldc, m, n, k, pp};
+        switch (epilogue) {
+          case 1: gemm.run(lambda); break;
+          case 2: gemm.run(model::kernels::HgClampEpilogue(-0.3f, 0.4f)); break;
+          case 3: gemm.run(model::kernels::HgReluEpilogue()); break;
+          case 4: gemm.run(model::kernels::HgScaleEpilogue(0.75f)); break;
+          case 5: gemm.run(model::kernels::hg_add_epilogue(&residuals[0], model::kernels::HgReluEpilogue())); break;
+          default: gemm.run(model::kernels::HgNoEpilogue());
         }
         if (!threads) {
           check(id, kind, epilogue, m, n, k, ldc, c, a, b, bias);
