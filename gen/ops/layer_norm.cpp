@@ -75,7 +75,8 @@ const OpRegistrar reg([] {
   d.examples = {{last, {{4, 16}, {16}, {16}}},
                 {middle, {{2, 5, 3}, {5}, {5}}},
                 {last, {{3, 45}, {45}, {45}}},
-                {middle, {{1, 6, 21}, {6}, {6}}}};
+                {middle, {{1, 6, 21}, {6}, {6}}},
+                {last, {{2, 300}, {300}, {300}}}};  // AVX-512: 4 vectors at a time, single vectors, a masked tail
   return d;
 }());
 
