@@ -248,6 +248,12 @@ int main(int argc, char** argv) {
     const float* const bias_ptr = has_bias ? &bias[0] : 0;
     const float* const rt = runtime.empty() ? 0 : &runtime[0];
     const float* const pk = packed.empty() ? 0 : &packed[0];
+    std::vector<float> residuals(static_cast<size_t>(m * ldc));
+    for (size_t i = 0; i < residuals.size(); ++i) residuals[i] = residual(static_cast<long>(i));
+    const auto lambda = [](long ch, long idx, float v) {
+      const float r = v + channel_add(ch) + residual(idx);
+      return r > 0.0f ? r : 0.0f;
+    };
     for (int epilogue = 0; epilogue < kEpilogues; ++epilogue) {
       // Without a pool, then split into 3 and 7 parts: the same bits.
       std::vector<float> serial;
@@ -257,12 +263,6 @@ int main(int argc, char** argv) {
         const model::kernels::hg_thread_pool* const pp = threads ? &pool : 0;
         std::vector<float> c(static_cast<size_t>(m * ldc), kUntouched);
         float* const cp = &c[0];
-        std::vector<float> residuals(c.size());
-        for (size_t i = 0; i < residuals.size(); ++i) residuals[i] = residual(static_cast<long>(i));
-        const auto lambda = [](long ch, long idx, float v) {
-          const float r = v + channel_add(ch) + residual(idx);
-          return r > 0.0f ? r : 0.0f;
-        };
         const Gemm gemm = {kind, rt, ld, pk, bias_ptr, cp, ldc, m, n, k, pp};
         switch (epilogue) {
           case 1: gemm.run(lambda); break;
