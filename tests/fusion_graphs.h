@@ -90,7 +90,9 @@ inline Graph concat_of_branches() {
 
 // Convolutions and dense layers each followed by one clip or relu, which
 // SIMD kernels apply to whole vectors (OpDef::vector_epilogue): a 1x1
-// convolution (GEMM), depthwise 3x3 on 20x20 (rows, stride 1 and 2) and on
+// convolution (GEMM) with a depthwise one after it (fused into one kernel,
+// the clip between them its activation), depthwise 3x3 on 20x20 (rows,
+// stride 1 and 2) and on
 // 8x8 (the flat kernel), a dense 3x3, two dense layers. Weights in (-1, 1)
 // and bounds inside each layer's range, so every clamp bites on both sides.
 inline Graph clamped_layers() {

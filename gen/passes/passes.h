@@ -7,6 +7,7 @@
 //   infer_shapes(g);
 //   remove_identities(g);
 //   remove_dead_code(g); lower_batch_norm(g); fold_scale_shift(g); fold_constants(g);
+//   fuse_pointwise_depthwise(g);
 //   schedule(g);
 //   std::vector<Kernel> kernels = schedule_kernels(g, fuse(g));
 //   MemoryPlan plan = plan_memory(g, kernels);
@@ -51,6 +52,11 @@ bool fold_scale_shift(Graph& graph);
 // Evaluates nodes whose inputs are all constants with data, in topological
 // order, with the reference kernels; their outputs become constants.
 bool fold_constants(Graph& graph);
+
+// Replaces a 1x1 convolution, at most a relu or clip, and the depthwise
+// convolution that alone reads its result with one _pointwise_depthwise_conv
+// node, whose kernel computes the intermediate a block of channels at a time.
+bool fuse_pointwise_depthwise(Graph& graph);
 
 // Orders nodes topologically, keeping the existing order where it is already
 // valid, so the order is deterministic.

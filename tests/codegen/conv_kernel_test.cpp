@@ -9,10 +9,12 @@
 // The depthwise kernel's cases are made by the driver; the Winograd and
 // pixel-row GEMM kernels read weights packed here by the tool's functions for
 // the driver's target; the small direct kernel (conv2d_rows.inc) runs on the
-// AVX-512 builds. |got - expected| <= tol * (sum of |terms|), tol 1e-5,
+// AVX-512 builds; the fused 1x1-then-depthwise kernel
+// (conv_pointwise_depthwise.inc) reads its 1x1 weights packed the same way. |got - expected| <= tol * (sum of |terms|), tol 1e-5,
 // 5e-5 for Winograd (its transforms add rounding).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -167,14 +169,66 @@ void check_rows(long n, long c, long h, long w, long f, long k, long pad, bool b
 }
 #endif
 
+// hg_conv_pointwise_depthwise: the 1x1 convolution and its activation (case
+// % 3: none, HgClampEpilogue(-0.5, 0.5), relu) computed here in double, the
+// depthwise step compared with a direct convolution of that; epilogue 1
+// (the lambda, shifted to each block's channels and indices) or 2 (the
+// clamp in registers). g = {n, c, h, w, mid, kh, kw, oh, ow, sh, sw, ph, pw,
+// dh, dw, block}.
+bool check_pointwise_depthwise(Reader& in, const long* g, long scratch_floats, long has_bias, long with_epilogue) {
+  const long n = g[0], c = g[1], h = g[2], w = g[3], mid = g[4], kh = g[5], kw = g[6], oh = g[7], ow = g[8];
+  const long activation = in.value();
+  const std::vector<float> x = in.floats(n * c * h * w), w1 = in.floats(mid * c);
+  const std::vector<float> packed = in.floats(in.value());
+  const std::vector<float> b1 = in.floats(mid), w2 = in.floats(mid * kh * kw);
+  const std::vector<float> b2 = has_bias ? in.floats(mid) : std::vector<float>(static_cast<size_t>(mid), 0.0f);
+  if (!in.ok) return false;
+  std::vector<float> scratch(static_cast<size_t>(scratch_floats + 1), 777.0f);
+  std::vector<float> y(static_cast<size_t>(n * mid * oh * ow + 1), 777.0f);
+  const auto fused = [](long ch, long idx, float v) {
+    const float r = v + channel_add(ch) + residual(idx);
+    return r > 0.0f ? r : 0.0f;
+  };
+  const model::kernels::HgClampEpilogue clamp(-0.3f, 0.4f), act_clamp(-0.5f, 0.5f);
+  const model::kernels::HgNoEpilogue none;
+  const model::kernels::HgReluEpilogue relu;
+#define HG_TEST_FUSED(ACT, EP) \
+  model::kernels::hg_conv_pointwise_depthwise(&x[0], &packed[0], &b1[0], &w2[0], &b2[0], &y[0], g, &scratch[0], ACT, EP)
+  if (activation == 0 && with_epilogue) HG_TEST_FUSED(none, fused);
+  else if (activation == 0) HG_TEST_FUSED(none, clamp);
+  else if (activation == 1 && with_epilogue) HG_TEST_FUSED(act_clamp, fused);
+  else if (activation == 1) HG_TEST_FUSED(act_clamp, clamp);
+  else if (with_epilogue) HG_TEST_FUSED(relu, fused);
+  else HG_TEST_FUSED(relu, clamp);
+#undef HG_TEST_FUSED
+  ++g_cases;
+  if ((y[y.size() - 1] != 777.0f || scratch[scratch.size() - 1] != 777.0f) && ++g_failures < 20)
+    std::printf("FAIL pointwise-depthwise wrote past its output or scratch\n");
+  std::vector<float> m(static_cast<size_t>(n * mid * h * w));
+  for (long in_ = 0; in_ < n; ++in_)
+    for (long ch = 0; ch < mid; ++ch)
+      for (long p = 0; p < h * w; ++p) {
+        double sum = b1[static_cast<size_t>(ch)];
+        for (long ic = 0; ic < c; ++ic)
+          sum += static_cast<double>(w1[static_cast<size_t>(ch * c + ic)]) * x[static_cast<size_t>((in_ * c + ic) * h * w + p)];
+        if (activation == 1) sum = sum < -0.5 ? -0.5 : (sum > 0.5 ? 0.5 : sum);
+        if (activation == 2) sum = sum > 0 ? sum : 0;
+        m[static_cast<size_t>((in_ * mid + ch) * h * w + p)] = static_cast<float>(sum);
+      }
+  const long depthwise[16] = {n, mid, h, w, mid, kh, kw, oh, ow, g[9], g[10], g[11], g[12], g[13], g[14], mid};
+  compare_with_direct(depthwise, m, w2, &b2[0], y, with_epilogue ? 1 : 2, "pointwise-depthwise", 1e-4);
+  return true;
+}
+
 // kind 0: hg_conv2d_winograd<4>, 1: hg_conv2d_pixel_gemm, 2:
-// hg_conv2d_winograd<2>; weights packed by the tool. Returns false when the
-// file ends early.
+// hg_conv2d_winograd<2>, 3: hg_conv_pointwise_depthwise; weights packed by
+// the tool. Returns false when the file ends early.
 bool check_packed(Reader& in) {
   const long kind = in.value();
   long g[16];
   for (int i = 0; i < 16; ++i) g[i] = in.value();
   const long block = in.value(), scratch_floats = in.value(), has_bias = in.value(), with_epilogue = in.value();
+  if (kind == 3) return check_pointwise_depthwise(in, g, scratch_floats, has_bias, with_epilogue);
   const long n = g[0], c = g[1], h = g[2], w = g[3], f = g[4], kh = g[5], kw = g[6], oh = g[7], ow = g[8];
   const std::vector<float> x = in.floats(n * c * h * w), wt = in.floats(f * c * kh * kw);
   const std::vector<float> packed = in.floats(in.value());
@@ -283,25 +337,56 @@ void add_kernel(const std::string& name, std::set<std::string>& seen, std::strin
 }
 
 struct PackedCase {
-  long kind;  // 0 Winograd F(4x4, 3x3), 1 pixel-row GEMM, 2 Winograd F(2x2, 3x3)
-  long n, c, h, w, f, k, stride, pad, block;
+  long kind;  // 0 Winograd F(4x4, 3x3), 1 pixel-row GEMM, 2 Winograd F(2x2, 3x3), 3 pointwise-depthwise
+  long n, c, h, w, f, k, stride, pad, block;  // kind 3: f the 1x1's filters, block in GEMM row panels
 };
+
+// A pointwise-depthwise case (kind 3): the 1x1 weights packed in the
+// target's row panels, blocks of `p.block` panels.
+void write_pointwise_depthwise_case(std::ofstream& out, const PackedCase& p, long mr, long index, SeededFloats& random) {
+  const long oh = (p.h + 2 * p.pad - p.k) / p.stride + 1, ow = (p.w + 2 * p.pad - p.k) / p.stride + 1;
+  const long block = p.block * mr;
+  const long geometry[16] = {p.n, p.c, p.h, p.w, p.f, p.k, p.k, oh, ow, p.stride, p.stride, p.pad, p.pad, 1, 1, block};
+  const std::vector<float> x = random(p.n * p.c * p.h * p.w), w1 = random(p.f * p.c);
+  const std::vector<float> packed = pack_a_panels(w1.data(), p.f, p.c, mr);
+  const bool has_bias = index % 3 != 2, with_epilogue = index % 2 == 0;
+  put(out, p.kind);
+  for (long g : geometry) put(out, g);
+  const long scratch = std::min(block, p.f) * p.h * p.w;
+  for (long v : {p.block, scratch, static_cast<long>(has_bias), static_cast<long>(with_epilogue), index % 3}) put(out, v);
+  put(out, x);
+  put(out, w1);
+  put(out, static_cast<long>(packed.size()));
+  put(out, packed);
+  put(out, random(p.f));
+  put(out, random(p.f * p.k * p.k));
+  if (has_bias) put(out, random(p.f));
+}
 
 // Winograd (3x3, stride 1; 4x4 and 2x2 tiles): partial tiles, padding 0..2,
 // channels not a multiple of 16, blocks that do not divide the tiles, batch 2. Pixel-row
 // GEMM: 1x1 and strided 3x3, filters not a multiple of the panel width.
-void write_packed_cases(const std::string& path, long nr) {
+// Pointwise-depthwise: several blocks and a last one shorter than a panel,
+// stride 2, batch 2, 5x5, a 7x7 map (the flat AVX-512 path), one block.
+void write_packed_cases(const std::string& path, const std::string& target) {
+  const long nr = gemm_nr(target), mr = gemm_mr(target);
   const std::vector<PackedCase> cases = {
       {0, 1, 32, 8, 8, 32, 3, 1, 1, 4},   {0, 1, 33, 9, 6, 40, 3, 1, 1, 6},  {0, 2, 17, 7, 11, 19, 3, 1, 0, 5},
       {0, 1, 48, 5, 5, 32, 3, 1, 2, 1},   {0, 1, 16, 13, 4, 48, 3, 1, 1, 12}, {0, 2, 64, 6, 6, 64, 3, 1, 1, 2},
       {0, 1, 3, 3, 3, 5, 3, 1, 1, 1},     {1, 1, 80, 7, 7, 64, 1, 1, 0, 0},  {1, 2, 8, 13, 13, 70, 3, 2, 1, 0},
       {1, 1, 20, 9, 5, 33, 3, 1, 1, 0},   {1, 1, 5, 4, 4, 3, 1, 1, 0, 0},    {2, 1, 32, 7, 7, 32, 3, 1, 1, 16},
-      {2, 2, 17, 9, 6, 19, 3, 1, 0, 5},   {2, 1, 40, 5, 5, 48, 3, 1, 2, 6},  {2, 1, 3, 3, 3, 5, 3, 1, 1, 1}};
+      {2, 2, 17, 9, 6, 19, 3, 1, 0, 5},   {2, 1, 40, 5, 5, 48, 3, 1, 2, 6},  {2, 1, 3, 3, 3, 5, 3, 1, 1, 1},
+      {3, 2, 5, 9, 9, 3 * mr + 3, 3, 1, 1, 2}, {3, 1, 3, 12, 17, 20, 3, 2, 1, 1}, {3, 1, 8, 7, 7, 24, 3, 1, 1, 1},
+      {3, 1, 4, 10, 10, mr + 1, 5, 1, 2, 1},   {3, 2, 6, 11, 13, 2 * mr, 3, 2, 1, 8}, {3, 1, 5, 16, 16, 32, 3, 1, 1, 3}};
   std::ofstream out(path, std::ios::binary);
   SeededFloats random(4321);
   put(out, static_cast<long>(cases.size()));
   for (size_t i = 0; i < cases.size(); ++i) {
     const PackedCase& p = cases[i];
+    if (p.kind == 3) {
+      write_pointwise_depthwise_case(out, p, mr, static_cast<long>(i), random);
+      continue;
+    }
     const long oh = (p.h + 2 * p.pad - p.k) / p.stride + 1, ow = (p.w + 2 * p.pad - p.k) / p.stride + 1;
     const long geometry[16] = {p.n, p.c, p.h, p.w, p.f, p.k, p.k, oh, ow, p.stride, p.stride, p.pad, p.pad, 1, 1, 1};
     const std::vector<float> x = random(p.n * p.c * p.h * p.w), w = random(p.f * p.c * p.k * p.k);
@@ -329,7 +414,8 @@ void check_kernels(const std::string& flags, const std::string& target, const st
   const std::string d = dir.path() + "/";
   std::set<std::string> seen;
   std::string text;
-  for (const char* k : {"epilogue", "gemm", "conv2d_depthwise", "conv2d_winograd", "conv2d_pixel_gemm", "conv2d_rows"})
+  for (const char* k : {"epilogue", "gemm", "conv2d_depthwise", "conv2d_winograd", "conv2d_pixel_gemm", "conv2d_rows",
+                        "conv_pointwise_depthwise"})
     add_kernel(k, seen, text);
   std::ofstream(d + "kernels.inc") << text;
   std::ofstream(d + "driver_support.h") << testing::kKernelDriverSupport;
@@ -342,7 +428,7 @@ void check_kernels(const std::string& flags, const std::string& target, const st
   r = run_command(run);
   EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   EXPECT_NE(r.output.find(" failures 0"), std::string::npos) << r.output;
-  write_packed_cases(d + "cases.bin", gemm_nr(target));
+  write_packed_cases(d + "cases.bin", target);
   r = run_command(run + " " + quoted(d + "cases.bin"));
   EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   EXPECT_NE(r.output.find(" failures 0"), std::string::npos) << r.output;

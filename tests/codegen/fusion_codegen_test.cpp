@@ -77,7 +77,12 @@ TEST(FusionCodegen, EpilogueReadsOperandsByChannelAndIndex) {
 TEST(FusionCodegen, ClampsAndResidualAddsBecomeVectorEpilogues) {
   const auto files = generate_cpp(testing::clamped_layers(), {"clamped", "", "", {}});
   const std::string& cpp = files[1].content;
-  EXPECT_NE(cpp.find("const auto epilogue = HgClampEpilogue(-0.25f, 0.5f);  // expand_clip (clip)"), std::string::npos)
+  // The 1x1 expansion, its clip and the depthwise step are one kernel: the
+  // clip goes in as the activation object, the depthwise step's as epilogue.
+  EXPECT_NE(cpp.find("const auto epilogue = HgClampEpilogue(-0.100000001f, 0.300000012f);  // dw1_clip (clip)"), std::string::npos)
+      << cpp;
+  EXPECT_NE(cpp.find("geometry, expand_dw1_scratch, HgClampEpilogue(-0.25f, 0.5f), epilogue, pool);"),
+            std::string::npos)
       << cpp;
   EXPECT_NE(cpp.find("const auto epilogue = HgReluEpilogue();  // dw2_relu (Activation)"), std::string::npos) << cpp;
   EXPECT_EQ(cpp.find("auto epilogue = [&]"), std::string::npos) << cpp;

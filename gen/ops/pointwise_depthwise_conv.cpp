@@ -1,0 +1,235 @@
+// _pointwise_depthwise_conv: a 1x1 convolution, an optional relu or clip, and
+// a depthwise convolution of its result, as one op (the expand and depthwise
+// steps of a MobileNet v2 inverted residual block, or a MobileNet v1
+// pointwise layer and the next depthwise one). The fuse_pointwise_depthwise
+// pass makes it; no model file names it.
+//
+//   mid = act(conv1x1(data; weight1, bias1))                 (N, C, H, W)
+//   out = depthwise_conv(mid; weight2, bias2, kernel, stride, pad, dilate)
+//
+// Why one op: the 1x1 convolution's output is the largest tensor of such a
+// block (6x the channels of its input on the block's full map: 4.7 MiB on
+// MobileNet v2's 112x112 stage), written once and read once by the depthwise
+// step. Since the depthwise convolution reads each channel alone, the kernel
+// (templates/kernels/conv_pointwise_depthwise.inc) computes `mid` a block of
+// channels at a time into arena scratch that stays in cache and runs the
+// depthwise step on that block right away: `mid` never exists whole, which
+// saves its round trip through memory and its bytes in the arena.
+#include <algorithm>
+
+#include "ir/error.h"
+#include "ops/gemm_pack.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+// Bytes of one channel block of `mid`: the block is the most whole GEMM row
+// panels (the target's gemm_mr channels each) within this budget, at least
+// one panel. 256 KiB blocks stay in a 512 KiB or larger L2 next to the
+// block's input rows.
+constexpr int64_t kBlockBudgetFloats = int64_t{256} * 1024 / 4;
+
+struct Geometry {
+  int64_t n, c, h, w;   // input
+  int64_t mid;          // channels of the 1x1 convolution's output
+  int64_t kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
+};
+
+int64_t pair_at(const std::vector<int64_t>& v, std::size_t i, int64_t fallback) {
+  return v.empty() ? fallback : v[i];
+}
+
+Geometry geometry(const Attrs& a, const Shape& data) {
+  if (data.size() != 4) throw Error("data must be NCHW (4 dims), got " + shape_str(data));
+  const auto& kernel = a.get_ints("kernel");
+  if (kernel.size() != 2) throw Error("only 2-D convolution is supported (kernel " + shape_str(kernel) + ")");
+  for (const char* name : {"stride", "dilate", "pad"}) {
+    const auto& v = a.get_ints(name);
+    if (!v.empty() && v.size() != 2) throw Error(std::string(name) + " must have 2 values, got " + shape_str(v));
+  }
+  Geometry g{};
+  g.n = data[0], g.c = data[1], g.h = data[2], g.w = data[3];
+  g.mid = a.get_int("num_filter");
+  g.kh = kernel[0], g.kw = kernel[1];
+  g.sh = pair_at(a.get_ints("stride"), 0, 1), g.sw = pair_at(a.get_ints("stride"), 1, 1);
+  g.dh = pair_at(a.get_ints("dilate"), 0, 1), g.dw = pair_at(a.get_ints("dilate"), 1, 1);
+  g.ph = pair_at(a.get_ints("pad"), 0, 0), g.pw = pair_at(a.get_ints("pad"), 1, 0);
+  if (g.mid <= 0 || g.kh <= 0 || g.kw <= 0 || g.kh > 64 || g.sh <= 0 || g.sw <= 0 || g.dh <= 0 || g.dw <= 0 ||
+      g.ph < 0 || g.pw < 0)
+    throw Error("num_filter, kernel (at most 64 rows), stride and dilate must be positive and pad non-negative");
+  g.oh = (g.h + 2 * g.ph - (g.dh * (g.kh - 1) + 1)) / g.sh + 1;
+  g.ow = (g.w + 2 * g.pw - (g.dw * (g.kw - 1) + 1)) / g.sw + 1;
+  if (g.oh <= 0 || g.ow <= 0)
+    throw Error("kernel " + shape_str(kernel) + " does not fit input " + shape_str(data) + " with this padding");
+  return g;
+}
+
+// The two convolutions' attributes, for their reference kernel.
+Attrs pointwise_attrs(const Geometry& g) {
+  Attrs a;
+  a.set("kernel", std::vector<int64_t>{1, 1});
+  a.set("num_filter", g.mid);
+  return normalize_attrs(find_op("Convolution"), a);
+}
+Attrs depthwise_attrs(const Attrs& fused, const Geometry& g) {
+  Attrs a;
+  a.set("kernel", std::vector<int64_t>{g.kh, g.kw});
+  a.set("num_filter", g.mid);
+  a.set("num_group", g.mid);
+  a.set("stride", fused.get_ints("stride"));
+  a.set("pad", fused.get_ints("pad"));
+  a.set("dilate", fused.get_ints("dilate"));
+  return normalize_attrs(find_op("Convolution"), a);
+}
+
+std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
+  const Geometry g = geometry(a, in[0].shape);
+  const std::vector<Shape> want = {{g.mid, g.c, 1, 1}, {g.mid}, {g.mid, 1, g.kh, g.kw}, {g.mid}};
+  static const char* const names[] = {"weight1", "bias1", "weight2", "bias2"};
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (in[i + 1].shape != want[i])
+      throw Error(std::string(names[i]) + " has shape " + shape_str(in[i + 1].shape) + ", expected " +
+                  shape_str(want[i]));
+  return {TensorType{{g.n, g.mid, g.oh, g.ow}, in[0].dtype}};
+}
+
+void apply_activation(const Attrs& a, float* values, int64_t count) {
+  const std::string& act = a.get_string("act_type");
+  if (act == "none") return;
+  const float lo = act == "relu" ? 0.0f : static_cast<float>(a.get_float("a_min"));
+  const float hi = static_cast<float>(a.get_float("a_max"));
+  for (int64_t i = 0; i < count; ++i) {
+    const float v = values[i];
+    // relu as Activation's `v > 0 ? v : 0`, clip as clip's kernel.
+    values[i] = act == "relu" ? (v > 0.0f ? v : 0.0f) : (v < lo ? lo : (v > hi ? hi : v));
+  }
+}
+
+void reference(const KernelIO& io) {
+  const Geometry g = geometry(io.attrs, io.in_types[0].shape);
+  const OpDef& conv = find_op("Convolution");
+  const TensorType mid_type{{g.n, g.mid, g.h, g.w}, io.in_types[0].dtype};
+  std::vector<float> mid(static_cast<std::size_t>(mid_type.num_elements()));
+  const Attrs pointwise = pointwise_attrs(g), depthwise = depthwise_attrs(io.attrs, g);
+  conv.reference(KernelIO{pointwise,
+                          {io.in[0], io.in[1], io.in[2]},
+                          {io.in_types[0], io.in_types[1], io.in_types[2]},
+                          {mid.data()},
+                          {mid_type}});
+  apply_activation(io.attrs, mid.data(), mid_type.num_elements());
+  conv.reference(KernelIO{depthwise,
+                          {mid.data(), io.in[3], io.in[4]},
+                          {mid_type, io.in_types[3], io.in_types[4]},
+                          io.out,
+                          io.out_types});
+}
+
+// Channels per block of `mid` for this target (see kBlockBudgetFloats).
+int64_t channel_block(const Geometry& g, const CppTarget& target) {
+  const int64_t mr = target.gemm_mr, panels_total = (g.mid + mr - 1) / mr;
+  const int64_t panels = std::clamp<int64_t>(kBlockBudgetFloats / (g.h * g.w * mr), 1, panels_total);
+  return panels * mr;
+}
+
+// Scratch: one channel block of `mid`. Sized for the widest panels any
+// target has (the plan is made before a target is known to the op), so
+// that every target's block fits.
+int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+  const Geometry g = geometry(a, in[0].shape);
+  int64_t block = 0;
+  for (const std::string& target : gemm_targets()) block = std::max(block, channel_block(g, cpp_target(target)));
+  return std::min(block, g.mid) * g.h * g.w;
+}
+
+// weight1 [mid x c] in hg_gemm_packed_a's row panels; the rest as given.
+std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
+                                               const float* data, const CppTarget& target) {
+  if (index != 1) return std::nullopt;
+  const Geometry g = geometry(a, in[0].shape);
+  return pack_a_panels(data, g.mid, g.c, target.gemm_mr);
+}
+
+std::string activation_object(const Attrs& a) {
+  const std::string& act = a.get_string("act_type");
+  if (act == "relu") return "HgReluEpilogue()";
+  if (act == "clip")
+    return "HgClampEpilogue(" + cpp_float(a.get_float("a_min")) + ", " + cpp_float(a.get_float("a_max")) + ")";
+  return "HgNoEpilogue()";
+}
+
+CppCall emit_cpp(const CppEmitContext& ctx) {
+  if (ctx.in_packed.size() < 2 || !ctx.in_packed[1])
+    throw Error("weight1 must be a constant with data (it is packed at generation time)");
+  const Geometry g = geometry(ctx.node.attrs, ctx.in_types[0].shape);
+  const std::vector<int64_t> dims{g.n,  g.c,  g.h,  g.w,  g.mid, g.kh, g.kw, g.oh,
+                                  g.ow, g.sh, g.sw, g.ph, g.pw,  g.dh, g.dw, channel_block(g, ctx.target)};
+  return {{"epilogue", "gemm", "conv2d_depthwise", "conv_pointwise_depthwise"},
+          "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv_pointwise_depthwise(" +
+              ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.in[2] + ", " + ctx.in[3] + ", " + ctx.in[4] + ", " +
+              ctx.out[0] + ", geometry, " + ctx.scratch + ", " + activation_object(ctx.node.attrs) + ", " +
+              epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
+}
+
+Attrs fused(std::vector<int64_t> kernel, int64_t mid, std::vector<int64_t> stride, std::vector<int64_t> pad,
+            const std::string& act) {
+  Attrs a;
+  a.set("kernel", std::move(kernel));
+  a.set("num_filter", mid);
+  a.set("stride", std::move(stride));
+  a.set("pad", std::move(pad));
+  a.set("act_type", act);
+  if (act == "clip") {
+    a.set("a_min", 0.0);
+    a.set("a_max", 6.0);
+  }
+  return a;
+}
+
+const OpRegistrar reg([] {
+  OpDef d;
+  d.name = "_pointwise_depthwise_conv";
+  d.summary = "1x1 convolution, relu or clip, then depthwise convolution (made by fuse_pointwise_depthwise)";
+  d.input_names = {"data", "weight1", "bias1", "weight2", "bias2"};
+  d.min_inputs = 5;
+  d.max_inputs = 5;
+  d.attrs = {{"kernel", AttrKind::kInts, std::nullopt, "depthwise (kh, kw)", {}},
+             {"num_filter", AttrKind::kInt, std::nullopt, "channels of the 1x1 convolution's output", {}},
+             {"stride", AttrKind::kInts, std::vector<int64_t>{}, "depthwise (sh, sw); default 1", {}},
+             {"dilate", AttrKind::kInts, std::vector<int64_t>{}, "depthwise (dh, dw); default 1", {}},
+             {"pad", AttrKind::kInts, std::vector<int64_t>{}, "depthwise (ph, pw); default 0", {}},
+             {"act_type", AttrKind::kString, std::string("none"), "between the two convolutions",
+              {"none", "relu", "clip"}},
+             {"a_min", AttrKind::kFloat, 0.0, "clip's lower bound", {}},
+             {"a_max", AttrKind::kFloat, 6.0, "clip's upper bound", {}}};
+  d.fusion = FusionClass::kOutElemwiseFusable;
+  d.epilogue_axis = 1;
+  d.infer = infer;
+  d.reference = reference;
+  d.emit_cpp = emit_cpp;
+  d.pack_constant = pack_weights;
+  d.scratch_floats = scratch_floats;
+  d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+    const Geometry g = geometry(a, in[0].shape);
+    const double pointwise = 2.0 * static_cast<double>(g.n * g.mid * g.h * g.w * g.c);
+    const double depthwise = 2.0 * static_cast<double>(g.n * g.mid * g.oh * g.ow * g.kh * g.kw);
+    return pointwise + depthwise;
+  };
+  d.weight_shapes = [](const Attrs& a, const Shape& data) {
+    const Geometry g = geometry(a, data);
+    return std::vector<Shape>{{g.mid, g.c, 1, 1}, {g.mid}, {g.mid, 1, g.kh, g.kw}, {g.mid}};
+  };
+  // Maps of 4096 pixels make blocks of 16 channels: 36 channels are two
+  // whole blocks and a part of one panel; batch 2, stride 2, 5x5, no or relu
+  // activation; a map small enough for one block.
+  d.examples = {
+      {fused({3, 3}, 36, {1, 1}, {1, 1}, "clip"), {{1, 5, 64, 64}, {36, 5, 1, 1}, {36}, {36, 1, 3, 3}, {36}}},
+      {fused({3, 3}, 20, {2, 2}, {1, 1}, "relu"), {{2, 3, 64, 48}, {20, 3, 1, 1}, {20}, {20, 1, 3, 3}, {20}}},
+      {fused({5, 5}, 12, {1, 1}, {2, 2}, "none"), {{1, 8, 9, 11}, {12, 8, 1, 1}, {12}, {12, 1, 5, 5}, {12}}},
+  };
+  return d;
+}());
+
+}  // namespace
+}  // namespace hybgen
