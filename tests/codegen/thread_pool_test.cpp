@@ -32,7 +32,8 @@ Attrs conv(int64_t filters, int64_t kernel, int64_t pad, int64_t groups = 1) {
 
 // Large enough that the kernels split in 3 on every target: 3x3 (im2col or
 // Winograd), 1x1 and depthwise convolutions, a batch-1 dense layer (GEMV), a
-// dense layer on 6 rows, a batch_dot of two products and a max pool.
+// dense layer on 6 rows, a batch_dot of two products, a max pool, and a 1x1
+// expansion fused with the depthwise convolution after it (split by panels).
 Graph splittable_net() {
   Graph g;
   g.name = "split";
@@ -58,6 +59,10 @@ Graph splittable_net() {
   constant("dw_bias", {32}, 10);
   constant("c3_weight", {32, 32, 3, 3}, 11);
   constant("c3_bias", {32}, 12);
+  constant("pw_weight", {96, 16, 1, 1}, 13);
+  constant("pw_bias", {96}, 14);
+  constant("pdw_weight", {96, 1, 3, 3}, 15);
+  constant("pdw_bias", {96}, 16);
   g.nodes.push_back(make_node("c1", "Convolution", {"data", "c1_weight", "c1_bias"}, conv(32, 3, 1)));
   g.nodes.push_back(make_node("r1", "Activation", {"c1"}, attrs_of({{"act_type", std::string("relu")}})));
   g.nodes.push_back(make_node("c2", "Convolution", {"r1", "c2_weight", "c2_bias"}, conv(48, 1, 0)));
@@ -71,7 +76,10 @@ Graph splittable_net() {
                              {"kernel", std::vector<int64_t>{5, 5}},
                              {"pad", std::vector<int64_t>{2, 2}}});
   g.nodes.push_back(make_node("mp", "Pooling", {"c2"}, max_pool));
-  g.outputs = {"c2", "fc", "rows_fc", "bd", "dw", "c3", "mp"};
+  g.nodes.push_back(make_node("pw", "Convolution", {"data", "pw_weight", "pw_bias"}, conv(96, 1, 0)));
+  g.nodes.push_back(make_node("pw_relu", "Activation", {"pw"}, attrs_of({{"act_type", std::string("relu")}})));
+  g.nodes.push_back(make_node("pdw", "Convolution", {"pw_relu", "pdw_weight", "pdw_bias"}, conv(96, 3, 1, 96)));
+  g.outputs = {"c2", "fc", "rows_fc", "bd", "dw", "c3", "mp", "pdw"};
   return g;
 }
 
@@ -91,7 +99,7 @@ float c2[split::kC2Size], fc[split::kFcSize], rows_fc[split::kRowsFcSize], bd[sp
 float c2_serial[split::kC2Size], fc_serial[split::kFcSize], rows_fc_serial[split::kRowsFcSize];
 float bd_serial[split::kBdSize];
 float dw[split::kDwSize], dw_serial[split::kDwSize], c3[split::kC3Size], c3_serial[split::kC3Size];
-float mp[split::kMpSize], mp_serial[split::kMpSize];
+float mp[split::kMpSize], mp_serial[split::kMpSize], pdw[split::kPdwSize], pdw_serial[split::kPdwSize];
 long parts_run = 0;
 
 struct Counting {
@@ -110,7 +118,7 @@ int main() {
   for (unsigned long i = 0; i < split::kLhsSize; ++i) lhs[i] = static_cast<float>((i * 11) % 23) / 11.0f - 1.0f;
   for (unsigned long i = 0; i < split::kRhsSize; ++i) rhs[i] = static_cast<float>((i * 5) % 19) / 9.0f - 1.0f;
   if (split::run(data, vec, rows, lhs, rhs, c2_serial, fc_serial, rows_fc_serial, bd_serial, dw_serial, c3_serial,
-                 mp_serial, arena) != 0)
+                 mp_serial, pdw_serial, arena) != 0)
     return 3;
   HgSpinPool workers(3);
   Counting counting = {&workers};
@@ -123,11 +131,12 @@ int main() {
     std::memset(dw, 0, sizeof dw);
     std::memset(c3, 0, sizeof c3);
     std::memset(mp, 0, sizeof mp);
-    if (split_run_pool(data, vec, rows, lhs, rhs, c2, fc, rows_fc, bd, dw, c3, mp, arena, &pool) != 0) return 4;
+    std::memset(pdw, 0, sizeof pdw);
+    if (split_run_pool(data, vec, rows, lhs, rhs, c2, fc, rows_fc, bd, dw, c3, mp, pdw, arena, &pool) != 0) return 4;
     if (std::memcmp(c2, c2_serial, sizeof c2) != 0 || std::memcmp(fc, fc_serial, sizeof fc) != 0 ||
         std::memcmp(rows_fc, rows_fc_serial, sizeof rows_fc) != 0 || std::memcmp(bd, bd_serial, sizeof bd) != 0 ||
         std::memcmp(dw, dw_serial, sizeof dw) != 0 || std::memcmp(c3, c3_serial, sizeof c3) != 0 ||
-        std::memcmp(mp, mp_serial, sizeof mp) != 0) {
+        std::memcmp(mp, mp_serial, sizeof mp) != 0 || std::memcmp(pdw, pdw_serial, sizeof pdw) != 0) {
       std::printf("round %d: results differ on the pool\n", round);
       return 5;
     }
@@ -141,7 +150,9 @@ int main() {
 // runs it and returns its output.
 std::string build_and_run(const std::string& target, const std::string& flags) {
   const TempDir dir("hybgen-pool-test");
-  write_generated(generate_cpp(splittable_net(), {"split", "", "", cpp_target(target)}), dir.path());
+  const auto files = generate_cpp(splittable_net(), {"split", "", "", cpp_target(target)});
+  EXPECT_NE(files[1].content.find("hg_conv_pointwise_depthwise("), std::string::npos) << "pw and pdw not fused";
+  write_generated(files, dir.path());
   const std::string d = dir.path() + "/";
   std::ofstream(d + "hg_spin_pool.h") << template_text("hg_spin_pool.h");
   std::ofstream(d + "main.cpp") << kDriver;
@@ -165,15 +176,15 @@ long parts_per_run(const std::string& output) {
 TEST(ThreadPool, GenericTargetGivesTheSameBitsOnRealThreads) {
   const std::string out = build_and_run("generic", "-O2");
   // 3 parts for each of: c1 (im2col GEMM), c2, fc, rows_fc, dw, c3
-  // (Winograd's GEMMs), batch_dot's two products and mp.
-  EXPECT_GE(parts_per_run(out), 27) << out;
+  // (Winograd's GEMMs), batch_dot's two products, mp and pw + pdw.
+  EXPECT_GE(parts_per_run(out), 30) << out;
 }
 
 TEST(ThreadPool, HostTargetGivesTheSameBitsOnRealThreads) {
   if (host_target() == "generic") GTEST_SKIP() << "this machine has no SIMD target";
   // As on generic, less c1 where the target runs such small convolutions
   // row by row on one thread (conv2d_rows.inc, x86-64-v4).
-  EXPECT_GE(parts_per_run(build_and_run(host_target(), "-O2")), 24);
+  EXPECT_GE(parts_per_run(build_and_run(host_target(), "-O2")), 27);
 }
 
 TEST(ThreadPool, NoDataRacesUnderThreadSanitizer) {
@@ -183,7 +194,7 @@ TEST(ThreadPool, NoDataRacesUnderThreadSanitizer) {
                   quoted(probe.path() + "/t") + " && " + quoted(probe.path() + "/t"))
           .exit_code != 0)
     GTEST_SKIP() << "no ThreadSanitizer with this compiler";
-  EXPECT_GE(parts_per_run(build_and_run("generic", "-O1 -g -fsanitize=thread")), 27);
+  EXPECT_GE(parts_per_run(build_and_run("generic", "-O1 -g -fsanitize=thread")), 30);
 }
 
 TEST(ThreadPool, VerifyRunsTheModelOnAPool) {
