@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "ops/conv_geometry.h"
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
@@ -29,48 +30,8 @@
 namespace hybgen {
 namespace {
 
-struct ConvGeometry {
-  int64_t n, c, h, w;      // input
-  int64_t f, kh, kw;       // filters and kernel
-  int64_t oh, ow;          // output
-  int64_t sh, sw, ph, pw, dh, dw, groups;
-};
-
-int64_t pair_at(const std::vector<int64_t>& v, std::size_t i, int64_t fallback) {
-  return v.empty() ? fallback : v[i];
-}
-
-ConvGeometry geometry(const Attrs& a, const Shape& data) {
-  const auto& kernel = a.get_ints("kernel");
-  if (kernel.size() != 2) throw Error("only 2-D convolution is supported (kernel " + shape_str(kernel) + ")");
-  for (const char* name : {"stride", "dilate", "pad"}) {
-    const auto& v = a.get_ints(name);
-    if (!v.empty() && v.size() != 2) throw Error(std::string(name) + " must have 2 values, got " + shape_str(v));
-  }
-  if (data.size() != 4) throw Error("data must be NCHW (4 dims), got " + shape_str(data));
-  ConvGeometry g{};
-  g.n = data[0], g.c = data[1], g.h = data[2], g.w = data[3];
-  g.f = a.get_int("num_filter");
-  g.kh = kernel[0], g.kw = kernel[1];
-  g.sh = pair_at(a.get_ints("stride"), 0, 1), g.sw = pair_at(a.get_ints("stride"), 1, 1);
-  g.dh = pair_at(a.get_ints("dilate"), 0, 1), g.dw = pair_at(a.get_ints("dilate"), 1, 1);
-  g.ph = pair_at(a.get_ints("pad"), 0, 0), g.pw = pair_at(a.get_ints("pad"), 1, 0);
-  g.groups = a.get_int("num_group");
-  if (g.f <= 0 || g.kh <= 0 || g.kw <= 0 || g.sh <= 0 || g.sw <= 0 || g.dh <= 0 || g.dw <= 0 || g.ph < 0 ||
-      g.pw < 0 || g.groups <= 0)
-    throw Error("num_filter, kernel, stride, dilate and num_group must be positive and pad non-negative");
-  if (g.c % g.groups || g.f % g.groups)
-    throw Error("num_group " + std::to_string(g.groups) + " must divide channels " + std::to_string(g.c) +
-                " and num_filter " + std::to_string(g.f));
-  g.oh = (g.h + 2 * g.ph - (g.dh * (g.kh - 1) + 1)) / g.sh + 1;
-  g.ow = (g.w + 2 * g.pw - (g.dw * (g.kw - 1) + 1)) / g.sw + 1;
-  if (g.oh <= 0 || g.ow <= 0)
-    throw Error("kernel " + shape_str(kernel) + " does not fit input " + shape_str(data) + " with this padding");
-  return g;
-}
-
 std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
-  const ConvGeometry g = geometry(a, in[0].shape);
+  const ConvGeometry g = conv_geometry(a, in[0].shape);
   const Shape want_w{g.f, g.c / g.groups, g.kh, g.kw};
   if (in[1].shape != want_w)
     throw Error("weight has shape " + shape_str(in[1].shape) + ", expected " + shape_str(want_w));
@@ -80,7 +41,7 @@ std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in)
 }
 
 void reference(const KernelIO& io) {
-  const ConvGeometry g = geometry(io.attrs, io.in_types[0].shape);
+  const ConvGeometry g = conv_geometry(io.attrs, io.in_types[0].shape);
   const int64_t cg = g.c / g.groups, fg = g.f / g.groups, k = cg * g.kh * g.kw, spatial = g.oh * g.ow;
   std::vector<float> col(static_cast<std::size_t>(k * spatial));
   for (int64_t n = 0; n < g.n; ++n)
@@ -205,7 +166,7 @@ int64_t im2col_tile(const ConvGeometry& g) {
 }
 
 int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
-  const ConvGeometry g = geometry(a, in[0].shape);
+  const ConvGeometry g = conv_geometry(a, in[0].shape);
   if (uses_winograd(g)) return winograd_positions(g) * winograd_block(g) * (g.c + g.f);
   if (uses_pixel_gemm(g)) return g.oh * g.ow * (g.c * g.kh * g.kw + g.f);
   if (!uses_gemm(g) || reads_input_directly(g)) return 0;
@@ -216,7 +177,7 @@ int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const 
 // matrix in hg_gemm_packed_a's row panels, group after group.
 std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
                                                const float* data, const CppTarget& target) {
-  const ConvGeometry g = geometry(a, in[0].shape);
+  const ConvGeometry g = conv_geometry(a, in[0].shape);
   if (index != 1 || !uses_gemm(g) || uses_rows(g, target)) return std::nullopt;
   if (uses_winograd(g)) return pack_winograd(data, g.f, g.c, target.gemm_nr, static_cast<int>(winograd_m(g)));
   if (uses_pixel_gemm(g)) return pack_w_transposed_panels(data, g.f, g.c * g.kh * g.kw, target.gemm_nr);
@@ -230,7 +191,7 @@ std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const 
 }
 
 CppCall emit_cpp(const CppEmitContext& ctx) {
-  const ConvGeometry g = geometry(ctx.node.attrs, ctx.in_types[0].shape);
+  const ConvGeometry g = conv_geometry(ctx.node.attrs, ctx.in_types[0].shape);
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   const std::vector<int64_t> dims{g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
                                   g.groups};
@@ -306,11 +267,11 @@ const OpRegistrar reg([] {
   d.pack_constant = pack_weights;
   d.scratch_floats = scratch_floats;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
-    const ConvGeometry g = geometry(a, in[0].shape);
+    const ConvGeometry g = conv_geometry(a, in[0].shape);
     return 2.0 * static_cast<double>(g.n * g.f * g.oh * g.ow * (g.c / g.groups) * g.kh * g.kw);
   };
   d.weight_shapes = [](const Attrs& a, const Shape& data) {
-    const ConvGeometry g = geometry(a, data);
+    const ConvGeometry g = conv_geometry(a, data);
     return std::vector<Shape>{{g.f, g.c / g.groups, g.kh, g.kw}, {g.f}};
   };
   d.examples = {

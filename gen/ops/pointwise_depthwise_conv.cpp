@@ -18,6 +18,7 @@
 #include <algorithm>
 
 #include "ir/error.h"
+#include "ops/conv_geometry.h"
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
@@ -31,68 +32,52 @@ namespace {
 // block's input rows.
 constexpr int64_t kBlockBudgetFloats = int64_t{256} * 1024 / 4;
 
-struct Geometry {
-  int64_t n, c, h, w;   // input
-  int64_t mid;          // channels of the 1x1 convolution's output
-  int64_t kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
+// The depthwise convolution's geometry on the 1x1 convolution's output
+// (n, mid, h, w): c, f and groups are `mid`; `in` counts the data's channels.
+struct Geometry : ConvGeometry {
+  int64_t in;
 };
 
-int64_t pair_at(const std::vector<int64_t>& v, std::size_t i, int64_t fallback) {
-  return v.empty() ? fallback : v[i];
-}
-
-Geometry geometry(const Attrs& a, const Shape& data) {
-  if (data.size() != 4) throw Error("data must be NCHW (4 dims), got " + shape_str(data));
-  const auto& kernel = a.get_ints("kernel");
-  if (kernel.size() != 2) throw Error("only 2-D convolution is supported (kernel " + shape_str(kernel) + ")");
-  for (const char* name : {"stride", "dilate", "pad"}) {
-    const auto& v = a.get_ints(name);
-    if (!v.empty() && v.size() != 2) throw Error(std::string(name) + " must have 2 values, got " + shape_str(v));
-  }
-  Geometry g{};
-  g.n = data[0], g.c = data[1], g.h = data[2], g.w = data[3];
-  g.mid = a.get_int("num_filter");
-  g.kh = kernel[0], g.kw = kernel[1];
-  g.sh = pair_at(a.get_ints("stride"), 0, 1), g.sw = pair_at(a.get_ints("stride"), 1, 1);
-  g.dh = pair_at(a.get_ints("dilate"), 0, 1), g.dw = pair_at(a.get_ints("dilate"), 1, 1);
-  g.ph = pair_at(a.get_ints("pad"), 0, 0), g.pw = pair_at(a.get_ints("pad"), 1, 0);
-  if (g.mid <= 0 || g.kh <= 0 || g.kw <= 0 || g.kh > 64 || g.sh <= 0 || g.sw <= 0 || g.dh <= 0 || g.dw <= 0 ||
-      g.ph < 0 || g.pw < 0)
-    throw Error("num_filter, kernel (at most 64 rows), stride and dilate must be positive and pad non-negative");
-  g.oh = (g.h + 2 * g.ph - (g.dh * (g.kh - 1) + 1)) / g.sh + 1;
-  g.ow = (g.w + 2 * g.pw - (g.dw * (g.kw - 1) + 1)) / g.sw + 1;
-  if (g.oh <= 0 || g.ow <= 0)
-    throw Error("kernel " + shape_str(kernel) + " does not fit input " + shape_str(data) + " with this padding");
-  return g;
-}
-
-// The two convolutions' attributes, for their reference kernel.
-Attrs pointwise_attrs(const Geometry& g) {
+// The depthwise convolution's attributes, for its geometry and reference kernel.
+Attrs depthwise_attrs(const Attrs& fused) {
   Attrs a;
-  a.set("kernel", std::vector<int64_t>{1, 1});
-  a.set("num_filter", g.mid);
-  return normalize_attrs(find_op("Convolution"), a);
-}
-Attrs depthwise_attrs(const Attrs& fused, const Geometry& g) {
-  Attrs a;
-  a.set("kernel", std::vector<int64_t>{g.kh, g.kw});
-  a.set("num_filter", g.mid);
-  a.set("num_group", g.mid);
+  a.set("kernel", fused.get_ints("kernel"));
+  a.set("num_filter", fused.get_int("num_filter"));
+  a.set("num_group", fused.get_int("num_filter"));
   a.set("stride", fused.get_ints("stride"));
   a.set("pad", fused.get_ints("pad"));
   a.set("dilate", fused.get_ints("dilate"));
   return normalize_attrs(find_op("Convolution"), a);
 }
 
+Geometry geometry(const Attrs& a, const Shape& data) {
+  if (data.size() != 4) throw Error("data must be NCHW (4 dims), got " + shape_str(data));
+  const int64_t mid = a.get_int("num_filter");
+  if (mid <= 0) throw Error("num_filter must be positive");
+  Geometry g;
+  static_cast<ConvGeometry&>(g) = conv_geometry(depthwise_attrs(a), {data[0], mid, data[2], data[3]});
+  g.in = data[1];
+  if (g.kh > 64) throw Error("the depthwise kernel may have at most 64 rows, not " + std::to_string(g.kh));
+  return g;
+}
+
+// The 1x1 convolution's attributes, for its reference kernel.
+Attrs pointwise_attrs(const Geometry& g) {
+  Attrs a;
+  a.set("kernel", std::vector<int64_t>{1, 1});
+  a.set("num_filter", g.f);
+  return normalize_attrs(find_op("Convolution"), a);
+}
+
 std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
   const Geometry g = geometry(a, in[0].shape);
-  const std::vector<Shape> want = {{g.mid, g.c, 1, 1}, {g.mid}, {g.mid, 1, g.kh, g.kw}, {g.mid}};
+  const std::vector<Shape> want = {{g.f, g.in, 1, 1}, {g.f}, {g.f, 1, g.kh, g.kw}, {g.f}};
   static const char* const names[] = {"weight1", "bias1", "weight2", "bias2"};
   for (std::size_t i = 0; i < want.size(); ++i)
     if (in[i + 1].shape != want[i])
       throw Error(std::string(names[i]) + " has shape " + shape_str(in[i + 1].shape) + ", expected " +
                   shape_str(want[i]));
-  return {TensorType{{g.n, g.mid, g.oh, g.ow}, in[0].dtype}};
+  return {TensorType{{g.n, g.f, g.oh, g.ow}, in[0].dtype}};
 }
 
 void apply_activation(const Attrs& a, float* values, int64_t count) {
@@ -110,9 +95,9 @@ void apply_activation(const Attrs& a, float* values, int64_t count) {
 void reference(const KernelIO& io) {
   const Geometry g = geometry(io.attrs, io.in_types[0].shape);
   const OpDef& conv = find_op("Convolution");
-  const TensorType mid_type{{g.n, g.mid, g.h, g.w}, io.in_types[0].dtype};
+  const TensorType mid_type{{g.n, g.f, g.h, g.w}, io.in_types[0].dtype};
   std::vector<float> mid(static_cast<std::size_t>(mid_type.num_elements()));
-  const Attrs pointwise = pointwise_attrs(g), depthwise = depthwise_attrs(io.attrs, g);
+  const Attrs pointwise = pointwise_attrs(g), depthwise = depthwise_attrs(io.attrs);
   conv.reference(KernelIO{pointwise,
                           {io.in[0], io.in[1], io.in[2]},
                           {io.in_types[0], io.in_types[1], io.in_types[2]},
@@ -128,7 +113,7 @@ void reference(const KernelIO& io) {
 
 // Channels per block of `mid` for this target (see kBlockBudgetFloats).
 int64_t channel_block(const Geometry& g, const CppTarget& target) {
-  const int64_t mr = target.gemm_mr, panels_total = (g.mid + mr - 1) / mr;
+  const int64_t mr = target.gemm_mr, panels_total = (g.f + mr - 1) / mr;
   const int64_t panels = std::clamp<int64_t>(kBlockBudgetFloats / (g.h * g.w * mr), 1, panels_total);
   return panels * mr;
 }
@@ -140,7 +125,7 @@ int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const 
   const Geometry g = geometry(a, in[0].shape);
   int64_t block = 0;
   for (const std::string& target : gemm_targets()) block = std::max(block, channel_block(g, cpp_target(target)));
-  return std::min(block, g.mid) * g.h * g.w;
+  return std::min(block, g.f) * g.h * g.w;
 }
 
 // weight1 [mid x c] in hg_gemm_packed_a's row panels; the rest as given.
@@ -148,7 +133,7 @@ std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const 
                                                const float* data, const CppTarget& target) {
   if (index != 1) return std::nullopt;
   const Geometry g = geometry(a, in[0].shape);
-  return pack_a_panels(data, g.mid, g.c, target.gemm_mr);
+  return pack_a_panels(data, g.f, g.in, target.gemm_mr);
 }
 
 std::string activation_object(const Attrs& a) {
@@ -163,7 +148,7 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
   if (ctx.in_packed.size() < 2 || !ctx.in_packed[1])
     throw Error("weight1 must be a constant with data (it is packed at generation time)");
   const Geometry g = geometry(ctx.node.attrs, ctx.in_types[0].shape);
-  const std::vector<int64_t> dims{g.n,  g.c,  g.h,  g.w,  g.mid, g.kh, g.kw, g.oh,
+  const std::vector<int64_t> dims{g.n,  g.in,  g.h,  g.w,  g.f, g.kh, g.kw, g.oh,
                                   g.ow, g.sh, g.sw, g.ph, g.pw,  g.dh, g.dw, channel_block(g, ctx.target)};
   return {{"epilogue", "gemm", "conv2d_depthwise", "conv_pointwise_depthwise"},
           "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv_pointwise_depthwise(" +
@@ -212,13 +197,13 @@ const OpRegistrar reg([] {
   d.scratch_floats = scratch_floats;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const Geometry g = geometry(a, in[0].shape);
-    const double pointwise = 2.0 * static_cast<double>(g.n * g.mid * g.h * g.w * g.c);
-    const double depthwise = 2.0 * static_cast<double>(g.n * g.mid * g.oh * g.ow * g.kh * g.kw);
+    const double pointwise = 2.0 * static_cast<double>(g.n * g.f * g.h * g.w * g.in);
+    const double depthwise = 2.0 * static_cast<double>(g.n * g.f * g.oh * g.ow * g.kh * g.kw);
     return pointwise + depthwise;
   };
   d.weight_shapes = [](const Attrs& a, const Shape& data) {
     const Geometry g = geometry(a, data);
-    return std::vector<Shape>{{g.mid, g.c, 1, 1}, {g.mid}, {g.mid, 1, g.kh, g.kw}, {g.mid}};
+    return std::vector<Shape>{{g.f, g.in, 1, 1}, {g.f}, {g.f, 1, g.kh, g.kw}, {g.f}};
   };
   // Maps of 4096 pixels make blocks of 16 channels: 36 channels are two
   // whole blocks and a part of one panel; batch 2, stride 2, 5x5, no or relu

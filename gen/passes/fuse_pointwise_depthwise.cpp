@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "ops/conv_geometry.h"
 #include "ops/op.h"
 #include "passes/passes.h"
 #include "passes/rewrite_util.h"
@@ -34,23 +35,16 @@ namespace {
 // arena.
 constexpr int64_t kMaxInputBytes = int64_t{1} << 20;
 
-int64_t pair_at(const std::vector<int64_t>& v, std::size_t i, int64_t fallback) {
-  return v.empty() ? fallback : v[i];
-}
-
 bool is_convolution(const Node& node) { return find_op(node.op).name == "Convolution"; }
 
 bool is_pointwise(const Graph& graph, const Node& node) {
   if (!is_convolution(node) || node.outputs.size() != 1 || node.inputs.size() < 2) return false;
-  const Attrs a = normalize_attrs(find_op(node.op), node.attrs);
-  const auto &kernel = a.get_ints("kernel"), &stride = a.get_ints("stride"), &pad = a.get_ints("pad");
   const Shape& data = graph.type(node.inputs[0]).shape;
-  if (data.size() != 4 || a.get_int("num_filter") <= data[1] || num_elements(data) / data[0] * 4 > kMaxInputBytes)
-    return false;
-  return kernel == std::vector<int64_t>{1, 1} && pair_at(stride, 0, 1) == 1 && pair_at(stride, 1, 1) == 1 &&
-         pair_at(pad, 0, 0) == 0 && pair_at(pad, 1, 0) == 0 && a.get_int("num_group") == 1 &&
-         has_constant_data(graph, node.inputs[1]) &&
-         (node.inputs.size() < 3 || graph.is_constant(node.inputs[2]));
+  if (data.size() != 4) return false;
+  const ConvGeometry g = conv_geometry(normalize_attrs(find_op(node.op), node.attrs), data);
+  if (g.f <= g.c || g.c * g.h * g.w * 4 > kMaxInputBytes) return false;
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.groups == 1 &&
+         has_constant_data(graph, node.inputs[1]) && (node.inputs.size() < 3 || graph.is_constant(node.inputs[2]));
 }
 
 bool is_depthwise_of(const Graph& graph, const Node& node, const std::string& value) {

@@ -7,7 +7,7 @@
 
 #include "graph_builders.h"
 #include "pipeline.h"
-#include "reference_run.h"
+#include "pass_test_support.h"
 
 namespace hybgen {
 namespace {
@@ -15,19 +15,9 @@ namespace {
 using testing::attrs_of;
 using testing::expect_same_results;
 using testing::make_node;
+using testing::op_names;
+using testing::prepared;
 using testing::seeded_values;
-
-std::vector<std::string> op_names(const Graph& g) {
-  std::vector<std::string> ops;
-  for (const Node& n : g.nodes) ops.push_back(n.op);
-  return ops;
-}
-
-Graph prepared(Graph g) {
-  validate(g);
-  infer_shapes(g);
-  return g;
-}
 
 struct Chain {
   int64_t channels = 4, expanded = 12, size = 10, stride = 1;

@@ -9,7 +9,7 @@
 #include <map>
 
 #include "graph_builders.h"
-#include "reference_run.h"
+#include "pass_test_support.h"
 #include "ops/op.h"
 #include "passes/passes.h"
 #include "pipeline.h"
@@ -20,26 +20,15 @@ namespace {
 using testing::attrs_of;
 using testing::expect_same_results;
 using testing::make_node;
+using testing::op_names;
+using testing::prepared;
 using testing::seeded_values;
 using testing::values_of;
-
-std::vector<std::string> op_names(const Graph& g) {
-  std::vector<std::string> ops;
-  for (const Node& n : g.nodes) ops.push_back(n.op);
-  return ops;
-}
 
 std::vector<std::string> constant_names(const Graph& g) {
   std::vector<std::string> names;
   for (const auto& [name, c] : g.constants) names.push_back(name);
   return names;
-}
-
-// Validates and infers shapes, as compile_graph does before these passes.
-Graph prepared(Graph g) {
-  validate(g);
-  infer_shapes(g);
-  return g;
 }
 
 Attrs conv_attrs(int64_t filters, bool no_bias = false) {

@@ -1,6 +1,8 @@
-// Runs small graphs node by node with the ops' reference kernels, so pass
-// tests can check that a rewrite keeps a graph's results (the interpreter
-// would run the very passes under test on both graphs).
+// What the pass tests share: a graph prepared as compile_graph() prepares it
+// before its passes, the ops of its nodes, and runs of small graphs node by
+// node with the ops' reference kernels, so a test can check that a rewrite
+// keeps a graph's results (the interpreter would run the very passes under
+// test on both graphs).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,6 +16,19 @@
 #include "passes/passes.h"
 
 namespace hybgen::testing {
+
+// Validates and infers shapes, as compile_graph does before the passes.
+inline Graph prepared(Graph g) {
+  validate(g);
+  infer_shapes(g);
+  return g;
+}
+
+inline std::vector<std::string> op_names(const Graph& g) {
+  std::vector<std::string> ops;
+  for (const Node& n : g.nodes) ops.push_back(n.op);
+  return ops;
+}
 
 inline std::vector<float> values_of(const Graph& g, const std::string& constant) {
   const Constant& c = g.constants.at(constant);
