@@ -26,9 +26,9 @@
 namespace hybgen {
 namespace {
 
-// Bytes of one channel block of `mid`: the block is the most whole GEMM row
-// panels (the target's gemm_mr channels each) within this budget, at least
-// one panel. 256 KiB blocks stay in a 512 KiB or larger L2 next to the
+// The size of one channel block of `mid` (256 KiB, in floats): the block is
+// the most whole GEMM row panels (the target's gemm_mr channels each) within
+// it, at least one panel. 256 KiB blocks stay in a 512 KiB or larger L2 next to the
 // block's input rows.
 constexpr int64_t kBlockBudgetFloats = int64_t{256} * 1024 / 4;
 
@@ -80,16 +80,21 @@ std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in)
   return {TensorType{{g.n, g.f, g.oh, g.ow}, in[0].dtype}};
 }
 
-void apply_activation(const Attrs& a, float* values, int64_t count) {
-  const std::string& act = a.get_string("act_type");
-  if (act == "none") return;
-  const float lo = act == "relu" ? 0.0f : static_cast<float>(a.get_float("a_min"));
-  const float hi = static_cast<float>(a.get_float("a_max"));
-  for (int64_t i = 0; i < count; ++i) {
-    const float v = values[i];
-    // relu as Activation's `v > 0 ? v : 0`, clip as clip's kernel.
-    values[i] = act == "relu" ? (v > 0.0f ? v : 0.0f) : (v < lo ? lo : (v > hi ? hi : v));
+// The activation between the convolutions as the op it was (Activation relu
+// or clip) with its attributes, for that op's reference kernel; null for none.
+const OpDef* activation_op(const Attrs& fused, Attrs* attrs) {
+  const std::string& act = fused.get_string("act_type");
+  if (act == "none") return nullptr;
+  const OpDef& op = find_op(act == "relu" ? "Activation" : "clip");
+  Attrs a;
+  if (act == "relu") {
+    a.set("act_type", std::string("relu"));
+  } else {
+    a.set("a_min", fused.get_float("a_min"));
+    a.set("a_max", fused.get_float("a_max"));
   }
+  *attrs = normalize_attrs(op, a);
+  return &op;
 }
 
 void reference(const KernelIO& io) {
@@ -103,7 +108,9 @@ void reference(const KernelIO& io) {
                           {io.in_types[0], io.in_types[1], io.in_types[2]},
                           {mid.data()},
                           {mid_type}});
-  apply_activation(io.attrs, mid.data(), mid_type.num_elements());
+  Attrs act_attrs;
+  if (const OpDef* act = activation_op(io.attrs, &act_attrs))  // elementwise: in place
+    act->reference(KernelIO{act_attrs, {mid.data()}, {mid_type}, {mid.data()}, {mid_type}});
   conv.reference(KernelIO{depthwise,
                           {mid.data(), io.in[3], io.in[4]},
                           {mid_type, io.in_types[3], io.in_types[4]},

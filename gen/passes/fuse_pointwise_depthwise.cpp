@@ -50,10 +50,8 @@ bool is_pointwise(const Graph& graph, const Node& node) {
 bool is_depthwise_of(const Graph& graph, const Node& node, const std::string& value) {
   if (!is_convolution(node) || node.inputs.size() < 2 || node.inputs[0] != value) return false;
   if (std::count(node.inputs.begin(), node.inputs.end(), value) != 1) return false;
-  const Attrs a = normalize_attrs(find_op(node.op), node.attrs);
-  const int64_t channels = graph.type(value).shape[1];
-  return a.get_int("num_group") == channels && a.get_int("num_filter") == channels &&
-         a.get_ints("kernel").size() == 2 && a.get_ints("kernel")[0] <= 64 && graph.is_constant(node.inputs[1]) &&
+  const ConvGeometry g = conv_geometry(normalize_attrs(find_op(node.op), node.attrs), graph.type(value).shape);
+  return g.groups == g.c && g.f == g.c && g.kh <= 64 && graph.is_constant(node.inputs[1]) &&
          (node.inputs.size() < 3 || graph.is_constant(node.inputs[2]));
 }
 
@@ -92,12 +90,13 @@ std::string bias_of(Graph& graph, const Node& node, int64_t channels) {
   return bias;
 }
 
-// Fuses the chain starting at pointwise node `first` when it matches.
-bool fuse_at(Graph& graph, int first) {
+// Fuses the chain starting at pointwise node `first` when it matches;
+// returns the lowest index of a node it removed or replaced, or nullopt.
+std::optional<int> fuse_at(Graph& graph, int first) {
   const Node& pointwise = graph.nodes[first];
-  if (!is_pointwise(graph, pointwise)) return false;
+  if (!is_pointwise(graph, pointwise)) return std::nullopt;
   std::optional<int> next = only_reader(graph, pointwise.outputs[0]);
-  if (!next) return false;
+  if (!next) return std::nullopt;
   std::optional<int> activation;
   Attrs attrs;
   attrs.set("act_type", std::string("none"));
@@ -105,10 +104,10 @@ bool fuse_at(Graph& graph, int first) {
     activation = next;
     attrs = *act;
     next = only_reader(graph, graph.nodes[*activation].outputs[0]);
-    if (!next) return false;
+    if (!next) return std::nullopt;
   }
   const std::string mid = activation ? graph.nodes[*activation].outputs[0] : pointwise.outputs[0];
-  if (!is_depthwise_of(graph, graph.nodes[*next], mid)) return false;
+  if (!is_depthwise_of(graph, graph.nodes[*next], mid)) return std::nullopt;
   const int last = *next;
   const Node depthwise = graph.nodes[last];
   const Attrs dw = normalize_attrs(find_op(depthwise.op), depthwise.attrs);
@@ -132,17 +131,20 @@ bool fuse_at(Graph& graph, int first) {
   graph.nodes[last] = std::move(fused);
   for (int index : gone)
     if (index != last) graph.nodes.erase(graph.nodes.begin() + index);
-  return true;
+  return gone.back();
 }
 
 }  // namespace
 
 bool fuse_pointwise_depthwise(Graph& graph) {
   bool changed = false;
+  // Nodes before the ones a fusion touched keep their indices and whether
+  // they match (none of them reads what it removed), so the walk goes on
+  // from there; each fusion removes nodes, so it ends.
   for (int index = 0; index < static_cast<int>(graph.nodes.size()); ++index)
-    if (fuse_at(graph, index)) {
+    if (const std::optional<int> touched = fuse_at(graph, index)) {
       changed = true;
-      index = -1;  // indices moved: look again from the start (each fusion removes nodes, so this ends)
+      index = *touched - 1;
     }
   return changed;
 }
