@@ -6,9 +6,10 @@ namespace hybgen {
 
 std::vector<std::string> pass_names(const CompileOptions& options) {
   if (!options.optimize) return {"validate", "infer_shapes", "remove_identities", "schedule", "plan_memory"};
-  return {"validate",       "infer_shapes",     "remove_identities", "remove_dead_code", "lower_batch_norm",
-          "fold_scale_shift", "fold_constants", "fuse_pointwise_depthwise", "schedule", "fuse",
-          "schedule_kernels", "plan_memory"};
+  return {"validate",         "infer_shapes",   "remove_identities",        "remove_dead_code",
+          "lower_batch_norm", "fold_scale_shift", "fold_constants",         "fuse_pointwise_depthwise",
+          "fuse_strided_batch_dot", "schedule",   "fuse",                   "schedule_kernels",
+          "plan_memory"};
 }
 
 CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
@@ -33,6 +34,7 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
     rewrite("fold_scale_shift", fold_scale_shift);
     rewrite("fold_constants", fold_constants);
     rewrite("fuse_pointwise_depthwise", fuse_pointwise_depthwise);
+    rewrite("fuse_strided_batch_dot", fuse_strided_batch_dot);
   }
   schedule(state.graph);
   after("schedule");

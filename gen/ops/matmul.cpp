@@ -1,10 +1,15 @@
 // dot and batch_dot: matrix products. dot takes a of any rank (its last axis,
 // or its first with transpose_a on 2-D) against a 2-D b; batch_dot multiplies
-// (B, M, K) by (B, K, N), each side optionally transposed. The generated
-// kernel (templates/kernels/matmul.inc) packs the operands into arena scratch
-// and runs the packed GEMM of gemm.inc, with elementwise successors (a scale,
-// a mask) fused as its epilogue.
+// (B, M, K) by (B, K, N), each side optionally transposed. _strided_batch_dot
+// (made by fuse_strided_batch_dot) reads its operands and writes its result
+// through explicit strides, so reshape/transpose views around a batch_dot
+// (attention heads) cost nothing. The generated kernel
+// (templates/kernels/matmul.inc) packs the operands into arena scratch and
+// runs the packed GEMM of gemm.inc, with elementwise successors (a scale, a
+// mask) fused as its epilogue.
 #include <cblas.h>
+
+#include <algorithm>
 
 #include "ir/error.h"
 #include "ops/op.h"
@@ -13,54 +18,143 @@
 namespace hybgen {
 namespace {
 
-struct MatmulDims {
-  int64_t batch, m, n, k;
-  bool ta, tb;
+// How one operand's matrices lie in memory: element (i, j) of matrix p at
+// p * batch + i * row + j * col.
+struct Layout {
+  int64_t batch, row, col;
 };
 
-MatmulDims dot_dims(const Attrs& a, const Shape& sa, const Shape& sb) {
+// One product as the kernel runs it: y[p] (m x n) = A[p] (m x k) * B[p]
+// (k x n), with the epilogue's channel the output index modulo `channels`.
+struct MatmulCall {
+  int64_t batch, m, n, k;
+  Layout a, b, y;
+  int64_t channels;
+};
+
+MatmulCall contiguous_call(int64_t batch, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  const Layout a = ta ? Layout{m * k, 1, m} : Layout{m * k, k, 1};
+  const Layout b = tb ? Layout{k * n, 1, k} : Layout{k * n, n, 1};
+  return {batch, m, n, k, a, b, Layout{m * n, n, 1}, n};
+}
+
+MatmulCall dot_call(const Attrs& a, const Shape& sa, const Shape& sb) {
   const bool ta = a.get_bool("transpose_a"), tb = a.get_bool("transpose_b");
   if (sb.size() != 2) throw Error("dot needs a 2-D right operand, got " + shape_str(sb));
   if (ta && sa.size() != 2) throw Error("dot with transpose_a needs a 2-D left operand, got " + shape_str(sa));
   if (sa.empty()) throw Error("dot needs a left operand with at least one axis");
-  MatmulDims d{1, 0, 0, 0, ta, tb};
-  d.k = ta ? sa[0] : sa.back();
-  d.m = ta ? sa[1] : dims_product(sa, 0, sa.size() - 1);
+  const int64_t k = ta ? sa[0] : sa.back();
+  const int64_t m = ta ? sa[1] : dims_product(sa, 0, sa.size() - 1);
   const int64_t kb = tb ? sb[1] : sb[0];
-  d.n = tb ? sb[0] : sb[1];
-  if (kb != d.k) throw Error("inner sizes differ: " + shape_str(sa) + " and " + shape_str(sb));
-  return d;
+  const int64_t n = tb ? sb[0] : sb[1];
+  if (kb != k) throw Error("inner sizes differ: " + shape_str(sa) + " and " + shape_str(sb));
+  return contiguous_call(1, m, n, k, ta, tb);
 }
 
-MatmulDims batch_dims(const Attrs& a, const Shape& sa, const Shape& sb) {
+MatmulCall batch_call(const Attrs& a, const Shape& sa, const Shape& sb) {
   const bool ta = a.get_bool("transpose_a"), tb = a.get_bool("transpose_b");
   if (sa.size() != 3 || sb.size() != 3 || sa[0] != sb[0])
     throw Error("batch_dot needs (B, M, K) and (B, K, N), got " + shape_str(sa) + " and " + shape_str(sb));
-  MatmulDims d{sa[0], ta ? sa[2] : sa[1], tb ? sb[1] : sb[2], ta ? sa[1] : sa[2], ta, tb};
-  if ((tb ? sb[2] : sb[1]) != d.k) throw Error("inner sizes differ: " + shape_str(sa) + " and " + shape_str(sb));
-  return d;
+  const int64_t m = ta ? sa[2] : sa[1], k = ta ? sa[1] : sa[2], n = tb ? sb[1] : sb[2];
+  if ((tb ? sb[2] : sb[1]) != k) throw Error("inner sizes differ: " + shape_str(sa) + " and " + shape_str(sb));
+  return contiguous_call(sa[0], m, n, k, ta, tb);
 }
 
-void run_reference(const MatmulDims& d, const KernelIO& io) {
-  for (int64_t b = 0; b < d.batch; ++b)
-    cblas_sgemm(CblasRowMajor, d.ta ? CblasTrans : CblasNoTrans, d.tb ? CblasTrans : CblasNoTrans,
-                static_cast<int>(d.m), static_cast<int>(d.n), static_cast<int>(d.k), 1.0f, io.in[0] + b * d.m * d.k,
-                static_cast<int>(d.ta ? d.m : d.k), io.in[1] + b * d.k * d.n, static_cast<int>(d.tb ? d.k : d.n),
-                0.0f, io.out[0] + b * d.m * d.n, static_cast<int>(d.n));
+Layout layout_attr(const Attrs& a, const std::string& name) {
+  const std::vector<int64_t> v = a.get_ints(name);
+  if (v.size() != 3) throw Error(name + " needs 3 strides (batch, row, column), got " + std::to_string(v.size()));
+  if (std::any_of(v.begin(), v.end(), [](int64_t s) { return s < 0; })) throw Error(name + " has a negative stride");
+  return {v[0], v[1], v[2]};
 }
 
-CppCall emit(const MatmulDims& d, const CppEmitContext& ctx) {
+// An operand's matrices must have contiguous rows or contiguous columns
+// (the kernel's two packings), rows or columns not overlapping, and lie
+// inside the operand's `elements`.
+void check_operand(const std::string& name, const Layout& l, int64_t batch, int64_t rows, int64_t cols,
+                   int64_t elements) {
+  const bool row_major = l.col == 1 && (rows == 1 || l.row >= cols);
+  const bool col_major = l.row == 1 && (cols == 1 || l.col >= rows);
+  if (!row_major && !col_major)
+    throw Error(name +
+                " needs rows or columns of unit stride that do not overlap, "
+                "got strides (" +
+                std::to_string(l.batch) + ", " + std::to_string(l.row) + ", " + std::to_string(l.col) + ") for " +
+                std::to_string(rows) + " x " + std::to_string(cols));
+  const int64_t last = (batch - 1) * l.batch + (rows - 1) * l.row + (cols - 1) * l.col;
+  if (last >= elements)
+    throw Error(name + " reads element " + std::to_string(last) + " of " + std::to_string(elements));
+}
+
+MatmulCall strided_call(const Attrs& a, const std::vector<TensorType>& in, const Shape& out) {
+  MatmulCall c{a.get_int("batch"),
+               a.get_int("m"),
+               a.get_int("n"),
+               a.get_int("k"),
+               layout_attr(a, "lhs_strides"),
+               layout_attr(a, "rhs_strides"),
+               layout_attr(a, "out_strides"),
+               0};
+  if (c.batch < 1 || c.m < 1 || c.n < 1 || c.k < 1) throw Error("batch, m, n and k must be positive");
+  check_operand("lhs", c.a, c.batch, c.m, c.k, num_elements(in[0].shape));
+  check_operand("rhs", c.b, c.batch, c.k, c.n, num_elements(in[1].shape));
+  if (out.empty() || num_elements(out) != c.batch * c.m * c.n)
+    throw Error("out_shape " + shape_str(out) + " does not hold " + std::to_string(c.batch) + " x " +
+                std::to_string(c.m) + " x " + std::to_string(c.n) + " values");
+  if (c.y.col != 1) throw Error("out_strides needs a unit column stride");
+  c.channels = out.back();
+  // The epilogue's channel is the column plus a shift per matrix: each row
+  // of each matrix must lie within one run of the last axis.
+  if (c.y.row % c.channels != 0 && c.m > 1)
+    throw Error("out_strides' row stride must be a multiple of the last axis (" + std::to_string(c.channels) + ")");
+  std::vector<bool> written(static_cast<std::size_t>(num_elements(out)), false);
+  for (int64_t p = 0; p < c.batch; ++p) {
+    if (p * c.y.batch % c.channels + c.n > c.channels)
+      throw Error("out_strides puts a row of matrix " + std::to_string(p) + " across the last axis");
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        const int64_t at = p * c.y.batch + i * c.y.row + j;
+        if (at >= static_cast<int64_t>(written.size()) || written[at])
+          throw Error("out_strides does not write each output element once");
+        written[at] = true;
+      }
+  }
+  return c;
+}
+
+// One cblas_sgemm per matrix: a unit column stride is CblasNoTrans with the
+// row stride as leading dimension, a unit row stride CblasTrans.
+void run_reference(const MatmulCall& c, const KernelIO& io) {
+  auto op = [](const Layout& l) { return l.col == 1 ? CblasNoTrans : CblasTrans; };
+  auto ld = [](const Layout& l, int64_t inner) {
+    return static_cast<int>(std::max(l.col == 1 ? l.row : l.col, inner));
+  };
+  for (int64_t p = 0; p < c.batch; ++p)
+    cblas_sgemm(CblasRowMajor, op(c.a), op(c.b), static_cast<int>(c.m), static_cast<int>(c.n), static_cast<int>(c.k),
+                1.0f, io.in[0] + p * c.a.batch, ld(c.a, c.a.col == 1 ? c.k : c.m), io.in[1] + p * c.b.batch,
+                ld(c.b, c.b.col == 1 ? c.n : c.k), 0.0f, io.out[0] + p * c.y.batch,
+                static_cast<int>(std::max(c.y.row, c.n)));
+}
+
+std::string layout_cpp(const Layout& l) {
+  return "HgMatrixLayout(" + std::to_string(l.batch) + ", " + std::to_string(l.row) + ", " + std::to_string(l.col) +
+         ")";
+}
+
+CppCall emit(const MatmulCall& c, const CppEmitContext& ctx) {
   const std::string scratch = ctx.scratch.empty() ? "nullptr" : ctx.scratch;  // k == 0: nothing to pack
   return {{"epilogue", "gemm", "matmul"},
-          "hg_batch_matmul(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " + std::to_string(d.batch) + ", " +
-              std::to_string(d.m) + ", " + std::to_string(d.n) + ", " + std::to_string(d.k) + ", " +
-              (d.ta ? "true" : "false") + ", " + (d.tb ? "true" : "false") + ", " + scratch + ", " +
-              epilogue_argument(ctx) + ", " + ctx.pool + ");"};
+          "hg_batch_matmul(" + ctx.in[0] + ", " + layout_cpp(c.a) + ", " + ctx.in[1] + ", " + layout_cpp(c.b) + ", " +
+              ctx.out[0] + ", " + layout_cpp(c.y) + ", " + std::to_string(c.channels) + ", " + std::to_string(c.batch) +
+              ", " + std::to_string(c.m) + ", " + std::to_string(c.n) + ", " + std::to_string(c.k) + ", " + scratch +
+              ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");"};
 }
 
 // What hg_batch_matmul packs into: the right operand in panels of up to 16
-// columns (the widest target's), and the left one transposed.
-int64_t scratch_floats(const MatmulDims& d) { return (d.n + 15) / 16 * 16 * d.k + (d.ta ? d.m * d.k : 0); }
+// columns (the widest target's), and a left one with contiguous columns
+// transposed.
+int64_t scratch_floats(const MatmulCall& c) { return (c.n + 15) / 16 * 16 * c.k + (c.a.col != 1 ? c.m * c.k : 0); }
+
+double flops(const MatmulCall& c) { return 2.0 * static_cast<double>(c.batch * c.m * c.n * c.k); }
 
 Attrs trans(bool ta, bool tb) {
   Attrs a;
@@ -69,7 +163,7 @@ Attrs trans(bool ta, bool tb) {
   return a;
 }
 
-OpDef matmul_op(const std::string& name, MatmulDims (*dims)(const Attrs&, const Shape&, const Shape&)) {
+OpDef matmul_op(const std::string& name, MatmulCall (*call)(const Attrs&, const Shape&, const Shape&)) {
   OpDef d;
   d.name = name;
   d.input_names = {"lhs", "rhs"};
@@ -79,55 +173,111 @@ OpDef matmul_op(const std::string& name, MatmulDims (*dims)(const Attrs&, const 
              {"forward_stype", AttrKind::kString, std::string("None"), "ignored", {}}};
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = -1;
-  d.scratch_floats = [dims](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
-    return scratch_floats(dims(a, in[0].shape, in[1].shape));
+  d.scratch_floats = [call](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+    return scratch_floats(call(a, in[0].shape, in[1].shape));
   };
-  d.reference = [dims](const KernelIO& io) { run_reference(dims(io.attrs, io.in_types[0].shape, io.in_types[1].shape), io); };
-  d.emit_cpp = [dims](const CppEmitContext& ctx) {
-    return emit(dims(ctx.node.attrs, ctx.in_types[0].shape, ctx.in_types[1].shape), ctx);
+  d.reference = [call](const KernelIO& io) {
+    run_reference(call(io.attrs, io.in_types[0].shape, io.in_types[1].shape), io);
   };
-  d.flops = [dims](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
-    const MatmulDims m = dims(a, in[0].shape, in[1].shape);
-    return 2.0 * static_cast<double>(m.batch * m.m * m.n * m.k);
+  d.emit_cpp = [call](const CppEmitContext& ctx) {
+    return emit(call(ctx.node.attrs, ctx.in_types[0].shape, ctx.in_types[1].shape), ctx);
+  };
+  d.flops = [call](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+    return flops(call(a, in[0].shape, in[1].shape));
   };
   return d;
 }
 
 const OpRegistrar dot([] {
-  OpDef d = matmul_op("dot", dot_dims);
+  OpDef d = matmul_op("dot", dot_call);
   d.summary = "matrix product (a's last axis with b's first)";
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
-    const MatmulDims m = dot_dims(a, in[0].shape, in[1].shape);
+    const MatmulCall m = dot_call(a, in[0].shape, in[1].shape);
     Shape out;
-    if (m.ta) out = {m.m};
-    else out.assign(in[0].shape.begin(), in[0].shape.end() - 1);
+    if (a.get_bool("transpose_a"))
+      out = {m.m};
+    else
+      out.assign(in[0].shape.begin(), in[0].shape.end() - 1);
     out.push_back(m.n);
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
   // Tails of every kind: panels, register tiles, the GEMV path (m = 1),
   // more than one k block (k > 256).
-  d.examples = {{trans(false, false), {{3, 4}, {4, 5}}},
-                {trans(true, false), {{4, 3}, {4, 2}}},
-                {trans(false, true), {{2, 3, 4}, {6, 4}}},
-                {trans(true, true), {{5, 9}, {17, 5}}},
-                {trans(false, false), {{1, 20}, {20, 35}}},
-                {trans(false, true), {{13, 300}, {37, 300}}}};
+  d.examples = {{trans(false, false), {{3, 4}, {4, 5}}},    {trans(true, false), {{4, 3}, {4, 2}}},
+                {trans(false, true), {{2, 3, 4}, {6, 4}}},  {trans(true, true), {{5, 9}, {17, 5}}},
+                {trans(false, false), {{1, 20}, {20, 35}}}, {trans(false, true), {{13, 300}, {37, 300}}}};
   return d;
 }());
 
 const OpRegistrar batch_dot([] {
-  OpDef d = matmul_op("batch_dot", batch_dims);
+  OpDef d = matmul_op("batch_dot", batch_call);
   d.summary = "batched matrix product (B, M, K) x (B, K, N)";
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
-    const MatmulDims m = batch_dims(a, in[0].shape, in[1].shape);
+    const MatmulCall m = batch_call(a, in[0].shape, in[1].shape);
     return std::vector<TensorType>{TensorType{{m.batch, m.m, m.n}, in[0].dtype}};
   };
-  d.examples = {{trans(false, false), {{2, 3, 4}, {2, 4, 5}}},
-                {trans(false, true), {{3, 5, 8}, {3, 6, 8}}},
-                {trans(true, false), {{2, 4, 3}, {2, 4, 2}}},
-                {trans(true, true), {{2, 19, 37}, {2, 33, 19}}},
-                {trans(false, false), {{2, 1, 24}, {2, 24, 40}}},
-                {trans(false, true), {{2, 20, 16}, {2, 17, 16}}}};
+  d.examples = {{trans(false, false), {{2, 3, 4}, {2, 4, 5}}},    {trans(false, true), {{3, 5, 8}, {3, 6, 8}}},
+                {trans(true, false), {{2, 4, 3}, {2, 4, 2}}},     {trans(true, true), {{2, 19, 37}, {2, 33, 19}}},
+                {trans(false, false), {{2, 1, 24}, {2, 24, 40}}}, {trans(false, true), {{2, 20, 16}, {2, 17, 16}}}};
+  return d;
+}());
+
+Attrs strided(int64_t batch, int64_t m, int64_t n, int64_t k, std::vector<int64_t> lhs, std::vector<int64_t> rhs,
+              std::vector<int64_t> out, Shape out_shape) {
+  Attrs a;
+  a.set("batch", batch);
+  a.set("m", m);
+  a.set("n", n);
+  a.set("k", k);
+  a.set("lhs_strides", std::move(lhs));
+  a.set("rhs_strides", std::move(rhs));
+  a.set("out_strides", std::move(out));
+  a.set("out_shape", std::move(out_shape));
+  return a;
+}
+
+const OpRegistrar strided_batch_dot([] {
+  OpDef d;
+  d.name = "_strided_batch_dot";
+  d.summary =
+      "batched matrix product through explicit strides (made by "
+      "fuse_strided_batch_dot)";
+  d.input_names = {"lhs", "rhs"};
+  d.min_inputs = d.max_inputs = 2;
+  d.attrs = {{"batch", AttrKind::kInt, std::nullopt, "number of products", {}},
+             {"m", AttrKind::kInt, std::nullopt, "rows of the left operand and of the result", {}},
+             {"n", AttrKind::kInt, std::nullopt, "columns of the right operand and of the result", {}},
+             {"k", AttrKind::kInt, std::nullopt, "the shared dimension", {}},
+             {"lhs_strides", AttrKind::kInts, std::nullopt, "(batch, row, column) strides of the m x k matrices", {}},
+             {"rhs_strides", AttrKind::kInts, std::nullopt, "(batch, row, column) strides of the k x n matrices", {}},
+             {"out_strides", AttrKind::kInts, std::nullopt, "(batch, row, 1) strides of the m x n results", {}},
+             {"out_shape", AttrKind::kInts, std::nullopt, "shape of the output tensor", {}}};
+  d.fusion = FusionClass::kOutElemwiseFusable;
+  d.epilogue_axis = -1;
+  d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
+    const Shape out = a.get_ints("out_shape");
+    strided_call(a, in, out);
+    return std::vector<TensorType>{TensorType{out, in[0].dtype}};
+  };
+  d.scratch_floats = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>& out) {
+    return scratch_floats(strided_call(a, in, out[0].shape));
+  };
+  d.reference = [](const KernelIO& io) {
+    run_reference(strided_call(io.attrs, io.in_types, io.out_types[0].shape), io);
+  };
+  d.emit_cpp = [](const CppEmitContext& ctx) {
+    return emit(strided_call(ctx.node.attrs, ctx.in_types, ctx.out_types[0].shape), ctx);
+  };
+  d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>& out) {
+    return flops(strided_call(a, in, out[0].shape));
+  };
+  // Attention's layouts, 2 heads of 8 x 4 in (tokens, heads * 4): q k^T from
+  // two projections, scores times v written back as (tokens, heads * 4);
+  // a left operand with contiguous columns; tails of every kind.
+  d.examples = {{strided(2, 8, 8, 4, {4, 8, 1}, {4, 1, 8}, {64, 8, 1}, {2, 8, 8}), {{1, 8, 8}, {1, 8, 8}}},
+                {strided(2, 8, 4, 8, {64, 8, 1}, {4, 8, 1}, {4, 8, 1}, {1, 8, 8}), {{2, 8, 8}, {8, 8}}},
+                {strided(3, 5, 7, 6, {5, 1, 15}, {42, 7, 1}, {35, 7, 1}, {3, 5, 7}), {{6, 15}, {3, 6, 7}}},
+                {strided(2, 13, 19, 33, {33, 66, 1}, {19, 38, 1}, {19, 38, 1}, {13, 38}), {{13, 66}, {33, 38}}}};
   return d;
 }());
 

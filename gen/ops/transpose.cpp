@@ -1,4 +1,6 @@
 // transpose: permute axes (default: reverse them).
+#include "ops/transpose.h"
+
 #include <numeric>
 
 #include "ir/error.h"
@@ -6,18 +8,16 @@
 #include "ops/op_util.h"
 
 namespace hybgen {
-namespace {
 
-constexpr std::size_t kMaxRank = 8;  // the generated kernel's index array
-
-std::vector<int64_t> permutation(const Attrs& a, std::size_t rank) {
+std::vector<int64_t> transpose_axes(const Attrs& a, std::size_t rank) {
   std::vector<int64_t> perm = a.get_ints("axes");
   if (perm.empty()) {
     perm.resize(rank);
     std::iota(perm.rbegin(), perm.rend(), 0);
     return perm;
   }
-  if (perm.size() != rank) throw Error("axes has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
+  if (perm.size() != rank)
+    throw Error("axes has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
   std::vector<bool> seen(rank, false);
   for (auto& p : perm) {
     p = normalize_axis(p, rank);
@@ -26,6 +26,10 @@ std::vector<int64_t> permutation(const Attrs& a, std::size_t rank) {
   }
   return perm;
 }
+
+namespace {
+
+constexpr std::size_t kMaxRank = 8;  // the generated kernel's index array
 
 // Input strides reordered to the output's axes.
 std::vector<int64_t> source_strides(const Shape& in, const std::vector<int64_t>& perm) {
@@ -45,25 +49,26 @@ const OpRegistrar reg([] {
   d.fusion = FusionClass::kInjective;
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     if (in[0].shape.size() > kMaxRank) throw Error("rank above 8 is not supported");
-    const auto perm = permutation(a, in[0].shape.size());
+    const auto perm = transpose_axes(a, in[0].shape.size());
     Shape out;
     for (int64_t p : perm) out.push_back(in[0].shape[p]);
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
   d.reference = [](const KernelIO& io) {
     const Shape& out = io.out_types[0].shape;
-    const auto strides = source_strides(io.in_types[0].shape, permutation(io.attrs, out.size()));
+    const auto strides = source_strides(io.in_types[0].shape, transpose_axes(io.attrs, out.size()));
     for_each_strided(out, strides, {}, [&](int64_t i, int64_t src, int64_t) { io.out[0][i] = io.in[0][src]; });
   };
   d.emit_cpp = [](const CppEmitContext& ctx) {
     const Shape& out = ctx.out_types[0].shape;
     const Shape dims = out.empty() ? Shape{1} : out;
-    const auto strides = out.empty() ? std::vector<int64_t>{1}
-                                     : source_strides(ctx.in_types[0].shape, permutation(ctx.node.attrs, out.size()));
-    return CppCall{{"strided_copy"}, "{\n  static const long dims[] = " + cpp_int_list(dims) +
-                                      ";\n  static const long strides[] = " + cpp_int_list(strides) +
-                                      ";\n  hg_strided_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                                      std::to_string(dims.size()) + ", dims, strides);\n}"};
+    const auto strides = out.empty()
+                             ? std::vector<int64_t>{1}
+                             : source_strides(ctx.in_types[0].shape, transpose_axes(ctx.node.attrs, out.size()));
+    return CppCall{{"strided_copy"},
+                   "{\n  static const long dims[] = " + cpp_int_list(dims) +
+                       ";\n  static const long strides[] = " + cpp_int_list(strides) + ";\n  hg_strided_copy(" +
+                       ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(dims.size()) + ", dims, strides);\n}"};
   };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   Attrs swap, perm3;

@@ -7,7 +7,7 @@
 //   infer_shapes(g);
 //   remove_identities(g);
 //   remove_dead_code(g); lower_batch_norm(g); fold_scale_shift(g); fold_constants(g);
-//   fuse_pointwise_depthwise(g);
+//   fuse_pointwise_depthwise(g); fuse_strided_batch_dot(g);
 //   schedule(g);
 //   std::vector<Kernel> kernels = schedule_kernels(g, fuse(g));
 //   MemoryPlan plan = plan_memory(g, kernels);
@@ -57,6 +57,12 @@ bool fold_constants(Graph& graph);
 // convolution that alone reads its result with one _pointwise_depthwise_conv
 // node, whose kernel computes the intermediate a block of channels at a time.
 bool fuse_pointwise_depthwise(Graph& graph);
+
+// Replaces a batch_dot whose operands come through, or whose result goes
+// through, reshapes and transposes (attention heads) with one
+// _strided_batch_dot node that reads and writes the tensors beyond those
+// views in place.
+bool fuse_strided_batch_dot(Graph& graph);
 
 // Orders nodes topologically, keeping the existing order where it is already
 // valid, so the order is deterministic.
