@@ -123,30 +123,13 @@ std::optional<int> fuse_at(Graph& graph, int first) {
                   depthwise.inputs[1], bias_of(graph, depthwise, channels)};
   fused.outputs = depthwise.outputs;
 
-  graph.types.erase(pointwise.outputs[0]);
-  if (activation) graph.types.erase(graph.nodes[*activation].outputs[0]);
   std::vector<int> gone{first, last};
   if (activation) gone.push_back(*activation);
-  std::sort(gone.rbegin(), gone.rend());
-  graph.nodes[last] = std::move(fused);
-  for (int index : gone)
-    if (index != last) graph.nodes.erase(graph.nodes.begin() + index);
-  return gone.back();
+  return replace_nodes(graph, gone, last, std::move(fused));
 }
 
 }  // namespace
 
-bool fuse_pointwise_depthwise(Graph& graph) {
-  bool changed = false;
-  // Nodes before the ones a fusion touched keep their indices and whether
-  // they match (none of them reads what it removed), so the walk goes on
-  // from there; each fusion removes nodes, so it ends.
-  for (int index = 0; index < static_cast<int>(graph.nodes.size()); ++index)
-    if (const std::optional<int> touched = fuse_at(graph, index)) {
-      changed = true;
-      index = *touched - 1;
-    }
-  return changed;
-}
+bool fuse_pointwise_depthwise(Graph& graph) { return rewrite_each_node(graph, fuse_at); }
 
 }  // namespace hybgen

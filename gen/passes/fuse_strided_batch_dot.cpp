@@ -31,6 +31,7 @@
 #include "ops/op.h"
 #include "ops/transpose.h"
 #include "passes/passes.h"
+#include "passes/rewrite_util.h"
 
 namespace hybgen {
 namespace {
@@ -258,30 +259,11 @@ std::optional<int> fuse_at(Graph& graph, int index) {
   gone.insert(gone.end(), in_a.begin(), in_a.begin() + a.length);
   gone.insert(gone.end(), in_b.begin(), in_b.begin() + b.length);
   gone.insert(gone.end(), out.begin(), out.begin() + y.length);
-  const int place = y.length ? out[y.length - 1] : index;
-  for (int g : gone)
-    for (const std::string& value : graph.nodes[g].outputs)
-      if (value != y.tensor) graph.types.erase(value);
-  std::sort(gone.rbegin(), gone.rend());
-  gone.erase(std::unique(gone.begin(), gone.end()), gone.end());
-  graph.nodes[place] = std::move(*fused);
-  for (int g : gone)
-    if (g != place) graph.nodes.erase(graph.nodes.begin() + g);
-  return gone.back();
+  return replace_nodes(graph, gone, y.length ? out[y.length - 1] : index, std::move(*fused));
 }
 
 }  // namespace
 
-bool fuse_strided_batch_dot(Graph& graph) {
-  bool changed = false;
-  // Nodes before the ones a fusion touched keep their indices, so the walk
-  // goes on from there; each fusion removes nodes, so it ends.
-  for (int index = 0; index < static_cast<int>(graph.nodes.size()); ++index)
-    if (const std::optional<int> touched = fuse_at(graph, index)) {
-      changed = true;
-      index = *touched - 1;
-    }
-  return changed;
-}
+bool fuse_strided_batch_dot(Graph& graph) { return rewrite_each_node(graph, fuse_at); }
 
 }  // namespace hybgen

@@ -31,4 +31,27 @@ bool erase_unread_constants(Graph& graph, const std::vector<std::string>& candid
   return erased;
 }
 
+int replace_nodes(Graph& graph, std::vector<int> nodes, int place, Node replacement) {
+  std::sort(nodes.rbegin(), nodes.rend());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  const auto& kept = replacement.outputs;
+  for (int index : nodes)
+    for (const std::string& value : graph.nodes[index].outputs)
+      if (std::find(kept.begin(), kept.end(), value) == kept.end()) graph.types.erase(value);
+  graph.nodes[place] = std::move(replacement);
+  for (int index : nodes)
+    if (index != place) graph.nodes.erase(graph.nodes.begin() + index);
+  return nodes.back();
+}
+
+bool rewrite_each_node(Graph& graph, std::optional<int> (*fuse_at)(Graph&, int)) {
+  bool changed = false;
+  for (int index = 0; index < static_cast<int>(graph.nodes.size()); ++index)
+    if (const std::optional<int> touched = fuse_at(graph, index)) {
+      changed = true;
+      index = *touched - 1;
+    }
+  return changed;
+}
+
 }  // namespace hybgen

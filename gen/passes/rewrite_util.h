@@ -1,12 +1,16 @@
-// Small graph edits the simplification passes share (remove_dead_code,
-// fold_constants, lower_batch_norm, fold_scale_shift), so each pass file
-// holds only its own algorithm.
+// Small graph edits the simplification and fusion passes share
+// (remove_dead_code, fold_constants, lower_batch_norm, fold_scale_shift,
+// fuse_pointwise_depthwise, fuse_strided_batch_dot), so each pass file holds
+// only its own algorithm.
 //
 //   const std::string scale = fresh_name(g, bn.name + "_scale");  // "bn0_scale", or "bn0_scale_1" when taken
 //   if (has_constant_data(g, "bn0_gamma")) ...
 //   erase_unread_constants(g, {"bn0_gamma", "bn0_beta"});
+//   const int lowest = replace_nodes(g, {conv, relu, dw}, dw, fused_node);
+//   bool changed = rewrite_each_node(g, fuse_at);  // fuse_at(g, i): lowest index touched, or nullopt
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,5 +32,17 @@ bool has_constant_data(const Graph& graph, const std::string& value);
 // not graph outputs (weights a rewrite left behind), with their types.
 // Candidates that are not constants are ignored. Returns whether any went.
 bool erase_unread_constants(Graph& graph, const std::vector<std::string>& candidates);
+
+// Puts `replacement` at index `place` (one of `nodes`) and erases the other
+// nodes listed (duplicates allowed), with the types of their output values
+// except those `replacement` takes over. Returns the lowest index listed:
+// nodes before it kept their indices.
+int replace_nodes(Graph& graph, std::vector<int> nodes, int place, Node replacement);
+
+// Calls fuse_at(graph, i) for each node index i in order. When it rewrites
+// the graph it returns the lowest index it touched, and the walk goes on
+// from there (nodes before it kept their indices and whether they match);
+// a rewrite must remove nodes, so the walk ends. Returns whether any did.
+bool rewrite_each_node(Graph& graph, std::optional<int> (*fuse_at)(Graph&, int));
 
 }  // namespace hybgen
