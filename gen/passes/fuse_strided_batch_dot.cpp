@@ -177,36 +177,22 @@ struct Side {
   std::vector<int64_t> strides;
 };
 
-// Operand `index` of batch_dot `node`: each foldable part of its chain,
-// longest first, then the operand itself.
-std::vector<Side> operand_sides(const Graph& graph, int node, int index, bool transposed) {
-  const std::string operand = graph.nodes[node].inputs[index];
-  const std::vector<int> chain = chain_into(graph, operand, node);
+// Each foldable part of `chain` (nearest the batch_dot first) as a Side,
+// longest first, then `value` itself (the batch_dot's operand or result,
+// no chain). An operand's part starts at a tensor and is followed forwards;
+// the result's ends in one and is followed backwards from it, which gives
+// where the batch_dot's (B, M, N) output lies in that tensor.
+std::vector<Side> sides_of(const Graph& graph, const std::vector<int>& chain, const std::string& value, bool result,
+                           bool transposed) {
   std::vector<Side> sides;
   for (std::size_t length = chain.size(); length > 0 && has_transpose(graph, chain, length); --length) {
-    const std::string source = graph.nodes[chain[length - 1]].inputs[0];
-    std::optional<View> view = contiguous(graph.type(source).shape);
-    for (std::size_t i = length; i-- > 0 && view;) view = through(graph, graph.nodes[chain[i]], *view, false);
-    if (view) sides.push_back({length, source, matrix_strides(*view, transposed)});
-  }
-  sides.push_back({0, operand, matrix_strides(contiguous(graph.type(operand).shape), transposed)});
-  return sides;
-}
-
-// The result: the view of the batch_dot's (B, M, N) output inside the
-// tensor a part of its chain ends in, followed backwards from there; longest
-// first, then the output itself.
-std::vector<Side> output_sides(const Graph& graph, int node) {
-  const std::string result = graph.nodes[node].outputs[0];
-  const std::vector<int> chain = chain_out_of(graph, result);
-  std::vector<Side> sides;
-  for (std::size_t length = chain.size(); length > 0 && has_transpose(graph, chain, length); --length) {
-    const std::string tensor = graph.nodes[chain[length - 1]].outputs[0];
+    const Node& far = graph.nodes[chain[length - 1]];
+    const std::string tensor = result ? far.outputs[0] : far.inputs[0];
     std::optional<View> view = contiguous(graph.type(tensor).shape);
-    for (std::size_t i = length; i-- > 0 && view;) view = through(graph, graph.nodes[chain[i]], *view, true);
-    if (view) sides.push_back({length, tensor, matrix_strides(*view, false)});
+    for (std::size_t i = length; i-- > 0 && view;) view = through(graph, graph.nodes[chain[i]], *view, result);
+    if (view) sides.push_back({length, tensor, matrix_strides(*view, transposed)});
   }
-  sides.push_back({0, result, matrix_strides(contiguous(graph.type(result).shape), false)});
+  sides.push_back({0, value, matrix_strides(contiguous(graph.type(value).shape), transposed)});
   return sides;
 }
 
@@ -245,17 +231,17 @@ std::optional<int> fuse_at(Graph& graph, int index) {
   // The first combination the op accepts, the longest chains first.
   std::optional<Node> fused;
   Side a, b, y;
-  for (const Side& lhs : operand_sides(graph, index, 0, attrs.get_bool("transpose_a")))
-    for (const Side& rhs : operand_sides(graph, index, 1, attrs.get_bool("transpose_b")))
-      for (const Side& out : output_sides(graph, index)) {
-        if (fused || lhs.length + rhs.length + out.length == 0) continue;
-        if ((fused = strided_node(graph, plain, lhs, rhs, out))) a = lhs, b = rhs, y = out;
+  const std::vector<int> in_a = chain_into(graph, dot.inputs[0], index), in_b = chain_into(graph, dot.inputs[1], index);
+  const std::vector<int> out = chain_out_of(graph, dot.outputs[0]);
+  for (const Side& lhs : sides_of(graph, in_a, dot.inputs[0], false, attrs.get_bool("transpose_a")))
+    for (const Side& rhs : sides_of(graph, in_b, dot.inputs[1], false, attrs.get_bool("transpose_b")))
+      for (const Side& res : sides_of(graph, out, dot.outputs[0], true, false)) {
+        if (fused || lhs.length + rhs.length + res.length == 0) continue;
+        if ((fused = strided_node(graph, plain, lhs, rhs, res))) a = lhs, b = rhs, y = res;
       }
   if (!fused) return std::nullopt;
 
   std::vector<int> gone{index};
-  const std::vector<int> in_a = chain_into(graph, dot.inputs[0], index), in_b = chain_into(graph, dot.inputs[1], index);
-  const std::vector<int> out = chain_out_of(graph, dot.outputs[0]);
   gone.insert(gone.end(), in_a.begin(), in_a.begin() + a.length);
   gone.insert(gone.end(), in_b.begin(), in_b.begin() + b.length);
   gone.insert(gone.end(), out.begin(), out.begin() + y.length);
