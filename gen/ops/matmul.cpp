@@ -85,15 +85,18 @@ void check_operand(const std::string& name, const Layout& l, int64_t batch, int6
     throw Error(name + " reads element " + std::to_string(last) + " of " + std::to_string(elements));
 }
 
-MatmulCall strided_call(const Attrs& a, const std::vector<TensorType>& in, const Shape& out) {
-  MatmulCall c{a.get_int("batch"),
-               a.get_int("m"),
-               a.get_int("n"),
-               a.get_int("k"),
-               layout_attr(a, "lhs_strides"),
-               layout_attr(a, "rhs_strides"),
-               layout_attr(a, "out_strides"),
-               0};
+// The product as its attributes give it; checked once, by the shape rule
+// (check_strided_call), not on every use.
+MatmulCall strided_call(const Attrs& a, const Shape& out) {
+  MatmulCall c{a.get_int("batch"), a.get_int("m"), a.get_int("n"), a.get_int("k"), {}, {}, {}, 0};
+  c.a = layout_attr(a, "lhs_strides");
+  c.b = layout_attr(a, "rhs_strides");
+  c.y = layout_attr(a, "out_strides");
+  c.channels = out.empty() ? 0 : out.back();
+  return c;
+}
+
+void check_strided_call(const MatmulCall& c, const std::vector<TensorType>& in, const Shape& out) {
   if (c.batch < 1 || c.m < 1 || c.n < 1 || c.k < 1) throw Error("batch, m, n and k must be positive");
   check_operand("lhs", c.a, c.batch, c.m, c.k, num_elements(in[0].shape));
   check_operand("rhs", c.b, c.batch, c.k, c.n, num_elements(in[1].shape));
@@ -101,7 +104,6 @@ MatmulCall strided_call(const Attrs& a, const std::vector<TensorType>& in, const
     throw Error("out_shape " + shape_str(out) + " does not hold " + std::to_string(c.batch) + " x " +
                 std::to_string(c.m) + " x " + std::to_string(c.n) + " values");
   if (c.y.col != 1) throw Error("out_strides needs a unit column stride");
-  c.channels = out.back();
   // The epilogue's channel is the column plus a shift per matrix: each row
   // of each matrix must lie within one run of the last axis.
   if (c.y.row % c.channels != 0 && c.m > 1)
@@ -118,7 +120,6 @@ MatmulCall strided_call(const Attrs& a, const std::vector<TensorType>& in, const
         written[at] = true;
       }
   }
-  return c;
 }
 
 // One cblas_sgemm per matrix: a unit column stride is CblasNoTrans with the
@@ -256,20 +257,20 @@ const OpRegistrar strided_batch_dot([] {
   d.epilogue_axis = -1;
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     const Shape out = a.get_ints("out_shape");
-    strided_call(a, in, out);
+    check_strided_call(strided_call(a, out), in, out);
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
-  d.scratch_floats = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>& out) {
-    return scratch_floats(strided_call(a, in, out[0].shape));
+  d.scratch_floats = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
+    return scratch_floats(strided_call(a, out[0].shape));
   };
   d.reference = [](const KernelIO& io) {
-    run_reference(strided_call(io.attrs, io.in_types, io.out_types[0].shape), io);
+    run_reference(strided_call(io.attrs, io.out_types[0].shape), io);
   };
   d.emit_cpp = [](const CppEmitContext& ctx) {
-    return emit(strided_call(ctx.node.attrs, ctx.in_types, ctx.out_types[0].shape), ctx);
+    return emit(strided_call(ctx.node.attrs, ctx.out_types[0].shape), ctx);
   };
-  d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>& out) {
-    return flops(strided_call(a, in, out[0].shape));
+  d.flops = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
+    return flops(strided_call(a, out[0].shape));
   };
   // Attention's layouts, 2 heads of 8 x 4 in (tokens, heads * 4): q k^T from
   // two projections, scores times v written back as (tokens, heads * 4);

@@ -197,16 +197,15 @@ std::vector<Side> sides_of(const Graph& graph, const std::vector<int>& chain, co
 }
 
 // The _strided_batch_dot node for these sides, or nullopt when its op
-// rejects them (OpDef::infer checks strides, bounds and channels).
-std::optional<Node> strided_node(const Graph& graph, const Node& dot, const Side& a, const Side& b, const Side& y) {
-  const Shape& sa = graph.type(dot.inputs[0]).shape;
-  const Shape& sy = graph.type(dot.outputs[0]).shape;
-  const bool ta = dot.attrs.get_bool("transpose_a");
+// rejects them (OpDef::infer checks strides, bounds and channels). `dims`:
+// batch, m, n, k.
+std::optional<Node> strided_node(const Graph& graph, const std::string& name, const std::vector<int64_t>& dims,
+                                 const Side& a, const Side& b, const Side& y) {
   Attrs attrs;
-  attrs.set("batch", sy[0]);
-  attrs.set("m", sy[1]);
-  attrs.set("n", sy[2]);
-  attrs.set("k", ta ? sa[1] : sa[2]);
+  attrs.set("batch", dims[0]);
+  attrs.set("m", dims[1]);
+  attrs.set("n", dims[2]);
+  attrs.set("k", dims[3]);
   attrs.set("lhs_strides", a.strides);
   attrs.set("rhs_strides", b.strides);
   attrs.set("out_strides", y.strides);
@@ -217,35 +216,34 @@ std::optional<Node> strided_node(const Graph& graph, const Node& dot, const Side
   } catch (const Error&) {
     return std::nullopt;
   }
-  return Node{dot.name, def.name, attrs, {a.tensor, b.tensor}, {y.tensor}};
+  return Node{name, def.name, attrs, {a.tensor, b.tensor}, {y.tensor}};
 }
 
-// Fuses batch_dot `index` when a chain folds; returns the lowest index of a
+// Fuses batch_dot `index` when a chain folds: the first combination of sides
+// the op accepts, the longest chains first. Returns the lowest index of a
 // node it removed or replaced, or nullopt.
 std::optional<int> fuse_at(Graph& graph, int index) {
   const Node& dot = graph.nodes[index];
   if (find_op(dot.op).name != "batch_dot" || graph.type(dot.outputs[0]).shape.size() != 3) return std::nullopt;
   const Attrs attrs = normalize_attrs(find_op(dot.op), dot.attrs);
-  Node plain = dot;
-  plain.attrs = attrs;
-  // The first combination the op accepts, the longest chains first.
-  std::optional<Node> fused;
-  Side a, b, y;
+  const bool ta = attrs.get_bool("transpose_a"), tb = attrs.get_bool("transpose_b");
+  const Shape& result = graph.type(dot.outputs[0]).shape;
+  const std::vector<int64_t> dims{result[0], result[1], result[2], graph.type(dot.inputs[0]).shape[ta ? 1 : 2]};
   const std::vector<int> in_a = chain_into(graph, dot.inputs[0], index), in_b = chain_into(graph, dot.inputs[1], index);
   const std::vector<int> out = chain_out_of(graph, dot.outputs[0]);
-  for (const Side& lhs : sides_of(graph, in_a, dot.inputs[0], false, attrs.get_bool("transpose_a")))
-    for (const Side& rhs : sides_of(graph, in_b, dot.inputs[1], false, attrs.get_bool("transpose_b")))
-      for (const Side& res : sides_of(graph, out, dot.outputs[0], true, false)) {
-        if (fused || lhs.length + rhs.length + res.length == 0) continue;
-        if ((fused = strided_node(graph, plain, lhs, rhs, res))) a = lhs, b = rhs, y = res;
+  for (const Side& a : sides_of(graph, in_a, dot.inputs[0], false, ta))
+    for (const Side& b : sides_of(graph, in_b, dot.inputs[1], false, tb))
+      for (const Side& y : sides_of(graph, out, dot.outputs[0], true, false)) {
+        if (a.length + b.length + y.length == 0) continue;
+        std::optional<Node> fused = strided_node(graph, dot.name, dims, a, b, y);
+        if (!fused) continue;
+        std::vector<int> gone{index};
+        gone.insert(gone.end(), in_a.begin(), in_a.begin() + a.length);
+        gone.insert(gone.end(), in_b.begin(), in_b.begin() + b.length);
+        gone.insert(gone.end(), out.begin(), out.begin() + y.length);
+        return replace_nodes(graph, gone, y.length ? out[y.length - 1] : index, std::move(*fused));
       }
-  if (!fused) return std::nullopt;
-
-  std::vector<int> gone{index};
-  gone.insert(gone.end(), in_a.begin(), in_a.begin() + a.length);
-  gone.insert(gone.end(), in_b.begin(), in_b.begin() + b.length);
-  gone.insert(gone.end(), out.begin(), out.begin() + y.length);
-  return replace_nodes(graph, gone, y.length ? out[y.length - 1] : index, std::move(*fused));
+  return std::nullopt;
 }
 
 }  // namespace
