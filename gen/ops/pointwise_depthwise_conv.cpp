@@ -125,22 +125,55 @@ int64_t channel_block(const Geometry& g, const CppTarget& target) {
   return panels * mr;
 }
 
-// Scratch: one channel block of `mid`. Sized for the widest panels any
-// target has (the plan is made before a target is known to the op), so
-// that every target's block fits.
-int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
-  const Geometry g = geometry(a, in[0].shape);
-  int64_t block = 0;
-  for (const std::string& target : gemm_targets()) block = std::max(block, channel_block(g, cpp_target(target)));
-  return std::min(block, g.f) * g.h * g.w;
+// The pixel-major kernel (conv_pointwise_depthwise_pixels.inc, AVX-512)
+// where the output map has at most 256 pixels (16x16) and 32 channels of
+// `mid` over the whole input map fit the block budget: MobileNet v2's 14x14
+// and 7x7 layers, whose rows of 14 and 7 pixels leave the NCHW depthwise
+// kernel's row vectors part empty. Measured there (hybgen bench --profile):
+// 960 channels on 7x7 200 -> 185 us, 576 on 14x14 264 -> 252, 384 on 14x14
+// 134 -> 127, 14x14 -> 7x7 stride 2 236 -> 222. On 28x28 (rows of 28, two
+// vectors) it lost (154 -> 160): turning each output vector around costs
+// about as much as the taps there.
+bool uses_pixel_major(const Geometry& g, const CppTarget& target) {
+  return target.name == "x86-64-v4" && g.oh * g.ow <= 256 && g.h * g.w * 32 <= kBlockBudgetFloats;
 }
 
-// weight1 [mid x c] in hg_gemm_packed_a's row panels; the rest as given.
+// Channels per block of the pixel-major kernel: whole GEMM tiles of 32
+// columns within the budget, at most `mid` rounded up to a vector of 16.
+int64_t pixel_channel_block(const Geometry& g) {
+  const int64_t fit = std::max<int64_t>(32, kBlockBudgetFloats / (g.h * g.w) / 32 * 32);
+  return std::min(fit, (g.f + 15) / 16 * 16);
+}
+
+int64_t target_scratch_floats(const Geometry& g, const CppTarget& target) {
+  if (uses_pixel_major(g, target)) return g.h * g.w * (g.in + pixel_channel_block(g));
+  return std::min(channel_block(g, target), g.f) * g.h * g.w;
+}
+
+// Scratch: what the kernel of the target needing most takes (the plan is
+// made before a target is known to the op), so that every target's fits.
+int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+  const Geometry g = geometry(a, in[0].shape);
+  int64_t floats = 0;
+  for (const std::string& target : gemm_targets()) floats = std::max(floats, target_scratch_floats(g, cpp_target(target)));
+  return floats;
+}
+
+// weight1 [mid x c]: in hg_gemm_packed_a's row panels, or for the
+// pixel-major kernel transposed into hg_gemm_packed_b's column panels, whose
+// weight2 is then tap-major (see the kernel). The rest as given.
 std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
                                                const float* data, const CppTarget& target) {
-  if (index != 1) return std::nullopt;
   const Geometry g = geometry(a, in[0].shape);
-  return pack_a_panels(data, g.f, g.in, target.gemm_mr);
+  const bool pixels = uses_pixel_major(g, target);
+  if (index == 1) return pixels ? pack_w_transposed_panels(data, g.f, g.in, target.gemm_nr)
+                                : pack_a_panels(data, g.f, g.in, target.gemm_mr);
+  if (index != 3 || !pixels) return std::nullopt;
+  const int64_t taps = g.kh * g.kw, ldw = (g.f + 15) / 16 * 16;
+  std::vector<float> tap_major(static_cast<std::size_t>(taps * ldw), 0.0f);
+  for (int64_t ch = 0; ch < g.f; ++ch)
+    for (int64_t t = 0; t < taps; ++t) tap_major[static_cast<std::size_t>(t * ldw + ch)] = data[ch * taps + t];
+  return tap_major;
 }
 
 std::string activation_object(const Attrs& a) {
@@ -155,19 +188,23 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
   if (ctx.in_packed.size() < 2 || !ctx.in_packed[1])
     throw Error("weight1 must be a constant with data (it is packed at generation time)");
   const Geometry g = geometry(ctx.node.attrs, ctx.in_types[0].shape);
-  const std::vector<int64_t> dims{g.n,  g.in,  g.h,  g.w,  g.f, g.kh, g.kw, g.oh,
-                                  g.ow, g.sh, g.sw, g.ph, g.pw,  g.dh, g.dw, channel_block(g, ctx.target)};
-  return {{"epilogue", "gemm", "conv2d_depthwise", "conv_pointwise_depthwise"},
-          "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv_pointwise_depthwise(" +
-              ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.in[2] + ", " + ctx.in[3] + ", " + ctx.in[4] + ", " +
-              ctx.out[0] + ", geometry, " + ctx.scratch + ", " + activation_object(ctx.node.attrs) + ", " +
+  const bool pixels = uses_pixel_major(g, ctx.target) && ctx.in_packed.size() > 3 && ctx.in_packed[3];
+  const std::vector<int64_t> dims{
+      g.n,  g.in, g.h,  g.w,  g.f,  g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
+      pixels ? pixel_channel_block(g) : channel_block(g, ctx.target)};
+  const std::string kernel = pixels ? "conv_pointwise_depthwise_pixels" : "conv_pointwise_depthwise";
+  return {{"epilogue", "gemm", pixels ? "transpose16" : "conv2d_depthwise", kernel},
+          "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_" + kernel + "(" + ctx.in[0] +
+              ", " + ctx.in[1] + ", " + ctx.in[2] + ", " + ctx.in[3] + ", " + ctx.in[4] + ", " + ctx.out[0] +
+              ", geometry, " + ctx.scratch + ", " + activation_object(ctx.node.attrs) + ", " +
               epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
 }
 
 Attrs fused(std::vector<int64_t> kernel, int64_t mid, std::vector<int64_t> stride, std::vector<int64_t> pad,
-            const std::string& act) {
+            const std::string& act, std::vector<int64_t> dilate = {}) {
   Attrs a;
   a.set("kernel", std::move(kernel));
+  a.set("dilate", std::move(dilate));
   a.set("num_filter", mid);
   a.set("stride", std::move(stride));
   a.set("pad", std::move(pad));
@@ -214,11 +251,19 @@ const OpRegistrar reg([] {
   };
   // Maps of 4096 pixels make blocks of 16 channels: 36 channels are two
   // whole blocks and a part of one panel; batch 2, stride 2, 5x5, no or relu
-  // activation; a map small enough for one block.
+  // activation; a map small enough for one block. On x86-64-v4 the output
+  // maps of up to 256 pixels take the pixel-major kernel: 12 channels (part
+  // of one vector), 40 (two vectors and a part) on 7x7 (a pixel past the
+  // last 16), stride 2 on an odd width, two blocks (256 + 16 channels on
+  // 16x16), and a 3x1 dilated kernel (sizes known only at run time).
   d.examples = {
       {fused({3, 3}, 36, {1, 1}, {1, 1}, "clip"), {{1, 5, 64, 64}, {36, 5, 1, 1}, {36}, {36, 1, 3, 3}, {36}}},
       {fused({3, 3}, 20, {2, 2}, {1, 1}, "relu"), {{2, 3, 64, 48}, {20, 3, 1, 1}, {20}, {20, 1, 3, 3}, {20}}},
       {fused({5, 5}, 12, {1, 1}, {2, 2}, "none"), {{1, 8, 9, 11}, {12, 8, 1, 1}, {12}, {12, 1, 5, 5}, {12}}},
+      {fused({3, 3}, 40, {1, 1}, {1, 1}, "clip"), {{2, 24, 7, 7}, {40, 24, 1, 1}, {40}, {40, 1, 3, 3}, {40}}},
+      {fused({3, 3}, 72, {2, 2}, {1, 1}, "relu"), {{1, 20, 14, 13}, {72, 20, 1, 1}, {72}, {72, 1, 3, 3}, {72}}},
+      {fused({3, 3}, 272, {1, 1}, {1, 1}, "clip"), {{1, 3, 16, 16}, {272, 3, 1, 1}, {272}, {272, 1, 3, 3}, {272}}},
+      {fused({3, 1}, 17, {1, 1}, {2, 0}, "none", {2, 1}), {{1, 6, 10, 9}, {17, 6, 1, 1}, {17}, {17, 1, 3, 1}, {17}}},
   };
   return d;
 }());

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "emit/cpp_emitter.h"
+#include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "verify/verify.h"
 
@@ -44,11 +45,13 @@ NpyArray random_input(const OpDef& op, std::size_t input, const Shape& shape, st
   return values;
 }
 
-TEST(RegistryOps, EveryOpMatchesItsReferenceAsGeneratedCpp) {
+// Every example of every op generated for `target` and checked.
+void check_every_op(const std::string& target) {
   Graph g;
   g.name = "all_ops";
   VerifyOptions options;
   options.cxx = HYBGEN_CXX;
+  options.target = target;
   std::map<std::string, ExampleOutput> origin;  // output value -> the op and example it came from
   std::mt19937 rng(1234);
   for (const OpDef* op : all_ops()) {
@@ -95,6 +98,17 @@ TEST(RegistryOps, EveryOpMatchesItsReferenceAsGeneratedCpp) {
   }
   for (const OpDef* op : all_ops())
     EXPECT_TRUE(checked_ops.count(op->name)) << op->name << " contributed no output (does it have examples?)";
+}
+
+TEST(RegistryOps, EveryOpMatchesItsReferenceAsGeneratedCpp) { check_every_op("generic"); }
+
+// The same for this machine's best target, where ops choose other kernels
+// and weight layouts (x86-64-v4: the pixel-major pointwise-depthwise
+// kernel, the row-by-row convolution).
+TEST(RegistryOps, EveryOpMatchesItsReferenceOnThisMachinesTarget) {
+  const std::string target = host_target();
+  if (target == "generic") GTEST_SKIP() << "this machine's best target is the portable one, checked above";
+  check_every_op(target);
 }
 
 }  // namespace
