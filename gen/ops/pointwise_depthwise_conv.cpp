@@ -129,20 +129,25 @@ int64_t channel_block(const Geometry& g, const CppTarget& target) {
 // where the output map has at most 256 pixels (16x16) and 32 channels of
 // `mid` over the whole input map fit the block budget: MobileNet v2's 14x14
 // and 7x7 layers, whose rows of 14 and 7 pixels leave the NCHW depthwise
-// kernel's row vectors part empty. Measured there (hybgen bench --profile):
-// 960 channels on 7x7 200 -> 185 us, 576 on 14x14 264 -> 252, 384 on 14x14
-// 134 -> 127, 14x14 -> 7x7 stride 2 236 -> 222. On 28x28 (rows of 28, two
-// vectors) it lost (154 -> 160): turning each output vector around costs
-// about as much as the taps there.
+// kernel's row vectors part empty. Measured there (alternating hybgen bench
+// --profile runs): 960 channels on 7x7 201 -> 178 us, 576 on 14x14 264 ->
+// 249, 384 on 14x14 134 -> 124, 14x14 -> 7x7 stride 2 237 -> 220. On 28x28
+// (rows of 28, two vectors) it lost (154 -> 160): turning each output
+// vector around costs about as much as the taps there. Its scratch also
+// holds the transposed input, and stays within the widened tensor it
+// replaces (mid x h x w floats), so that the fusion never grows the arena:
+// only for 1x1 convolutions that widen by 32 channels or more.
 bool uses_pixel_major(const Geometry& g, const CppTarget& target) {
-  return target.name == "x86-64-v4" && g.oh * g.ow <= 256 && g.h * g.w * 32 <= kBlockBudgetFloats;
+  return target.name == "x86-64-v4" && g.oh * g.ow <= 256 && g.h * g.w * 32 <= kBlockBudgetFloats &&
+         g.f - g.in >= 32;
 }
 
 // Channels per block of the pixel-major kernel: whole GEMM tiles of 32
-// columns within the budget, at most `mid` rounded up to a vector of 16.
+// columns within the budget and within mid - c (see above), at most `mid`
+// rounded up to a vector of 16.
 int64_t pixel_channel_block(const Geometry& g) {
-  const int64_t fit = std::max<int64_t>(32, kBlockBudgetFloats / (g.h * g.w) / 32 * 32);
-  return std::min(fit, (g.f + 15) / 16 * 16);
+  const int64_t fit = std::min(kBlockBudgetFloats / (g.h * g.w), g.f - g.in) / 32 * 32;
+  return std::min(std::max<int64_t>(32, fit), (g.f + 15) / 16 * 16);
 }
 
 int64_t target_scratch_floats(const Geometry& g, const CppTarget& target) {
@@ -155,7 +160,8 @@ int64_t target_scratch_floats(const Geometry& g, const CppTarget& target) {
 int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
   const Geometry g = geometry(a, in[0].shape);
   int64_t floats = 0;
-  for (const std::string& target : gemm_targets()) floats = std::max(floats, target_scratch_floats(g, cpp_target(target)));
+  for (const std::string& target : gemm_targets())
+    floats = std::max(floats, target_scratch_floats(g, cpp_target(target)));
   return floats;
 }
 
@@ -252,18 +258,19 @@ const OpRegistrar reg([] {
   // Maps of 4096 pixels make blocks of 16 channels: 36 channels are two
   // whole blocks and a part of one panel; batch 2, stride 2, 5x5, no or relu
   // activation; a map small enough for one block. On x86-64-v4 the output
-  // maps of up to 256 pixels take the pixel-major kernel: 12 channels (part
-  // of one vector), 40 (two vectors and a part) on 7x7 (a pixel past the
-  // last 16), stride 2 on an odd width, two blocks (256 + 16 channels on
-  // 16x16), and a 3x1 dilated kernel (sizes known only at run time).
+  // maps of up to 256 pixels take the pixel-major kernel where the 1x1
+  // widens by 32 or more: blocks of 32 + 8 channels (a part of a vector) on
+  // 7x7 (a pixel past the last 16), stride 2 on an odd width (32 + 32 + 8),
+  // 256 + 16 channels on 16x16, and a 3x1 dilated kernel (sizes known only
+  // at run time).
   d.examples = {
       {fused({3, 3}, 36, {1, 1}, {1, 1}, "clip"), {{1, 5, 64, 64}, {36, 5, 1, 1}, {36}, {36, 1, 3, 3}, {36}}},
       {fused({3, 3}, 20, {2, 2}, {1, 1}, "relu"), {{2, 3, 64, 48}, {20, 3, 1, 1}, {20}, {20, 1, 3, 3}, {20}}},
       {fused({5, 5}, 12, {1, 1}, {2, 2}, "none"), {{1, 8, 9, 11}, {12, 8, 1, 1}, {12}, {12, 1, 5, 5}, {12}}},
-      {fused({3, 3}, 40, {1, 1}, {1, 1}, "clip"), {{2, 24, 7, 7}, {40, 24, 1, 1}, {40}, {40, 1, 3, 3}, {40}}},
+      {fused({3, 3}, 40, {1, 1}, {1, 1}, "clip"), {{2, 8, 7, 7}, {40, 8, 1, 1}, {40}, {40, 1, 3, 3}, {40}}},
       {fused({3, 3}, 72, {2, 2}, {1, 1}, "relu"), {{1, 20, 14, 13}, {72, 20, 1, 1}, {72}, {72, 1, 3, 3}, {72}}},
       {fused({3, 3}, 272, {1, 1}, {1, 1}, "clip"), {{1, 3, 16, 16}, {272, 3, 1, 1}, {272}, {272, 1, 3, 3}, {272}}},
-      {fused({3, 1}, 17, {1, 1}, {2, 0}, "none", {2, 1}), {{1, 6, 10, 9}, {17, 6, 1, 1}, {17}, {17, 1, 3, 1}, {17}}},
+      {fused({3, 1}, 45, {1, 1}, {2, 0}, "none", {2, 1}), {{1, 6, 10, 9}, {45, 6, 1, 1}, {45}, {45, 1, 3, 1}, {45}}},
   };
   return d;
 }());
