@@ -137,6 +137,7 @@ int64_t channel_block(const Geometry& g, const CppTarget& target) {
 // holds the transposed input, and stays within the widened tensor it
 // replaces (mid x h x w floats), so that the fusion never grows the arena:
 // only for 1x1 convolutions that widen by 32 channels or more.
+// (256 output pixels: the kernel's HG_PWDW_BAND_PIXELS bounds a row.)
 bool uses_pixel_major(const Geometry& g, const CppTarget& target) {
   return target.name == "x86-64-v4" && g.oh * g.ow <= 256 && g.h * g.w * 32 <= kBlockBudgetFloats &&
          g.f - g.in >= 32;
@@ -194,7 +195,10 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
   if (ctx.in_packed.size() < 2 || !ctx.in_packed[1])
     throw Error("weight1 must be a constant with data (it is packed at generation time)");
   const Geometry g = geometry(ctx.node.attrs, ctx.in_types[0].shape);
-  const bool pixels = uses_pixel_major(g, ctx.target) && ctx.in_packed.size() > 3 && ctx.in_packed[3];
+  // weight1's packing (pack_weights) already chose the kernel.
+  const bool pixels = uses_pixel_major(g, ctx.target);
+  if (pixels && (ctx.in_packed.size() < 4 || !ctx.in_packed[3]))
+    throw Error("weight2 must be a constant with data (it is packed at generation time)");
   const std::vector<int64_t> dims{
       g.n,  g.in, g.h,  g.w,  g.f,  g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
       pixels ? pixel_channel_block(g) : channel_block(g, ctx.target)};

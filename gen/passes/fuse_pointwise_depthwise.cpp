@@ -10,7 +10,8 @@
 // float32 constant with data (the kernel packs it), more output channels than
 // input ones, and an input of at most kMaxInputBytes per image. The depthwise one: as
 // many groups as channels and filters, reading the value as its data only,
-// weight a constant. Neither intermediate value may be a graph output or have
+// weight a float32 constant with data (the AVX-512 kernel packs it too, and
+// the packing of both weights must agree on the kernel). Neither intermediate value may be a graph output or have
 // another reader. A missing bias becomes a zero constant named after its
 // node. The fused node is named after both nodes, sits where the depthwise
 // node was and takes over its output value, so its readers are unchanged;
@@ -51,7 +52,7 @@ bool is_depthwise_of(const Graph& graph, const Node& node, const std::string& va
   if (!is_convolution(node) || node.inputs.size() < 2 || node.inputs[0] != value) return false;
   if (std::count(node.inputs.begin(), node.inputs.end(), value) != 1) return false;
   const ConvGeometry g = conv_geometry(normalize_attrs(find_op(node.op), node.attrs), graph.type(value).shape);
-  return g.groups == g.c && g.f == g.c && g.kh <= 64 && graph.is_constant(node.inputs[1]) &&
+  return g.groups == g.c && g.f == g.c && g.kh <= 64 && has_constant_data(graph, node.inputs[1]) &&
          (node.inputs.size() < 3 || graph.is_constant(node.inputs[2]));
 }
 
