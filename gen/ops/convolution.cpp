@@ -1,8 +1,9 @@
 // Convolution, 2-D, NCHW: stride, padding, dilation, groups (depthwise when
 // num_group equals the channels) and an optional bias. The reference runs
 // im2col + sgemm per group. The generated kernel, by the first that applies:
-//   - small dense stride-1 3x3/5x5 convolutions on x86-64-v4 (LeNet's): row
-//     by row, weights as given (conv2d_rows.inc);
+//   - dense stride-1 3x3/5x5 convolutions with at most 128 filters on
+//     x86-64-v4 (LeNet's): row by row, weights packed in panels of up to 8
+//     filters (conv2d_rows.inc);
 //   - 3x3 stride-1 with >= 32 channels each way on maps of 7x7 and up:
 //     Winograd F(4x4, 3x3) or F(2x2, 3x3) with filters transformed at
 //     generation time (conv2d_winograd.inc);
@@ -140,14 +141,30 @@ bool uses_pixel_gemm(const ConvGeometry& g) {
   return rows > columns;
 }
 
-// Small dense convolutions (LeNet's 5x5 on 28x28 and 12x12) computed row by
-// row, without im2col or packed weights (conv2d_rows.inc, AVX-512 only):
-// measured 2x to 2.7x faster than im2col + GEMM there, where building the
-// columns and the GEMM's tile overheads cost as much as the multiply-adds.
+// Dense stride-1 3x3 and 5x5 convolutions with at most 128 filters (but
+// the 3x3 ones Winograd takes) computed row by row, without im2col
+// (conv2d_rows.inc, AVX-512 only). With so few filters im2col + GEMM fills
+// few register tiles and pays for its columns: against it, single
+// convolutions in alternating runs took 64 -> 16 channels 3x3 on 32x32
+// 352 -> 169 us, 512 -> 8 on 7x7 263 -> 41, 32 -> 8 5x5 on 56x56 951 -> 411,
+// 3 -> 64 on 224x224 (VGG's first) 2088 -> 1815, 16 -> 128 on 32x32
+// 387 -> 347, 64 -> 128 5x5 on 16x16 1195 -> 939, LeNet's two layers 2x to
+// 2.7x less; 48 -> 64 5x5 on 35x35 (Inception's) about even (2309 and
+// 2332). With 256 filters GEMM won (8 -> 256 on 14x14: 75 against 80).
 bool uses_rows(const ConvGeometry& g, const CppTarget& target) {
   return target.name == "x86-64-v4" && g.groups == 1 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 &&
-         g.kh == g.kw && (g.kh == 3 || g.kh == 5) && g.c * g.kh * g.kw <= 256 && g.f <= 64 && g.oh * g.ow <= 4096 &&
-         !uses_winograd(g);
+         g.kh == g.kw && (g.kh == 3 || g.kh == 5) && g.f <= 128 && !uses_winograd(g);
+}
+
+// Filters per weight panel of the row kernel: at most 8 (with 2 output rows,
+// 16 accumulators), balanced so the last panel is nearly full (6 filters: one
+// panel of 6; 9: 5 + 4; 16: 8 + 8). On LeNet, against panels of 4 read from
+// the weights as given: 5x5 1 -> 6 channels on 28x28 3.31 -> 2.52 us, 6 -> 16
+// on 12x12 4.08 -> 3.42 us (alternating runs in the model); 6 filters x 4 rows
+// took 2.57, 6 x 4 (24 accumulators) 3.38.
+int64_t rows_filter_block(const ConvGeometry& g) {
+  const int64_t panels = (g.f + 7) / 8;
+  return (g.f + panels - 1) / panels;
 }
 
 // One input channel per group and one filter per channel: the depthwise
@@ -185,7 +202,8 @@ int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const 
 std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
                                                const float* data, const CppTarget& target) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
-  if (index != 1 || !uses_gemm(g) || uses_rows(g, target)) return std::nullopt;
+  if (index != 1 || !uses_gemm(g)) return std::nullopt;
+  if (uses_rows(g, target)) return pack_a_panels(data, g.f, g.c * g.kh * g.kw, rows_filter_block(g));
   if (uses_winograd(g)) return pack_winograd(data, g.f, g.c, target.gemm_nr, static_cast<int>(winograd_m(g)));
   if (uses_pixel_gemm(g)) return pack_w_transposed_panels(data, g.f, g.c * g.kh * g.kw, target.gemm_nr);
   const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
@@ -210,6 +228,11 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
                 ", " + ctx.in[1] + ", " + std::to_string(u_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
                 std::to_string(winograd_block(g)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
   }
+  if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_rows(g, ctx.target))
+    return {{"epilogue", "gemm", "conv2d_depthwise", "conv2d_rows"},
+            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_rows<" + std::to_string(g.kh) +
+                ", " + std::to_string(rows_filter_block(g)) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
+                ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_pixel_gemm(g))
     return {{"epilogue", "gemm", "conv2d_pixel_gemm"},
             "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_pixel_gemm(" + ctx.in[0] +
@@ -224,10 +247,6 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
                 ctx.in[1] + ", " + std::to_string(group_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
                 std::to_string(im2col_tile(g)) + ", " + scratch + ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
   }
-  if (uses_rows(g, ctx.target))
-    return {{"epilogue", "gemm", "conv2d_depthwise", "conv2d_rows"},
-            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_rows(" + ctx.in[0] + ", " +
-                ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ");\n}"};
   if (is_depthwise(g))
     return {{"epilogue", "gemm", "conv2d_depthwise"},
             "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_depthwise(" + ctx.in[0] + ", " +
@@ -299,6 +318,8 @@ const OpRegistrar reg([] {
       // Winograd F(2x2, 3x3): a 7x7 map, and 12x9 (9 4x4 tiles, 30 2x2 ones, the last column partial).
       {conv({3, 3}, 64, {}, {1, 1}, {}, 1, false), {{1, 32, 7, 7}, {64, 32, 3, 3}, {64}}},
       {conv({3, 3}, 33, {}, {1, 1}, {}, 1, true), {{2, 40, 12, 9}, {33, 40, 3, 3}}},
+      // The row kernel on x86-64-v4: panels of 5 and 4 filters, an odd output height, batch 2.
+      {conv({5, 5}, 9, {}, {1, 1}, {}, 1, false), {{2, 2, 13, 20}, {9, 2, 5, 5}, {9}}},
       // Pixels as GEMM rows: a 7x7 map, 1x1 and strided 3x3, batch 2.
       {conv({1, 1}, 128, {}, {}, {}, 1, false), {{2, 80, 7, 7}, {128, 80, 1, 1}, {128}}},
       {conv({3, 3}, 128, {2, 2}, {1, 1}, {}, 1, true), {{1, 8, 13, 13}, {128, 8, 3, 3}}},

@@ -8,8 +8,8 @@
 // and for x86-64-v3 (AVX2) and x86-64-v4 (AVX-512) where the host runs them.
 // The depthwise kernel's cases are made by the driver; the Winograd and
 // pixel-row GEMM kernels read weights packed here by the tool's functions for
-// the driver's target; the small direct kernel (conv2d_rows.inc) runs on the
-// AVX-512 builds; the fused 1x1-then-depthwise kernel
+// the driver's target, as does the small direct kernel (conv2d_rows.inc, its
+// filters in panels) on AVX-512 builds; the fused 1x1-then-depthwise kernel
 // (conv_pointwise_depthwise.inc) reads its 1x1 weights packed the same way. |got - expected| <= tol * (sum of |terms|), tol 1e-5,
 // 5e-5 for Winograd (its transforms add rounding).
 #include <gtest/gtest.h>
@@ -140,34 +140,6 @@ void check_depthwise(long n, long c, long h, long w, long kh, long kw, long sh, 
   compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, epilogue, "depthwise");
 }
 
-#if defined(HG_TARGET_X86_64_V4)
-// hg_conv2d_rows (AVX-512 only): stride 1, 3x3 or 5x5, weights as given.
-void check_rows(long n, long c, long h, long w, long f, long k, long pad, bool bias, int epilogue) {
-  const long oh = h + 2 * pad - k + 1, ow = w + 2 * pad - k + 1;
-  if (oh <= 0 || ow <= 0) return;
-  const long geometry[16] = {n, c, h, w, f, k, k, oh, ow, 1, 1, pad, pad, 1, 1, 1};
-  std::vector<float> x(static_cast<size_t>(n * c * h * w)), wt(static_cast<size_t>(f * c * k * k)), b(f);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = random_value();
-  for (size_t i = 0; i < wt.size(); ++i) wt[i] = random_value();
-  for (long i = 0; i < f; ++i) b[i] = random_value();
-  std::vector<float> y(static_cast<size_t>(n * f * oh * ow + 1), 777.0f);
-  if (epilogue == 1)
-    model::kernels::hg_conv2d_rows(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry, [](long ch, long idx, float v) {
-      const float r = v + channel_add(ch) + residual(idx);
-      return r > 0.0f ? r : 0.0f;
-    });
-  else if (epilogue == 2)
-    model::kernels::hg_conv2d_rows(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry,
-                                   model::kernels::HgClampEpilogue(-0.3f, 0.4f));
-  else if (epilogue == 3)
-    model::kernels::hg_conv2d_rows(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry, model::kernels::HgReluEpilogue());
-  else
-    model::kernels::hg_conv2d_rows(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry, model::kernels::HgNoEpilogue());
-  ++g_cases;
-  if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL rows wrote past the output\n");
-  compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, epilogue, "rows");
-}
-#endif
 
 // hg_conv_pointwise_depthwise: the 1x1 convolution and its activation (case
 // % 3: none, HgClampEpilogue(-0.5, 0.5), relu) computed here in double, the
@@ -220,9 +192,51 @@ bool check_pointwise_depthwise(Reader& in, const long* g, long scratch_floats, l
   return true;
 }
 
+#if defined(HG_TARGET_X86_64_V4)
+// hg_conv2d_rows<K, FB> with epilogue 0..3 (compare_with_direct's).
+template <int K, int FB>
+void run_rows(const float* x, const float* w, const float* b, float* y, const long* g, long epilogue) {
+  if (epilogue == 1)
+    model::kernels::hg_conv2d_rows<K, FB>(x, w, b, y, g, [](long ch, long idx, float v) {
+      const float r = v + channel_add(ch) + residual(idx);
+      return r > 0.0f ? r : 0.0f;
+    });
+  else if (epilogue == 2)
+    model::kernels::hg_conv2d_rows<K, FB>(x, w, b, y, g, model::kernels::HgClampEpilogue(-0.3f, 0.4f));
+  else if (epilogue == 3)
+    model::kernels::hg_conv2d_rows<K, FB>(x, w, b, y, g, model::kernels::HgReluEpilogue());
+  else
+    model::kernels::hg_conv2d_rows<K, FB>(x, w, b, y, g, model::kernels::HgNoEpilogue());
+}
+
+template <int K>
+bool run_rows_panel(long fb, const float* x, const float* w, const float* b, float* y, const long* g, long epilogue) {
+  switch (fb) {
+    case 1: run_rows<K, 1>(x, w, b, y, g, epilogue); return true;
+    case 2: run_rows<K, 2>(x, w, b, y, g, epilogue); return true;
+    case 5: run_rows<K, 5>(x, w, b, y, g, epilogue); return true;
+    case 6: run_rows<K, 6>(x, w, b, y, g, epilogue); return true;
+    case 8: run_rows<K, 8>(x, w, b, y, g, epilogue); return true;
+    default: return false;
+  }
+}
+#endif
+
+// kind 4: hg_conv2d_rows<K, FB> (FB = block) on x86-64-v4 drivers; false
+// when this driver has no such kernel.
+bool run_rows_case(long fb, const float* x, const float* w, const float* b, float* y, const long* g, long epilogue) {
+#if defined(HG_TARGET_X86_64_V4)
+  if (g[5] == 3) return run_rows_panel<3>(fb, x, w, b, y, g, epilogue);
+  if (g[5] == 5) return run_rows_panel<5>(fb, x, w, b, y, g, epilogue);
+#else
+  (void)fb, (void)x, (void)w, (void)b, (void)y, (void)g, (void)epilogue;
+#endif
+  return false;
+}
+
 // kind 0: hg_conv2d_winograd<4>, 1: hg_conv2d_pixel_gemm, 2:
-// hg_conv2d_winograd<2>, 3: hg_conv_pointwise_depthwise; weights packed by
-// the tool. Returns false when the file ends early.
+// hg_conv2d_winograd<2>, 3: hg_conv_pointwise_depthwise, 4: hg_conv2d_rows;
+// weights packed by the tool. Returns false when the file ends early.
 bool check_packed(Reader& in) {
   const long kind = in.value();
   long g[16];
@@ -242,6 +256,16 @@ bool check_packed(Reader& in) {
     const float r = v + channel_add(ch) + residual(idx);
     return r > 0.0f ? r : 0.0f;
   };
+  if (kind == 4) {
+    ++g_cases;
+    if (!run_rows_case(block, &x[0], &packed[0], bias, &y[0], g, with_epilogue)) {
+      if (++g_failures < 20) std::printf("FAIL no row kernel for k%ld with panels of %ld\n", kh, block);
+      return true;
+    }
+    if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL rows wrote past the output\n");
+    compare_with_direct(g, x, wt, bias, y, static_cast<int>(with_epilogue), "rows");
+    return true;
+  }
   const long u_stride = static_cast<long>(packed.size()) / (kind == 0 ? 36 : 16);
   if (kind == 0 && with_epilogue)
     model::kernels::hg_conv2d_winograd<4>(&x[0], &packed[0], u_stride, bias, &y[0], g, block, &scratch[0], fused);
@@ -308,16 +332,6 @@ int main(int argc, char** argv) {
     check_depthwise(2, 3, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, false, epilogue);
     check_depthwise(1, 3, 8, 8, 5, 5, 1, 1, 2, 2, 1, 1, true, epilogue);
   }
-#if defined(HG_TARGET_X86_64_V4)
-  const long rows_sizes[][2] = {{5, 5}, {7, 9}, {12, 12}, {11, 20}, {28, 28}, {4, 37}};
-  for (const auto& s : rows_sizes)
-    for (long k : {3, 5})
-      for (long pad = 0; pad <= 2; ++pad)
-        for (long f : {1, 4, 6, 9})
-          check_rows(1, f % 3 + 1, s[0], s[1], f, k, pad, (f + pad) % 2 == 0, static_cast<int>((k + f + pad) % 4));
-  check_rows(2, 6, 12, 12, 16, 5, 0, true, 1);
-  check_rows(2, 6, 12, 12, 16, 5, 0, true, 3);
-#endif
   std::printf("RESULT cases %ld values %ld failures %ld\n", g_cases, g_values, g_failures);
   return g_failures == 0 && g_cases > 0 ? 0 : 1;
 }
@@ -337,9 +351,33 @@ void add_kernel(const std::string& name, std::set<std::string>& seen, std::strin
 }
 
 struct PackedCase {
-  long kind;  // 0 Winograd F(4x4, 3x3), 1 pixel-row GEMM, 2 Winograd F(2x2, 3x3), 3 pointwise-depthwise
-  long n, c, h, w, f, k, stride, pad, block;  // kind 3: f the 1x1's filters, block in GEMM row panels
+  long kind;  // 0 Winograd F(4x4, 3x3), 1 pixel-row GEMM, 2 Winograd F(2x2, 3x3), 3 pointwise-depthwise, 4 rows
+  long n, c, h, w, f, k, stride, pad, block;  // kind 3: f the 1x1's filters, block in GEMM row panels;
+                                              // kind 4: block the filters per panel
 };
+
+// Row-kernel cases (kind 4, x86-64-v4 only): 3x3 and 5x5, padding 0..2, maps
+// narrower than 8 and 16 and wider (masked tails), panels of 1, 2, 5, 6 and 8
+// filters with a last panel partly empty (4 filters in panels of 2 runs 4
+// rows at a time), an odd output height, batch 2 (LeNet's second layer),
+// 40 channels over 19 rows.
+std::vector<PackedCase> rows_cases() {
+  std::vector<PackedCase> cases;
+  const long sizes[][2] = {{5, 5}, {7, 9}, {12, 12}, {11, 20}, {28, 28}, {4, 37}};
+  const long panels[][2] = {{1, 1}, {4, 2}, {6, 6}, {9, 5}, {15, 8}};  // filters, panel
+  for (const auto& s : sizes)
+    for (long k : {3, 5})
+      for (long pad = 0; pad <= 2; ++pad)
+        for (const auto& fp : panels)
+          if (s[0] + 2 * pad >= k && s[1] + 2 * pad >= k)
+            cases.push_back({4, 1, fp[0] % 3 + 1, s[0], s[1], fp[0], k, 1, pad, fp[1]});
+  cases.push_back({4, 2, 6, 12, 12, 16, 5, 1, 0, 8});
+  cases.push_back({4, 2, 3, 9, 13, 5, 3, 1, 1, 5});
+  // More channels and rows than the small nets': bands of 8 rows and a short last one.
+  cases.push_back({4, 1, 40, 19, 33, 15, 3, 1, 1, 8});
+  cases.push_back({4, 1, 12, 21, 20, 16, 5, 1, 2, 8});
+  return cases;
+}
 
 // A pointwise-depthwise case (kind 3): the 1x1 weights packed in the
 // target's row panels, blocks of `p.block` panels.
@@ -370,7 +408,7 @@ void write_pointwise_depthwise_case(std::ofstream& out, const PackedCase& p, lon
 // stride 2, batch 2, 5x5, a 7x7 map (the flat AVX-512 path), one block.
 void write_packed_cases(const std::string& path, const std::string& target) {
   const long nr = gemm_nr(target), mr = gemm_mr(target);
-  const std::vector<PackedCase> cases = {
+  std::vector<PackedCase> cases = {
       {0, 1, 32, 8, 8, 32, 3, 1, 1, 4},   {0, 1, 33, 9, 6, 40, 3, 1, 1, 6},  {0, 2, 17, 7, 11, 19, 3, 1, 0, 5},
       {0, 1, 48, 5, 5, 32, 3, 1, 2, 1},   {0, 1, 16, 13, 4, 48, 3, 1, 1, 12}, {0, 2, 64, 6, 6, 64, 3, 1, 1, 2},
       {0, 1, 3, 3, 3, 5, 3, 1, 1, 1},     {1, 1, 80, 7, 7, 64, 1, 1, 0, 0},  {1, 2, 8, 13, 13, 70, 3, 2, 1, 0},
@@ -378,6 +416,10 @@ void write_packed_cases(const std::string& path, const std::string& target) {
       {2, 2, 17, 9, 6, 19, 3, 1, 0, 5},   {2, 1, 40, 5, 5, 48, 3, 1, 2, 6},  {2, 1, 3, 3, 3, 5, 3, 1, 1, 1},
       {3, 2, 5, 9, 9, 3 * mr + 3, 3, 1, 1, 2}, {3, 1, 3, 12, 17, 20, 3, 2, 1, 1}, {3, 1, 8, 7, 7, 24, 3, 1, 1, 1},
       {3, 1, 4, 10, 10, mr + 1, 5, 1, 2, 1},   {3, 2, 6, 11, 13, 2 * mr, 3, 2, 1, 8}, {3, 1, 5, 16, 16, 32, 3, 1, 1, 3}};
+  if (target == "x86-64-v4") {
+    const std::vector<PackedCase> rows = rows_cases();
+    cases.insert(cases.end(), rows.begin(), rows.end());
+  }
   std::ofstream out(path, std::ios::binary);
   SeededFloats random(4321);
   put(out, static_cast<long>(cases.size()));
@@ -390,13 +432,18 @@ void write_packed_cases(const std::string& path, const std::string& target) {
     const long oh = (p.h + 2 * p.pad - p.k) / p.stride + 1, ow = (p.w + 2 * p.pad - p.k) / p.stride + 1;
     const long geometry[16] = {p.n, p.c, p.h, p.w, p.f, p.k, p.k, oh, ow, p.stride, p.stride, p.pad, p.pad, 1, 1, 1};
     const std::vector<float> x = random(p.n * p.c * p.h * p.w), w = random(p.f * p.c * p.k * p.k);
-    const std::vector<float> packed = p.kind == 1 ? pack_w_transposed_panels(w.data(), p.f, p.c * p.k * p.k, nr)
-                                                  : pack_winograd(w.data(), p.f, p.c, nr, p.kind == 0 ? 4 : 2);
-    const long scratch = p.kind == 1 ? oh * ow * (p.c * p.k * p.k + p.f) : (p.kind == 0 ? 36 : 16) * p.block * (p.c + p.f);
-    const bool has_bias = i % 3 != 2, with_epilogue = i % 2 == 0;
+    const std::vector<float> packed = p.kind == 4   ? pack_a_panels(w.data(), p.f, p.c * p.k * p.k, p.block)
+                                      : p.kind == 1 ? pack_w_transposed_panels(w.data(), p.f, p.c * p.k * p.k, nr)
+                                                    : pack_winograd(w.data(), p.f, p.c, nr, p.kind == 0 ? 4 : 2);
+    const long scratch = p.kind == 4   ? 0
+                         : p.kind == 1 ? oh * ow * (p.c * p.k * p.k + p.f)
+                                       : (p.kind == 0 ? 36 : 16) * p.block * (p.c + p.f);
+    const bool has_bias = i % 3 != 2;
+    // Rows: epilogue 0..3 (compare_with_direct's); the others: with or without the lambda.
+    const long epilogue = p.kind == 4 ? static_cast<long>((p.k + p.f + p.pad + i) % 4) : static_cast<long>(i % 2 == 0);
     put(out, p.kind);
     for (long g : geometry) put(out, g);
-    for (long v : {p.block, scratch, static_cast<long>(has_bias), static_cast<long>(with_epilogue)}) put(out, v);
+    for (long v : {p.block, scratch, static_cast<long>(has_bias), epilogue}) put(out, v);
     put(out, x);
     put(out, w);
     put(out, static_cast<long>(packed.size()));
