@@ -126,9 +126,13 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   const MemoryPlan& plan = compiled.plan;
   const std::string& name = options.name;
   const std::string ns = options.ns.empty() ? name : options.ns;
-  if (name.empty() || c_identifier(name) != name || kReserved.count(name))
+  if (name.empty() || c_identifier(name) != name)
     throw Error("model name '" + name + "' is not a C identifier (use --name)");
-  if (c_identifier(ns) != ns || kReserved.count(ns)) throw Error("namespace '" + ns + "' is not a C identifier");
+  if (kReserved.count(name))
+    throw Error("model name '" + name + "' is a C++ keyword or a name the generated code uses itself (use --name)");
+  if (c_identifier(ns) != ns) throw Error("namespace '" + ns + "' is not a C identifier");
+  if (kReserved.count(ns))
+    throw Error("namespace '" + ns + "' is a C++ keyword or a name the generated code uses itself");
   const std::string source = options.source.empty() ? std::string("a hybgen graph") : options.source;
 
   NameTable var;

@@ -102,6 +102,9 @@ TEST(Emitter, ProfileHooksOnlyWhenAskedFor) {
 TEST(Emitter, RejectsBadNamesAndMissingWeights) {
   EXPECT_NE(error_of([] { generate_cpp(testing::seed_mlp(), {"my-model", "", "", {}}); }).find("not a C identifier"),
             std::string::npos);
+  // 'o' is a fused kernel's local name in the generated code.
+  EXPECT_NE(error_of([] { generate_cpp(testing::seed_mlp(), {"o", "", "", {}}); }).find("uses itself (use --name)"),
+            std::string::npos);
   Graph g = testing::seed_mlp();
   g.constants["dense1_bias"].data.clear();
   EXPECT_NE(error_of([&] { generate_cpp(g, {"mlp", "", "", {}}); }).find("weight 'dense1_bias' has no data"),
