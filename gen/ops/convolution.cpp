@@ -160,8 +160,8 @@ bool uses_rows(const ConvGeometry& g, const CppTarget& target) {
 // 16 accumulators), balanced so the last panel is nearly full (6 filters: one
 // panel of 6; 9: 5 + 4; 16: 8 + 8). On LeNet, against panels of 4 read from
 // the weights as given: 5x5 1 -> 6 channels on 28x28 3.31 -> 2.52 us, 6 -> 16
-// on 12x12 4.08 -> 3.42 us (alternating runs in the model); 6 filters x 4 rows
-// took 2.57, 6 x 4 (24 accumulators) 3.38.
+// on 12x12 4.08 -> 3.42 us (alternating runs in the model); 4 filters x 4 rows
+// took 2.57 on the first, 6 x 4 (24 accumulators) 3.38.
 int64_t rows_filter_block(const ConvGeometry& g) {
   const int64_t panels = (g.f + 7) / 8;
   return (g.f + panels - 1) / panels;
