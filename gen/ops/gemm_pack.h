@@ -44,7 +44,8 @@ std::vector<float> pack_w_transposed_panels(const float* w, long n, long k, long
 // A [m x k] row-major -> row panels of height mr, k-major:
 //   out[(p*k + kk)*mr + i] = A[p*mr + i][kk], zero past row m-1.
 // Size ceil(m/mr)*mr*k. For hg_gemm_packed_a (convolution weights as
-// [filters x c*kh*kw]).
+// [filters x c*kh*kw]), and with mr = the filters per panel for the
+// row-by-row convolution (conv2d_rows.inc).
 std::vector<float> pack_a_panels(const float* a, long m, long k, long mr);
 
 // 3x3 convolution weights [f x c x 3 x 3] -> Winograd F(m x m, 3x3) filters
