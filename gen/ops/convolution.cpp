@@ -143,7 +143,7 @@ bool uses_pixel_gemm(const ConvGeometry& g) {
 
 // Dense stride-1 3x3 and 5x5 convolutions with at most 128 filters (but
 // the 3x3 ones Winograd takes) computed row by row, without im2col
-// (conv2d_rows.inc, AVX-512 only). With so few filters im2col + GEMM fills
+// (conv2d_rows.inc, AVX-512 and AVX2). With so few filters im2col + GEMM fills
 // few register tiles and pays for its columns: against it, single
 // convolutions in alternating runs took 64 -> 16 channels 3x3 on 32x32
 // 352 -> 169 us, 512 -> 8 on 7x7 263 -> 41, 32 -> 8 5x5 on 56x56 951 -> 411,
@@ -152,18 +152,19 @@ bool uses_pixel_gemm(const ConvGeometry& g) {
 // 2.7x less; 48 -> 64 5x5 on 35x35 (Inception's) about even (2309 and
 // 2332). With 256 filters GEMM won (8 -> 256 on 14x14: 75 against 80).
 bool uses_rows(const ConvGeometry& g, const CppTarget& target) {
-  return target.name == "x86-64-v4" && g.groups == 1 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 &&
-         g.kh == g.kw && (g.kh == 3 || g.kh == 5) && g.f <= 128 && !uses_winograd(g);
+  return (target.name == "x86-64-v4" || target.name == "x86-64-v3") && g.groups == 1 && g.sh == 1 && g.sw == 1 &&
+         g.dh == 1 && g.dw == 1 && g.kh == g.kw && (g.kh == 3 || g.kh == 5) && g.f <= 128 && !uses_winograd(g);
 }
 
-// Filters per weight panel of the row kernel: at most 8 (with 2 output rows,
-// 16 accumulators), balanced so the last panel is nearly full (6 filters: one
-// panel of 6; 9: 5 + 4; 16: 8 + 8). On LeNet, against panels of 4 read from
+// Filters per weight panel of the row kernel: at most 8 on AVX-512 (with 2
+// output rows, 16 accumulators), 4 on AVX2 (8 of its 16 registers), balanced
+// so the last panel is nearly full (6 filters: one panel of 6; 9: 5 + 4; 16:
+// 8 + 8). On LeNet, against panels of 4 read from
 // the weights as given: 5x5 1 -> 6 channels on 28x28 3.31 -> 2.52 us, 6 -> 16
 // on 12x12 4.08 -> 3.42 us (alternating runs in the model); 4 filters x 4 rows
 // took 2.57 on the first, 6 x 4 (24 accumulators) 3.38.
-int64_t rows_filter_block(const ConvGeometry& g) {
-  const int64_t panels = (g.f + 7) / 8;
+int64_t rows_filter_block(const ConvGeometry& g, const CppTarget& target) {
+  const int64_t most = target.name == "x86-64-v3" ? 4 : 8, panels = (g.f + most - 1) / most;
   return (g.f + panels - 1) / panels;
 }
 
@@ -203,7 +204,7 @@ std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const 
                                                const float* data, const CppTarget& target) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
   if (index != 1 || !uses_gemm(g)) return std::nullopt;
-  if (uses_rows(g, target)) return pack_a_panels(data, g.f, g.c * g.kh * g.kw, rows_filter_block(g));
+  if (uses_rows(g, target)) return pack_a_panels(data, g.f, g.c * g.kh * g.kw, rows_filter_block(g, target));
   if (uses_winograd(g)) return pack_winograd(data, g.f, g.c, target.gemm_nr, static_cast<int>(winograd_m(g)));
   if (uses_pixel_gemm(g)) return pack_w_transposed_panels(data, g.f, g.c * g.kh * g.kw, target.gemm_nr);
   const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
@@ -231,7 +232,7 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_rows(g, ctx.target))
     return {{"epilogue", "gemm", "conv2d_depthwise", "conv2d_rows"},
             "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_rows<" + std::to_string(g.kh) +
-                ", " + std::to_string(rows_filter_block(g)) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
+                ", " + std::to_string(rows_filter_block(g, ctx.target)) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
                 ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_pixel_gemm(g))
     return {{"epilogue", "gemm", "conv2d_pixel_gemm"},

@@ -9,7 +9,7 @@
 // The depthwise kernel's cases are made by the driver; the Winograd and
 // pixel-row GEMM kernels read weights packed here by the tool's functions for
 // the driver's target, as does the small direct kernel (conv2d_rows.inc, its
-// filters in panels) on AVX-512 builds; the fused 1x1-then-depthwise kernel
+// filters in panels) on AVX-512 and AVX2 builds; the fused 1x1-then-depthwise kernel
 // (conv_pointwise_depthwise.inc) reads its 1x1 weights packed the same way. |got - expected| <= tol * (sum of |terms|), tol 1e-5,
 // 5e-5 for Winograd (its transforms add rounding).
 #include <gtest/gtest.h>
@@ -192,7 +192,7 @@ bool check_pointwise_depthwise(Reader& in, const long* g, long scratch_floats, l
   return true;
 }
 
-#if defined(HG_TARGET_X86_64_V4)
+#if defined(HG_DW_ROW_KERNELS)
 // hg_conv2d_rows<K, FB> with epilogue 0..3 (compare_with_direct's).
 template <int K, int FB>
 void run_rows(const float* x, const float* w, const float* b, float* y, const long* g, long epilogue) {
@@ -214,6 +214,8 @@ bool run_rows_panel(long fb, const float* x, const float* w, const float* b, flo
   switch (fb) {
     case 1: run_rows<K, 1>(x, w, b, y, g, epilogue); return true;
     case 2: run_rows<K, 2>(x, w, b, y, g, epilogue); return true;
+    case 3: run_rows<K, 3>(x, w, b, y, g, epilogue); return true;
+    case 4: run_rows<K, 4>(x, w, b, y, g, epilogue); return true;
     case 5: run_rows<K, 5>(x, w, b, y, g, epilogue); return true;
     case 6: run_rows<K, 6>(x, w, b, y, g, epilogue); return true;
     case 8: run_rows<K, 8>(x, w, b, y, g, epilogue); return true;
@@ -222,10 +224,10 @@ bool run_rows_panel(long fb, const float* x, const float* w, const float* b, flo
 }
 #endif
 
-// kind 4: hg_conv2d_rows<K, FB> (FB = block) on x86-64-v4 drivers; false
-// when this driver has no such kernel.
+// kind 4: hg_conv2d_rows<K, FB> (FB = block) on x86-64-v4 and -v3 drivers;
+// false when this driver has no such kernel.
 bool run_rows_case(long fb, const float* x, const float* w, const float* b, float* y, const long* g, long epilogue) {
-#if defined(HG_TARGET_X86_64_V4)
+#if defined(HG_DW_ROW_KERNELS)
   if (g[5] == 3) return run_rows_panel<3>(fb, x, w, b, y, g, epilogue);
   if (g[5] == 5) return run_rows_panel<5>(fb, x, w, b, y, g, epilogue);
 #else
@@ -361,21 +363,25 @@ struct PackedCase {
 // filters with a last panel partly empty (4 filters in panels of 2 runs 4
 // rows at a time), an odd output height, batch 2 (LeNet's second layer),
 // 40 channels over 19 rows.
-std::vector<PackedCase> rows_cases() {
+// Panels of up to 8 filters on AVX-512, up to 4 on AVX2 (`avx2`), as the
+// generator makes them.
+std::vector<PackedCase> rows_cases(bool avx2) {
   std::vector<PackedCase> cases;
   const long sizes[][2] = {{5, 5}, {7, 9}, {12, 12}, {11, 20}, {28, 28}, {4, 37}};
-  const long panels[][2] = {{1, 1}, {4, 2}, {6, 6}, {9, 5}, {15, 8}};  // filters, panel
+  const long avx512_panels[][2] = {{1, 1}, {4, 2}, {6, 6}, {9, 5}, {15, 8}};  // filters, panel
+  const long avx2_panels[][2] = {{1, 1}, {4, 2}, {3, 3}, {9, 4}, {15, 4}};
   for (const auto& s : sizes)
     for (long k : {3, 5})
       for (long pad = 0; pad <= 2; ++pad)
-        for (const auto& fp : panels)
+        for (const auto& fp : avx2 ? avx2_panels : avx512_panels)
           if (s[0] + 2 * pad >= k && s[1] + 2 * pad >= k)
             cases.push_back({4, 1, fp[0] % 3 + 1, s[0], s[1], fp[0], k, 1, pad, fp[1]});
-  cases.push_back({4, 2, 6, 12, 12, 16, 5, 1, 0, 8});
-  cases.push_back({4, 2, 3, 9, 13, 5, 3, 1, 1, 5});
+  const long most = avx2 ? 4 : 8;
+  cases.push_back({4, 2, 6, 12, 12, 16, 5, 1, 0, most});
+  cases.push_back({4, 2, 3, 9, 13, 5, 3, 1, 1, avx2 ? 3 : 5});
   // More channels and rows than the small nets': bands of 8 rows and a short last one.
-  cases.push_back({4, 1, 40, 19, 33, 15, 3, 1, 1, 8});
-  cases.push_back({4, 1, 12, 21, 20, 16, 5, 1, 2, 8});
+  cases.push_back({4, 1, 40, 19, 33, 15, 3, 1, 1, most});
+  cases.push_back({4, 1, 12, 21, 20, 16, 5, 1, 2, most});
   return cases;
 }
 
@@ -416,8 +422,8 @@ void write_packed_cases(const std::string& path, const std::string& target) {
       {2, 2, 17, 9, 6, 19, 3, 1, 0, 5},   {2, 1, 40, 5, 5, 48, 3, 1, 2, 6},  {2, 1, 3, 3, 3, 5, 3, 1, 1, 1},
       {3, 2, 5, 9, 9, 3 * mr + 3, 3, 1, 1, 2}, {3, 1, 3, 12, 17, 20, 3, 2, 1, 1}, {3, 1, 8, 7, 7, 24, 3, 1, 1, 1},
       {3, 1, 4, 10, 10, mr + 1, 5, 1, 2, 1},   {3, 2, 6, 11, 13, 2 * mr, 3, 2, 1, 8}, {3, 1, 5, 16, 16, 32, 3, 1, 1, 3}};
-  if (target == "x86-64-v4") {
-    const std::vector<PackedCase> rows = rows_cases();
+  if (target == "x86-64-v4" || target == "x86-64-v3") {
+    const std::vector<PackedCase> rows = rows_cases(target == "x86-64-v3");
     cases.insert(cases.end(), rows.begin(), rows.end());
   }
   std::ofstream out(path, std::ios::binary);
