@@ -192,7 +192,7 @@ bool check_pointwise_depthwise(Reader& in, const long* g, long scratch_floats, l
   return true;
 }
 
-#if defined(HG_DW_ROW_KERNELS)
+#if defined(HG_ROW_LANES)
 // hg_conv2d_rows<K, FB> with epilogue 0..3 (compare_with_direct's).
 template <int K, int FB>
 void run_rows(const float* x, const float* w, const float* b, float* y, const long* g, long epilogue) {
@@ -227,7 +227,7 @@ bool run_rows_panel(long fb, const float* x, const float* w, const float* b, flo
 // kind 4: hg_conv2d_rows<K, FB> (FB = block) on x86-64-v4 and -v3 drivers;
 // false when this driver has no such kernel.
 bool run_rows_case(long fb, const float* x, const float* w, const float* b, float* y, const long* g, long epilogue) {
-#if defined(HG_DW_ROW_KERNELS)
+#if defined(HG_ROW_LANES)
   if (g[5] == 3) return run_rows_panel<3>(fb, x, w, b, y, g, epilogue);
   if (g[5] == 5) return run_rows_panel<5>(fb, x, w, b, y, g, epilogue);
 #else
