@@ -29,6 +29,7 @@ namespace hybgen {
 namespace {
 
 using testing::quoted;
+using testing::host_supports;
 using testing::native_target;
 using testing::on_path;
 using testing::put;
@@ -485,17 +486,6 @@ void check_kernels(const std::string& flags, const std::string& target, const st
   r = run_command(run + " " + quoted(d + "cases.bin"));
   EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   EXPECT_NE(r.output.find(" failures 0"), std::string::npos) << r.output;
-}
-
-bool host_supports(const char* feature) {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  return std::string(feature) == "avx2" ? __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-                                        : __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-#else
-  (void)feature;
-  return false;
-#endif
 }
 
 TEST(ConvKernel, NativeMatchesReference) { check_kernels("-O2 -march=native", native_target()); }

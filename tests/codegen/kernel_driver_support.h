@@ -61,6 +61,19 @@ inline std::string native_target() {
 #endif
 }
 
+// Whether this host runs code built for "avx2" (AVX2 and FMA) or "avx512"
+// (AVX-512 F and BW).
+inline bool host_supports(const std::string& feature) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return feature == "avx2" ? __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                           : __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+#else
+  (void)feature;
+  return false;
+#endif
+}
+
 inline const char* kKernelDriverSupport = R"SUPPORT(#include <cstdio>
 #include <vector>
 
