@@ -151,20 +151,29 @@ bool uses_pixel_gemm(const ConvGeometry& g) {
 // 387 -> 347, 64 -> 128 5x5 on 16x16 1195 -> 939, LeNet's two layers 2x to
 // 2.7x less; 48 -> 64 5x5 on 35x35 (Inception's) about even (2309 and
 // 2332). With 256 filters GEMM won (8 -> 256 on 14x14: 75 against 80).
+// On AVX2 (x86-64-v3) the panels hold 2 filters (below), so the input is
+// read once per 2 filters: there it takes up to 16 filters. Built for
+// x86-64-v3 against im2col + GEMM: 32 -> 8 5x5 on 56x56 1047 -> 706 us,
+// 512 -> 8 on 7x7 305 -> 80, 64 -> 16 on 32x32 345 -> 335; with 64 filters
+// it lost (16 -> 64 on 56x56 642 -> 1008, 3 -> 64 on 224x224 by 20-30%).
 bool uses_rows(const ConvGeometry& g, const CppTarget& target) {
-  return (target.name == "x86-64-v4" || target.name == "x86-64-v3") && g.groups == 1 && g.sh == 1 && g.sw == 1 &&
-         g.dh == 1 && g.dw == 1 && g.kh == g.kw && (g.kh == 3 || g.kh == 5) && g.f <= 128 && !uses_winograd(g);
+  const bool avx2 = target.name == "x86-64-v3";
+  if (target.name != "x86-64-v4" && !avx2) return false;
+  if (avx2 && g.f > 16) return false;
+  return g.groups == 1 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.kh == g.kw &&
+         (g.kh == 3 || g.kh == 5) && g.f <= 128 && !uses_winograd(g);
 }
 
 // Filters per weight panel of the row kernel: at most 8 on AVX-512 (with 2
-// output rows, 16 accumulators), 4 on AVX2 (8 of its 16 registers), balanced
-// so the last panel is nearly full (6 filters: one panel of 6; 9: 5 + 4; 16:
-// 8 + 8). On LeNet, against panels of 4 read from
+// output rows, 16 accumulators), 2 on AVX2 (4 accumulators: with 8, GCC
+// spilled them out of its 16 registers, and LeNet's 6 -> 16 layer took 9.5
+// us against 5.9 built for x86-64-v3), balanced so the last panel is nearly
+// full (6 filters: one panel of 6; 9: 5 + 4; 16: 8 + 8). On LeNet, against panels of 4 read from
 // the weights as given: 5x5 1 -> 6 channels on 28x28 3.31 -> 2.52 us, 6 -> 16
 // on 12x12 4.08 -> 3.42 us (alternating runs in the model); 4 filters x 4 rows
 // took 2.57 on the first, 6 x 4 (24 accumulators) 3.38.
 int64_t rows_filter_block(const ConvGeometry& g, const CppTarget& target) {
-  const int64_t most = target.name == "x86-64-v3" ? 4 : 8, panels = (g.f + most - 1) / most;
+  const int64_t most = target.name == "x86-64-v3" ? 2 : 8, panels = (g.f + most - 1) / most;
   return (g.f + panels - 1) / panels;
 }
 

@@ -359,27 +359,26 @@ struct PackedCase {
                                               // kind 4: block the filters per panel
 };
 
-// Row-kernel cases (kind 4, x86-64-v4 only): 3x3 and 5x5, padding 0..2, maps
-// narrower than 8 and 16 and wider (masked tails), panels of 1, 2, 5, 6 and 8
-// filters with a last panel partly empty (4 filters in panels of 2 runs 4
-// rows at a time), an odd output height, batch 2 (LeNet's second layer),
-// 40 channels over 19 rows.
-// Panels of up to 8 filters on AVX-512, up to 4 on AVX2 (`avx2`), as the
-// generator makes them.
+// Row-kernel cases (kind 4, x86-64-v4 and -v3): 3x3 and 5x5, padding 0..2,
+// maps narrower than 8 and 16 and wider (masked tails), panels of 1, 2, 5, 6
+// and 8 filters on AVX-512 and of 1 and 2 on AVX2 (`avx2`), as the generator
+// makes them, with a last panel partly empty (4 filters in panels of 2 runs
+// 4 rows at a time on AVX-512), an odd output height, batch 2 (LeNet's
+// second layer), 40 channels over 19 rows.
 std::vector<PackedCase> rows_cases(bool avx2) {
   std::vector<PackedCase> cases;
   const long sizes[][2] = {{5, 5}, {7, 9}, {12, 12}, {11, 20}, {28, 28}, {4, 37}};
   const long avx512_panels[][2] = {{1, 1}, {4, 2}, {6, 6}, {9, 5}, {15, 8}};  // filters, panel
-  const long avx2_panels[][2] = {{1, 1}, {4, 2}, {3, 3}, {9, 4}, {15, 4}};
+  const long avx2_panels[][2] = {{1, 1}, {4, 2}, {3, 2}, {9, 2}, {15, 2}};
   for (const auto& s : sizes)
     for (long k : {3, 5})
       for (long pad = 0; pad <= 2; ++pad)
         for (const auto& fp : avx2 ? avx2_panels : avx512_panels)
           if (s[0] + 2 * pad >= k && s[1] + 2 * pad >= k)
             cases.push_back({4, 1, fp[0] % 3 + 1, s[0], s[1], fp[0], k, 1, pad, fp[1]});
-  const long most = avx2 ? 4 : 8;
+  const long most = avx2 ? 2 : 8;
   cases.push_back({4, 2, 6, 12, 12, 16, 5, 1, 0, most});
-  cases.push_back({4, 2, 3, 9, 13, 5, 3, 1, 1, avx2 ? 3 : 5});
+  cases.push_back({4, 2, 3, 9, 13, 5, 3, 1, 1, avx2 ? 2 : 5});
   // More channels and rows than the small nets': bands of 8 rows and a short last one.
   cases.push_back({4, 1, 40, 19, 33, 15, 3, 1, 1, most});
   cases.push_back({4, 1, 12, 21, 20, 16, 5, 1, 2, most});
