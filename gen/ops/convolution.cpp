@@ -1,9 +1,11 @@
 // Convolution, 2-D, NCHW: stride, padding, dilation, groups (depthwise when
 // num_group equals the channels) and an optional bias. The reference runs
 // im2col + sgemm per group. The generated kernel, by the first that applies:
+//   - a 1x1 convolution on a 1x1 map: a dense layer (gemm.inc's
+//     hg_gemm_packed_b over weights packed as FullyConnected's);
 //   - dense stride-1 3x3/5x5 convolutions with at most 128 filters on
-//     x86-64-v4 (LeNet's): row by row, weights packed in panels of up to 8
-//     filters (conv2d_rows.inc);
+//     x86-64-v4, 16 on x86-64-v3 (LeNet's): row by row, weights packed in
+//     panels of up to 8 filters, 2 on AVX2 (conv2d_rows.inc);
 //   - 3x3 stride-1 with >= 32 channels each way on maps of 7x7 and up:
 //     Winograd F(4x4, 3x3) or F(2x2, 3x3) with filters transformed at
 //     generation time (conv2d_winograd.inc);
