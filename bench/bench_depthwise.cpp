@@ -22,6 +22,7 @@
 #include "templates/kernels/epilogue.inc"
 #include "templates/kernels/parallel.inc"
 #include "templates/kernels/gemm.inc"
+#include "templates/kernels/row_lanes.inc"
 #include "templates/kernels/conv2d_depthwise.inc"
 
 #include "fma_peak.h"

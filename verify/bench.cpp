@@ -10,6 +10,13 @@
 
 namespace hybgen {
 
+std::string bench_cxx_flags(const BenchOptions& options) {
+  if (!options.cxx_flags.empty()) return options.cxx_flags;
+  const std::string host = host_target();
+  const std::string target = options.target.empty() ? host : options.target;
+  return target == host || target == "generic" ? "-std=c++11 -O3 -march=native" : "-std=c++11 -O3 -mtune=native";
+}
+
 BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   if (options.runs <= 0 || options.warmup < 0) throw Error("bench: runs must be positive and warmup non-negative");
   if (options.threads < 1) throw Error("bench: threads must be at least 1");
@@ -39,7 +46,7 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
                         {"THREADS", std::to_string(options.threads)},
                         {"PROFILE", options.profile ? "true" : "false"},
                         {"KERNELS", std::to_string(compiled.kernels.size())}},
-                       BuildSettings{options.cxx, options.cxx_flags, options.optimize, target, options.profile});
+                       BuildSettings{options.cxx, bench_cxx_flags(options), options.optimize, target, options.profile});
   BenchResult r;
   std::istringstream out(build.run());
   if (!(out >> r.min_us >> r.median_us >> r.max_us)) throw Error("bench: the timing program printed no timings");

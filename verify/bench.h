@@ -17,7 +17,8 @@ namespace hybgen {
 
 struct BenchOptions {
   std::string cxx;  // empty: $CXX, else c++
-  std::string cxx_flags = "-std=c++11 -O3 -march=native";
+  // Empty: bench_cxx_flags() picks them for the target.
+  std::string cxx_flags;
   int warmup = 5;
   int runs = 50;
   bool optimize = true;  // CompileOptions::optimize
@@ -48,5 +49,13 @@ struct BenchResult {
 };
 
 BenchResult bench_generated(const Graph& graph, const BenchOptions& options);
+
+// The flags bench_generated compiles with, after the target's -march:
+// options.cxx_flags when given; else -O3 -march=native for this machine's
+// own target (and the portable one), and -O3 -mtune=native for another
+// (x86-64-v3 on an AVX-512 machine), so that the target's -march applies and
+// the code is timed as a machine with only those instructions runs it
+// (-march=native would lend AVX2 code AVX-512's 32 registers).
+std::string bench_cxx_flags(const BenchOptions& options);
 
 }  // namespace hybgen

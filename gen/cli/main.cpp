@@ -133,7 +133,9 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("--profile", bench.profile,
                       "also time each kernel (median per kernel, share, GFLOP/s, GB/s); a clock read after each "
                       "kernel, counted in the whole-run latency");
-  bench_cmd->add_option("--cxx-flags", bench.cxx_flags, "compiler flags (default: -std=c++11 -O3 -march=native)");
+  bench_cmd->add_option("--cxx-flags", bench.cxx_flags,
+                        "compiler flags after the target's -march (default: -std=c++11 -O3 -march=native for this "
+                        "machine's target, -std=c++11 -O3 -mtune=native for another)");
   add_optimize_flag(*bench_cmd, bench.no_optimize);
   add_target_option(*bench_cmd, bench.target, "this machine's best (" + hybgen::host_target() + ")");
 

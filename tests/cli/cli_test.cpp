@@ -14,6 +14,7 @@
 #include "io/mxnet_params.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
+#include "ops/gemm_pack.h"
 #include "run_command.h"
 
 namespace hybgen {
@@ -211,6 +212,21 @@ TEST_F(Cli, BenchKeepLeavesAProgramThatTimesAgain) {
   EXPECT_GT(min_us, 0);
   EXPECT_LE(min_us, median_us);
   EXPECT_LE(median_us, max_us);
+}
+
+// This machine's own target builds with -march=native; another (x86-64-v3 on
+// an AVX-512 machine) with its own -march and -mtune=native, as a machine
+// with only its instructions would build it.
+TEST_F(Cli, BenchBuildsAnotherTargetForItsOwnInstructions) {
+  const std::string host = host_target();
+  if (host != "x86-64-v4" && host != "x86-64-v3") GTEST_SKIP() << "needs an x86-64 host with AVX2";
+  auto r = hybgen("bench --runs 2 --warmup 1 --target x86-64-v3 " + quoted(small_model()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string own = host == "x86-64-v3" ? "-march=native" : "-mtune=native";
+  EXPECT_NE(r.output.find("built with -march=x86-64-v3 -std=c++11 -O3 " + own + " ("), std::string::npos) << r.output;
+  r = hybgen("bench --runs 2 --warmup 1 --target x86-64-v3 --cxx-flags \"-std=c++11 -O2\" " + quoted(small_model()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("built with -march=x86-64-v3 -std=c++11 -O2 ("), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, BenchProfileTimesEachKernel) {
