@@ -55,12 +55,6 @@ namespace kernels {
 
 namespace {
 
-unsigned g_seed = 12345;
-float random_value() {
-  g_seed = g_seed * 1103515245u + 12345u;
-  return static_cast<float>((g_seed >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
-
 long g_cases = 0, g_values = 0, g_failures = 0;
 
 // Compares y with a double-precision direct convolution of x (weights
@@ -473,11 +467,9 @@ void check_kernels(const std::string& flags, const std::string& target, const st
   std::ofstream(d + "kernels.inc") << text;
   std::ofstream(d + "driver_support.h") << testing::kKernelDriverSupport;
   std::ofstream(d + "main.cpp") << kDriver;
-  const std::string all_flags =
-      " -std=c++11 " + flags + " -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path());
-  auto r = run_command(quoted(cxx) + all_flags + " " + quoted(d + "main.cpp") + " -o " + quoted(d + "driver"));
+  auto r = testing::compile_driver(dir.path(), cxx, flags);
   ASSERT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
-  const std::string run = (runner.empty() ? "" : runner + " ") + quoted(d + "driver");
+  const std::string run = testing::driver_command(dir.path(), runner);
   r = run_command(run);
   EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   EXPECT_NE(r.output.find(" failures 0"), std::string::npos) << r.output;

@@ -378,11 +378,9 @@ void check_kernels(const std::string& cxx, const std::string& flags, const std::
   std::ofstream(d + "gemm.inc") << template_text("kernels/gemm");
   std::ofstream(d + "driver_support.h") << testing::kKernelDriverSupport;
   std::ofstream(d + "main.cpp") << kDriver;
-  const std::string all_flags =
-      " -std=c++11 " + flags + " -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path());
-  auto r = run_command(quoted(cxx) + all_flags + " " + quoted(d + "main.cpp") + " -o " + quoted(d + "driver"));
+  auto r = testing::compile_driver(dir.path(), cxx, flags);
   ASSERT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
-  const std::string run = (runner.empty() ? "" : runner + " ") + quoted(d + "driver");
+  const std::string run = testing::driver_command(dir.path(), runner);
 
   r = run_command(run + " info");
   ASSERT_EQ(r.exit_code, 0) << r.output;

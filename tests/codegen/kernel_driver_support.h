@@ -61,6 +61,19 @@ inline std::string native_target() {
 #endif
 }
 
+// Compiles DIR/main.cpp into DIR/driver with `cxx`: C++11 with the strict
+// flags generated code is held to, then `flags`, DIR on the include path.
+inline CommandResult compile_driver(const std::string& dir, const std::string& cxx, const std::string& flags) {
+  const std::string all_flags =
+      " -std=c++11 " + flags + " -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir);
+  return run_command(quoted(cxx) + all_flags + " " + quoted(dir + "/main.cpp") + " -o " + quoted(dir + "/driver"));
+}
+
+// The command that runs DIR/driver, through `runner` (an emulator) when given.
+inline std::string driver_command(const std::string& dir, const std::string& runner) {
+  return (runner.empty() ? "" : runner + " ") + quoted(dir + "/driver");
+}
+
 // Whether this host runs code built for "avx2" (AVX2 and FMA) or "avx512"
 // (AVX-512 F and BW).
 inline bool host_supports(const std::string& feature) {
@@ -94,8 +107,15 @@ struct Reader {
   }
 };
 
-float channel_add(long ch) { return static_cast<float>((ch * 7) % 11 - 5) * 0.125f; }
-float residual(long idx) { return static_cast<float>((idx * 13) % 17 - 8) * 0.0625f; }
+// Seeded values in [-1, 1): the drivers' own operands.
+unsigned g_seed = 12345;
+inline float random_value() {
+  g_seed = g_seed * 1103515245u + 12345u;
+  return static_cast<float>((g_seed >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+inline float channel_add(long ch) { return static_cast<float>((ch * 7) % 11 - 5) * 0.125f; }
+inline float residual(long idx) { return static_cast<float>((idx * 13) % 17 - 8) * 0.0625f; }
 
 }  // namespace
 )SUPPORT";

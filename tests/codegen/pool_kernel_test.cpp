@@ -43,13 +43,9 @@ namespace kernels {
 }  // namespace kernels
 }  // namespace model
 
-namespace {
+#include "driver_support.h"
 
-unsigned g_seed = 777;
-float random_value() {
-  g_seed = g_seed * 1103515245u + 12345u;
-  return static_cast<float>((g_seed >> 8) & 0xffff) / 32768.0f - 1.0f;
-}
+namespace {
 
 long g_cases = 0, g_failures = 0;
 
@@ -145,12 +141,11 @@ void check_pooling(const std::string& flags, const std::string& cxx = HYBGEN_CXX
   for (const std::string& kernel : kernel_templates_with_needs("pool2d"))
     text += template_text("kernels/" + kernel) + "\n";
   std::ofstream(d + "kernels.inc") << text;
+  std::ofstream(d + "driver_support.h") << testing::kKernelDriverSupport;
   std::ofstream(d + "main.cpp") << kDriver;
-  const std::string all_flags =
-      " -std=c++11 " + flags + " -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path());
-  auto r = run_command(quoted(cxx) + all_flags + " " + quoted(d + "main.cpp") + " -o " + quoted(d + "driver"));
+  auto r = testing::compile_driver(dir.path(), cxx, flags);
   ASSERT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
-  r = run_command((runner.empty() ? "" : runner + " ") + quoted(d + "driver"));
+  r = run_command(testing::driver_command(dir.path(), runner));
   EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   EXPECT_NE(r.output.find(" failures 0"), std::string::npos) << r.output;
 }
