@@ -10,12 +10,16 @@
 
 namespace hybgen {
 
-std::string bench_cxx_flags(const BenchOptions& options) {
+namespace {
+
+// BenchOptions::cxx_flags when given, else the default for `target`.
+std::string cxx_flags_for(const BenchOptions& options, const std::string& target) {
   if (!options.cxx_flags.empty()) return options.cxx_flags;
-  const std::string host = host_target();
-  const std::string target = options.target.empty() ? host : options.target;
-  return target == host || target == "generic" ? "-std=c++11 -O3 -march=native" : "-std=c++11 -O3 -mtune=native";
+  return target == host_target() || target == "generic" ? "-std=c++11 -O3 -march=native"
+                                                        : "-std=c++11 -O3 -mtune=native";
 }
+
+}  // namespace
 
 BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   if (options.runs <= 0 || options.warmup < 0) throw Error("bench: runs must be positive and warmup non-negative");
@@ -46,7 +50,7 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
                         {"THREADS", std::to_string(options.threads)},
                         {"PROFILE", options.profile ? "true" : "false"},
                         {"KERNELS", std::to_string(compiled.kernels.size())}},
-                       BuildSettings{options.cxx, bench_cxx_flags(options), options.optimize, target, options.profile});
+                       BuildSettings{options.cxx, cxx_flags_for(options, target), options.optimize, target, options.profile});
   BenchResult r;
   std::istringstream out(build.run());
   if (!(out >> r.min_us >> r.median_us >> r.max_us)) throw Error("bench: the timing program printed no timings");
@@ -70,6 +74,7 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
     }
   }
   r.compile_seconds = build.compile_seconds();
+  r.cxx_flags = build.cxx_flags();
   r.arena_bytes = compiled.plan.arena_bytes;
   r.lower_bound_bytes = compiled.plan.lower_bound_bytes;
   r.naive_bytes = compiled.plan.naive_bytes;

@@ -17,7 +17,11 @@ namespace hybgen {
 
 struct BenchOptions {
   std::string cxx;  // empty: $CXX, else c++
-  // Empty: bench_cxx_flags() picks them for the target.
+  // After the target's -march. Empty: -O3 -march=native for this machine's
+  // own target (and the portable one), -O3 -mtune=native for another
+  // (x86-64-v3 on an AVX-512 machine), so that the target's -march applies
+  // and the code is timed as a machine with only those instructions runs it
+  // (-march=native would lend AVX2 code AVX-512's 32 registers).
   std::string cxx_flags;
   int warmup = 5;
   int runs = 50;
@@ -44,18 +48,11 @@ struct BenchResult {
   std::size_t model_weight_bytes = 0;  // the model's own
   std::size_t nodes = 0, kernels = 0;  // after the passes
   double compile_seconds = 0;
+  std::string cxx_flags;               // what the generated code was compiled with, the target's -march first
   std::vector<KernelTime> kernel_times;  // with BenchOptions::profile, in run order (views left out)
   std::string build_dir;                 // kept only with keep_build
 };
 
 BenchResult bench_generated(const Graph& graph, const BenchOptions& options);
-
-// The flags bench_generated compiles with, after the target's -march:
-// options.cxx_flags when given; else -O3 -march=native for this machine's
-// own target (and the portable one), and -O3 -mtune=native for another
-// (x86-64-v3 on an AVX-512 machine), so that the target's -march applies and
-// the code is timed as a machine with only those instructions runs it
-// (-march=native would lend AVX2 code AVX-512's 32 registers).
-std::string bench_cxx_flags(const BenchOptions& options);
 
 }  // namespace hybgen

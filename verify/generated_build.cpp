@@ -30,7 +30,8 @@ GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_tem
   // -march=native) then wins, with its tuning for this CPU; after it,
   // -march=x86-64-v4 tuned for a generic CPU and MobileNet v2's stem ran 30%
   // slower. Flags lacking the target's instructions fail on its pin check.
-  const std::string flags = target_flags.empty() ? settings.flags : target_flags + " " + settings.flags;
+  cxx_flags_ = target_flags.empty() ? settings.flags : target_flags + " " + settings.flags;
+  const std::string& flags = cxx_flags_;
   std::string name = c_identifier(graph.name);
   if (name != graph.name || name.empty()) name = "model";
   CppEmitOptions emit{name, name, graph.name, cpp_target(settings.target)};

@@ -38,6 +38,8 @@ class GeneratedBuild {
 
   const std::string& dir() const { return dir_.path(); }
   double compile_seconds() const { return compile_seconds_; }
+  // The compiler flags it built with: the target's -march, then the settings' flags.
+  const std::string& cxx_flags() const { return cxx_flags_; }
   // Bytes of weight data the generated code carries (emitted_weight_bytes).
   std::size_t weight_bytes() const { return weight_bytes_; }
   // Runs the program with its folder as the argument; returns its standard
@@ -50,6 +52,7 @@ class GeneratedBuild {
   TempDir dir_{"hybgen-build"};
   double compile_seconds_ = 0;
   std::size_t weight_bytes_ = 0;
+  std::string cxx_flags_;
 };
 
 }  // namespace hybgen

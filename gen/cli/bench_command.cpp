@@ -5,7 +5,6 @@
 
 #include "cli/commands.h"
 #include "ir/error.h"
-#include "ops/gemm_pack.h"
 #include "verify/bench.h"
 
 namespace hybgen {
@@ -54,11 +53,9 @@ int run_bench(const BenchFlags& flags) {
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
-  const std::string target_flags = target_cxx_flags(options.target.empty() ? host_target() : options.target);
-  const std::string built_with = (target_flags.empty() ? "" : target_flags + " ") + bench_cxx_flags(options);
   const std::string threads = flags.threads > 1 ? std::to_string(flags.threads) + " threads" : "single thread";
   std::printf("%s: generated C++ built with %s (compiled in %.1f s), %s, %d runs after %d warm-up\n",
-              flags.model.model.c_str(), built_with.c_str(), r.compile_seconds, threads.c_str(), flags.runs,
+              flags.model.model.c_str(), r.cxx_flags.c_str(), r.compile_seconds, threads.c_str(), flags.runs,
               flags.warmup);
   std::printf("latency us: min %.2f  median %.2f  max %.2f\n", r.min_us, r.median_us, r.max_us);
   std::printf("%zu kernels from %zu nodes%s\n", r.kernels, r.nodes, flags.no_optimize ? " (optimizer off)" : "");

@@ -170,10 +170,11 @@ bool uses_rows(const ConvGeometry& g, const CppTarget& target) {
 // output rows, 16 accumulators), 2 on AVX2 (4 accumulators: with 8, GCC
 // spilled them out of its 16 registers, and LeNet's 6 -> 16 layer took 9.5
 // us against 5.9 built for x86-64-v3), balanced so the last panel is nearly
-// full (6 filters: one panel of 6; 9: 5 + 4; 16: 8 + 8). On LeNet, against panels of 4 read from
-// the weights as given: 5x5 1 -> 6 channels on 28x28 3.31 -> 2.52 us, 6 -> 16
-// on 12x12 4.08 -> 3.42 us (alternating runs in the model); 4 filters x 4 rows
-// took 2.57 on the first, 6 x 4 (24 accumulators) 3.38.
+// full (6 filters: one panel of 6; 9: 5 + 4; 16: 8 + 8). On LeNet, against
+// panels of 4 read from the weights as given: 5x5 1 -> 6 channels on 28x28
+// 3.31 -> 2.52 us, 6 -> 16 on 12x12 4.08 -> 3.42 us (alternating runs in the
+// model); 4 filters x 4 rows took 2.57 on the first, 6 x 4 (24 accumulators)
+// 3.38.
 int64_t rows_filter_block(const ConvGeometry& g, const CppTarget& target) {
   const int64_t most = target.name == "x86-64-v3" ? 2 : 8, panels = (g.f + most - 1) / most;
   return (g.f + panels - 1) / panels;
@@ -259,9 +260,10 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
   }
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_rows(g, ctx.target))
     return {{"epilogue", "gemm", "conv2d_depthwise", "conv2d_rows"},
-            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_rows<" + std::to_string(g.kh) +
-                ", " + std::to_string(rows_filter_block(g, ctx.target)) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
-                ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
+            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_rows<" +
+                std::to_string(g.kh) + ", " + std::to_string(rows_filter_block(g, ctx.target)) + ">(" + ctx.in[0] +
+                ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ", " +
+                ctx.pool + ");\n}"};
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_pixel_gemm(g))
     return {{"epilogue", "gemm", "conv2d_pixel_gemm"},
             "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_pixel_gemm(" + ctx.in[0] +
