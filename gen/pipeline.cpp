@@ -14,6 +14,7 @@ std::vector<std::string> pass_names(const CompileOptions& options) {
 
 CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
   CompiledGraph state;
+  state.target = options.target;
   auto after = [&](const char* pass) {
     if (options.observer) options.observer(pass, state);
   };
@@ -41,12 +42,12 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
   if (options.optimize) {
     state.kernels = fuse(state.graph);
     after("fuse");
-    state.kernels = schedule_kernels(state.graph, std::move(state.kernels));
+    state.kernels = schedule_kernels(state.graph, std::move(state.kernels), options.target);
     after("schedule_kernels");
   } else {
     state.kernels = unfused_kernels(state.graph);
   }
-  state.plan = plan_memory(state.graph, state.kernels, options.optimize);
+  state.plan = plan_memory(state.graph, state.kernels, options.target, options.optimize);
   state.plan.verify();
   after("plan_memory");
   return state;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ops/op.h"
 #include "passes/kernels.h"
 #include "passes/memory_plan.h"
 
@@ -19,7 +20,8 @@ namespace hybgen {
 struct CompiledGraph {
   Graph graph;                  // validated, shapes inferred, simplified, scheduled
   std::vector<Kernel> kernels;  // what the emitters print, in execution order
-  MemoryPlan plan;              // over the kernel order
+  MemoryPlan plan;              // over the kernel order, with the scratch its kernels take on `target`
+  CppTarget target;             // CompileOptions::target
 };
 
 // Called after each pass with its name and the state so far (kernels and
@@ -31,6 +33,9 @@ struct CompileOptions {
   // node in the graph's own order, as the reference interpreter runs it.
   bool optimize = true;
   PassObserver observer;
+  // What the code is generated for (--target; ops/gemm_pack.h: cpp_target):
+  // the kernels' scratch, and so the arena, differ between targets.
+  CppTarget target;
 };
 
 CompiledGraph compile_graph(Graph graph, const CompileOptions& options = {});

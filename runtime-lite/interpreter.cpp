@@ -6,7 +6,7 @@
 namespace hybgen {
 
 Interpreter::Interpreter(const Graph& graph, std::map<std::string, Tensor> bound_constants)
-    : compiled_(compile_graph(graph, CompileOptions{false, nullptr})) {
+    : compiled_(compile_graph(graph, CompileOptions{false, nullptr, {}})) {
   const Graph& g = compiled_.graph;
   for (const auto& [name, c] : g.constants) {
     auto it = bound_constants.find(name);

@@ -24,7 +24,9 @@ std::string cxx_flags_for(const BenchOptions& options, const std::string& target
 BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   if (options.runs <= 0 || options.warmup < 0) throw Error("bench: runs must be positive and warmup non-negative");
   if (options.threads < 1) throw Error("bench: threads must be at least 1");
-  const CompiledGraph compiled = compile_graph(graph, CompileOptions{options.optimize, nullptr});
+  const std::string target = options.target.empty() ? host_target() : options.target;
+  // The same compilation GeneratedBuild makes: its kernels and arena.
+  const CompiledGraph compiled = compile_graph(graph, CompileOptions{options.optimize, nullptr, cpp_target(target)});
   const Graph& g = compiled.graph;
   std::string buffers, fill, args;
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
@@ -40,7 +42,6 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
     buffers += "float " + v + "[" + n + "];\n";
     args += ", " + v;
   }
-  const std::string target = options.target.empty() ? host_target() : options.target;
   GeneratedBuild build(graph, "bench_main.cpp",
                        {{"BUFFERS", buffers},
                         {"FILL", fill},

@@ -34,9 +34,10 @@ GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_tem
   const std::string& flags = cxx_flags_;
   std::string name = c_identifier(graph.name);
   if (name != graph.name || name.empty()) name = "model";
-  CppEmitOptions emit{name, name, graph.name, cpp_target(settings.target)};
+  CppEmitOptions emit{name, name, graph.name};
   emit.profile_hooks = settings.profile_hooks;
-  const std::vector<EmittedFile> files = generate_cpp(graph, emit, CompileOptions{settings.optimize, nullptr});
+  const std::vector<EmittedFile> files =
+      generate_cpp(graph, emit, CompileOptions{settings.optimize, nullptr, cpp_target(settings.target)});
   for (const auto& f : files) write_file_atomic(dir() + "/" + f.filename, f.content);
   weight_bytes_ = emitted_weight_bytes(files);
   driver_values["NAME"] = name;

@@ -58,6 +58,7 @@ int run_verify(const VerifyFlags& flags);
 struct InspectFlags {
   ModelFlags model;
   bool no_optimize = false;
+  std::string target = "generic";  // the arena holds the scratch of this target's kernels
   bool json = false;
   std::string report;  // --report: HTML page (emit/html_report.h)
   std::string dot;     // --dot: Graphviz text (emit/dot.h)

@@ -29,7 +29,7 @@ std::string weights_summary(std::size_t generated_bytes, std::size_t model_bytes
 }
 
 int run_generate(const GenerateFlags& flags) {
-  CompileOptions compile{!flags.no_optimize, nullptr};
+  CompileOptions compile{!flags.no_optimize, nullptr, cpp_target(flags.target)};
   PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
   compile.observer = dumps.observer();
   const Graph graph = load_any_model(flags.model.source());
@@ -37,7 +37,6 @@ int run_generate(const GenerateFlags& flags) {
   options.name = flags.name.empty() ? default_model_name(flags.model.model) : flags.name;
   options.ns = flags.ns;
   options.source = flags.model.model;
-  options.target = cpp_target(flags.target);
   CompiledGraph compiled;
   try {
     compiled = compile_graph(graph, compile);

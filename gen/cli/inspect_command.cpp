@@ -12,6 +12,7 @@
 #include "emit/html_report.h"
 #include "io/file_util.h"
 #include "ir/error.h"
+#include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "pipeline.h"
 
@@ -37,7 +38,7 @@ std::vector<std::string> write_requested_files(const InspectFlags& flags, const 
 }  // namespace
 
 int run_inspect(const InspectFlags& flags) {
-  CompileOptions compile{!flags.no_optimize, nullptr};
+  CompileOptions compile{!flags.no_optimize, nullptr, cpp_target(flags.target)};
   PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
   compile.observer = dumps.observer();
   const Graph loaded = load_any_model(flags.model.source(/*weights_optional=*/true));
@@ -75,6 +76,7 @@ int run_inspect(const InspectFlags& flags) {
   j["weight_bytes"] = weight_bytes;
   j["flops"] = total_flops;
   j["kernels"] = kernels_to_json(g, c.kernels);
+  j["target"] = c.target.name;
   j["memory_plan"] = nlohmann::ordered_json::parse(c.plan.to_json().dump());
   if (flags.json) {  // stdout stays one JSON document: no "wrote" lines
     std::cout << j.dump(2) << "\n";
@@ -100,8 +102,8 @@ int run_inspect(const InspectFlags& flags) {
   std::printf("\nparameters %lld (%zu bytes), %.4g FLOPs per run\n", static_cast<long long>(g.parameter_count()),
               weight_bytes, total_flops);
   const MemoryPlan& p = c.plan;
-  std::printf("memory plan (%s): arena %zu bytes, lower bound %zu, without reuse %zu\n", p.strategy.c_str(),
-              p.arena_bytes, p.lower_bound_bytes, p.naive_bytes);
+  std::printf("memory plan (%s) for --target %s: arena %zu bytes, lower bound %zu, without reuse %zu\n",
+              p.strategy.c_str(), c.target.name.c_str(), p.arena_bytes, p.lower_bound_bytes, p.naive_bytes);
   std::printf("  %-32s %10s %10s %8s\n", "buffer", "offset", "bytes", "steps");
   for (const auto& b : p.buffers)
     std::printf("  %-32s %10zu %10zu %4d-%-3d\n", b.value.c_str(), b.offset, b.bytes, b.first_step, b.last_step);

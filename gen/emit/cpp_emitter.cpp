@@ -124,6 +124,7 @@ std::size_t emitted_weight_bytes(const std::vector<EmittedFile>& files) {
 std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOptions& options) {
   const Graph& g = compiled.graph;
   const MemoryPlan& plan = compiled.plan;
+  const CppTarget& target = compiled.target;
   const std::string& name = options.name;
   const std::string ns = options.ns.empty() ? name : options.ns;
   if (name.empty() || c_identifier(name) != name)
@@ -228,13 +229,13 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
         case KernelKind::kEpilogue: {
           const OpDef& def = find_op(first.op);
           if (!def.emit_cpp) throw Error("the C++ backend cannot emit this op");
-          CppEmitContext ctx{first, options.target, {}, {}, {}, {}, {}, {}, {}, {}, "pool"};
+          CppEmitContext ctx{first, target, {}, {}, {}, {}, {}, {}, {}, {}, "pool"};
           for (const auto& in : first.inputs) ctx.in_types.push_back(g.type(in));
           for (int i = 0; i < static_cast<int>(first.inputs.size()); ++i) {
             const std::string& in = first.inputs[i];
             std::optional<std::vector<float>> packed;
             if (def.pack_constant && g.is_constant(in) && g.constants.at(in).has_data())
-              packed = def.pack_constant(first.attrs, i, ctx.in_types, g.constants.at(in).f32_data(), options.target);
+              packed = def.pack_constant(first.attrs, i, ctx.in_types, g.constants.at(in).f32_data(), target);
             ctx.in_packed.push_back(packed.has_value());
             if (!packed) {
               ctx.in.push_back(pointer(in));
@@ -246,7 +247,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
                                          std::to_string(packed->size()) + " floats, " + in + " re-laid out for " +
                                              first.name));
           }
-          if (const std::size_t scratch = kernel_scratch_bytes(g, kernel)) ctx.scratch = var(scratch_value(kernel));
+          if (plan.find(scratch_value(kernel))) ctx.scratch = var(scratch_value(kernel));
           const bool fused = kernel.kind == KernelKind::kEpilogue;
           for (const auto& out : first.outputs) {
             ctx.out.push_back(var(fused ? epilogue_result(g, kernel) : out));
@@ -361,9 +362,9 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
                                                 "model.h")};
   EmittedFile cpp{name + ".cpp", fill_template(template_text("model.cpp"),
                                                with({{"KERNELS", kernels},
-                                                     {"TARGET", options.target.name},
-                                                     {"TARGET_MACRO", target_macro(options.target.name)},
-                                                     {"TARGET_INCLUDES", target_includes(options.target.name)},
+                                                     {"TARGET", target.name},
+                                                     {"TARGET_MACRO", target_macro(target.name)},
+                                                     {"TARGET_INCLUDES", target_includes(target.name)},
                                                      {"PARAMS", params},
                                                      {"ARGS", args},
                                                      {"NULL_CHECKS", null_checks},
@@ -385,7 +386,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   manifest["namespace"] = ns;
   manifest["source"] = source;
   manifest["entry"] = name + "_run";
-  manifest["target"] = options.target.name;
+  manifest["target"] = target.name;
   manifest["arena_bytes"] = plan.arena_bytes;
   manifest["arena_alignment"] = plan.alignment;
   manifest["weights_bytes"] = blob.size();

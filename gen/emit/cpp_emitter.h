@@ -19,7 +19,6 @@ struct CppEmitOptions {
   std::string name = "model";  // file stem and C symbol prefix
   std::string ns;              // C++ namespace; empty: same as name
   std::string source;          // model file name, for comments
-  CppTarget target;            // --target (gen/ops/gemm_pack.h: cpp_target)
   // For `hybgen bench --profile` only: run() calls kernels::hg_profile_mark(-1)
   // before the first kernel and hg_profile_mark(k) after kernel k; the
   // program linking the model defines it. Off, the output has no trace of it.

@@ -213,12 +213,37 @@ int64_t im2col_tile(const ConvGeometry& g) {
   return std::max<int64_t>(16, budget / 16 * 16);
 }
 
-int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+// The generated kernels, the first that applies chosen in this order (see
+// the top of this file). The first five read weights packed at generation
+// time, so they need weights known then (`weights_known`).
+enum class ConvKernel { kDense, kWinograd, kRows, kPixelGemm, kGemm, kDepthwise, kDirect };
+
+ConvKernel conv_kernel(const ConvGeometry& g, const CppTarget& target, bool weights_known) {
+  if (weights_known && uses_gemm(g)) {
+    if (uses_dense(g)) return ConvKernel::kDense;
+    if (uses_winograd(g)) return ConvKernel::kWinograd;
+    if (uses_rows(g, target)) return ConvKernel::kRows;
+    if (uses_pixel_gemm(g)) return ConvKernel::kPixelGemm;
+    return ConvKernel::kGemm;
+  }
+  return is_depthwise(g) ? ConvKernel::kDepthwise : ConvKernel::kDirect;
+}
+
+// The scratch of the kernel chosen for weights known at generation time, as
+// a model's are (weights fed as inputs take a kernel that needs none).
+int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
+                       const CppTarget& target) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
-  if (uses_winograd(g)) return winograd_positions(g) * winograd_block(g) * (g.c + g.f);
-  if (uses_pixel_gemm(g)) return g.oh * g.ow * (g.c * g.kh * g.kw + g.f);
-  if (!uses_gemm(g) || reads_input_directly(g)) return 0;
-  return (g.c / g.groups) * g.kh * g.kw * im2col_tile(g);
+  switch (conv_kernel(g, target, true)) {
+    case ConvKernel::kWinograd:
+      return winograd_positions(g) * winograd_block(g) * (g.c + g.f);
+    case ConvKernel::kPixelGemm:
+      return g.oh * g.ow * (g.c * g.kh * g.kw + g.f);
+    case ConvKernel::kGemm:
+      return reads_input_directly(g) ? 0 : (g.c / g.groups) * g.kh * g.kw * im2col_tile(g);
+    default:
+      return 0;
+  }
 }
 
 // The weights [f, c/groups, kh, kw] as each group's [f/groups x c/groups*kh*kw]
@@ -226,11 +251,21 @@ int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const 
 std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
                                                const float* data, const CppTarget& target) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
-  if (index != 1 || !uses_gemm(g)) return std::nullopt;
-  if (uses_dense(g)) return pack_w_transposed_panels(data, g.f, g.c, target.gemm_nr);
-  if (uses_rows(g, target)) return pack_a_panels(data, g.f, g.c * g.kh * g.kw, rows_filter_block(g, target));
-  if (uses_winograd(g)) return pack_winograd(data, g.f, g.c, target.gemm_nr, static_cast<int>(winograd_m(g)));
-  if (uses_pixel_gemm(g)) return pack_w_transposed_panels(data, g.f, g.c * g.kh * g.kw, target.gemm_nr);
+  if (index != 1) return std::nullopt;
+  switch (conv_kernel(g, target, true)) {
+    case ConvKernel::kDense:
+      return pack_w_transposed_panels(data, g.f, g.c, target.gemm_nr);
+    case ConvKernel::kWinograd:
+      return pack_winograd(data, g.f, g.c, target.gemm_nr, static_cast<int>(winograd_m(g)));
+    case ConvKernel::kRows:
+      return pack_a_panels(data, g.f, g.c * g.kh * g.kw, rows_filter_block(g, target));
+    case ConvKernel::kPixelGemm:
+      return pack_w_transposed_panels(data, g.f, g.c * g.kh * g.kw, target.gemm_nr);
+    case ConvKernel::kGemm:
+      break;
+    default:
+      return std::nullopt;
+  }
   const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
   std::vector<float> packed;
   for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -245,46 +280,49 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   const std::vector<int64_t> dims{g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
                                   g.groups};
-  if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_dense(g))
-    return {{"epilogue", "gemm"}, "hg_gemm_packed_b(" + ctx.in[0] + ", " + std::to_string(g.c) + ", " + ctx.in[1] +
-                                      ", " + bias + ", " + ctx.out[0] + ", " + std::to_string(g.f) + ", " +
-                                      std::to_string(g.n) + ", " + std::to_string(g.f) + ", " + std::to_string(g.c) +
-                                      ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");"};
-  if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_winograd(g)) {
-    const int64_t nr = ctx.target.gemm_nr, u_stride = (g.f + nr - 1) / nr * nr * g.c;
-    return {{"epilogue", "gemm", "conv2d_winograd"},
-            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_winograd<" +
-                std::to_string(winograd_m(g)) + ">(" + ctx.in[0] +
-                ", " + ctx.in[1] + ", " + std::to_string(u_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
-                std::to_string(winograd_block(g)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
+  const std::string geometry = "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  ";
+  const bool packed = ctx.in_packed.size() > 1 && ctx.in_packed[1];
+  switch (conv_kernel(g, ctx.target, packed)) {
+    case ConvKernel::kDense:
+      return {{"epilogue", "gemm"}, "hg_gemm_packed_b(" + ctx.in[0] + ", " + std::to_string(g.c) + ", " + ctx.in[1] +
+                                        ", " + bias + ", " + ctx.out[0] + ", " + std::to_string(g.f) + ", " +
+                                        std::to_string(g.n) + ", " + std::to_string(g.f) + ", " + std::to_string(g.c) +
+                                        ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");"};
+    case ConvKernel::kWinograd: {
+      const int64_t nr = ctx.target.gemm_nr, u_stride = (g.f + nr - 1) / nr * nr * g.c;
+      return {{"epilogue", "gemm", "conv2d_winograd"},
+              geometry + "hg_conv2d_winograd<" + std::to_string(winograd_m(g)) + ">(" + ctx.in[0] + ", " + ctx.in[1] +
+                  ", " + std::to_string(u_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
+                  std::to_string(winograd_block(g)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) + ", " +
+                  ctx.pool + ");\n}"};
+    }
+    case ConvKernel::kRows:
+      return {{"epilogue", "gemm", "conv2d_depthwise", "conv2d_rows"},
+              geometry + "hg_conv2d_rows<" + std::to_string(g.kh) + ", " +
+                  std::to_string(rows_filter_block(g, ctx.target)) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias +
+                  ", " + ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
+    case ConvKernel::kPixelGemm:
+      return {{"epilogue", "gemm", "conv2d_pixel_gemm"},
+              geometry + "hg_conv2d_pixel_gemm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] +
+                  ", geometry, " + ctx.scratch + ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
+    case ConvKernel::kGemm: {
+      const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
+      const int64_t mr = ctx.target.gemm_mr, group_stride = (fg + mr - 1) / mr * mr * k;
+      const std::string scratch = ctx.scratch.empty() ? "nullptr" : ctx.scratch;
+      return {{"epilogue", "gemm", "conv2d_gemm"},
+              geometry + "hg_conv2d_gemm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + std::to_string(group_stride) + ", " +
+                  bias + ", " + ctx.out[0] + ", geometry, " + std::to_string(im2col_tile(g)) + ", " + scratch + ", " +
+                  epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
+    }
+    case ConvKernel::kDepthwise:
+      return {{"epilogue", "gemm", "conv2d_depthwise"},
+              geometry + "hg_conv2d_depthwise(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] +
+                  ", geometry, " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
+    case ConvKernel::kDirect:
+      break;
   }
-  if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_rows(g, ctx.target))
-    return {{"epilogue", "gemm", "conv2d_depthwise", "conv2d_rows"},
-            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_rows<" +
-                std::to_string(g.kh) + ", " + std::to_string(rows_filter_block(g, ctx.target)) + ">(" + ctx.in[0] +
-                ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ", " +
-                ctx.pool + ");\n}"};
-  if (ctx.in_packed.size() > 1 && ctx.in_packed[1] && uses_pixel_gemm(g))
-    return {{"epilogue", "gemm", "conv2d_pixel_gemm"},
-            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_pixel_gemm(" + ctx.in[0] +
-                ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " + ctx.scratch + ", " +
-                epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
-  if (ctx.in_packed.size() > 1 && ctx.in_packed[1]) {
-    const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
-    const int64_t mr = ctx.target.gemm_mr, group_stride = (fg + mr - 1) / mr * mr * k;
-    const std::string scratch = ctx.scratch.empty() ? "nullptr" : ctx.scratch;
-    return {{"epilogue", "gemm", "conv2d_gemm"},
-            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_gemm(" + ctx.in[0] + ", " +
-                ctx.in[1] + ", " + std::to_string(group_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
-                std::to_string(im2col_tile(g)) + ", " + scratch + ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
-  }
-  if (is_depthwise(g))
-    return {{"epilogue", "gemm", "conv2d_depthwise"},
-            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d_depthwise(" + ctx.in[0] + ", " +
-                ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
-  return {{"epilogue", "conv2d"}, "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_conv2d(" +
-                                      ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
-                                      epilogue_argument(ctx) + ");\n}"};
+  return {{"epilogue", "conv2d"}, geometry + "hg_conv2d(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
+                                      ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ");\n}"};
 }
 
 Attrs conv(std::vector<int64_t> kernel, int64_t filters, std::vector<int64_t> stride, std::vector<int64_t> pad,

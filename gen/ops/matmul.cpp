@@ -174,7 +174,8 @@ OpDef matmul_op(const std::string& name, MatmulCall (*call)(const Attrs&, const 
              {"forward_stype", AttrKind::kString, std::string("None"), "ignored", {}}};
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = -1;
-  d.scratch_floats = [call](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+  d.scratch_floats = [call](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
+                            const CppTarget&) {
     return scratch_floats(call(a, in[0].shape, in[1].shape));
   };
   d.reference = [call](const KernelIO& io) {
@@ -260,7 +261,8 @@ const OpRegistrar strided_batch_dot([] {
     check_strided_call(strided_call(a, out), in, out);
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
-  d.scratch_floats = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
+  d.scratch_floats = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out,
+                        const CppTarget&) {
     return scratch_floats(strided_call(a, out[0].shape));
   };
   d.reference = [](const KernelIO& io) {

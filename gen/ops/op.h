@@ -147,10 +147,11 @@ struct OpDef {
   // The output is input 0's bytes under another shape (Reshape, Flatten):
   // the memory planner lets it share input 0's buffer, no copy.
   bool view = false;
-  // Floats of scratch memory the C++ kernel needs (an im2col tile); the
-  // memory planner gives it arena bytes live during that kernel alone.
-  // Unset or 0: none.
-  std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out)>
+  // Floats of scratch memory the C++ kernel needs (an im2col tile) on the
+  // target the code is generated for: the memory planner gives it arena
+  // bytes live during that kernel alone. Unset or 0: none.
+  std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
+                        const CppTarget& target)>
       scratch_floats;
   // Constant inputs re-laid out at generation time into the layout the C++
   // kernel reads (packed GEMM panels), so nothing is packed at run time:

@@ -156,14 +156,9 @@ int64_t target_scratch_floats(const Geometry& g, const CppTarget& target) {
   return std::min(channel_block(g, target), g.f) * g.h * g.w;
 }
 
-// Scratch: what the kernel of the target needing most takes (the plan is
-// made before a target is known to the op), so that every target's fits.
-int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
-  const Geometry g = geometry(a, in[0].shape);
-  int64_t floats = 0;
-  for (const std::string& target : gemm_targets())
-    floats = std::max(floats, target_scratch_floats(g, cpp_target(target)));
-  return floats;
+int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
+                       const CppTarget& target) {
+  return target_scratch_floats(geometry(a, in[0].shape), target);
 }
 
 // weight1 [mid x c]: in hg_gemm_packed_a's row panels, or for the

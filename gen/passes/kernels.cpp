@@ -63,7 +63,7 @@ Kernel single_node_kernel(const Graph& graph, int index) {
 
 std::string scratch_value(const Kernel& kernel) { return kernel.name + "#scratch"; }
 
-std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel) {
+std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const CppTarget& target) {
   if (kernel.kind != KernelKind::kOp && kernel.kind != KernelKind::kEpilogue) return 0;
   const Node& node = graph.nodes[kernel.nodes.front()];
   const OpDef& def = find_op(node.op);
@@ -71,7 +71,7 @@ std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel) {
   std::vector<TensorType> in, out;
   for (const auto& v : node.inputs) in.push_back(graph.type(v));
   for (const auto& v : node.outputs) out.push_back(graph.type(v));
-  return static_cast<std::size_t>(def.scratch_floats(node.attrs, in, out)) * sizeof(float);
+  return static_cast<std::size_t>(def.scratch_floats(node.attrs, in, out, target)) * sizeof(float);
 }
 
 std::vector<Kernel> unfused_kernels(const Graph& graph) {

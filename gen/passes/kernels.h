@@ -17,6 +17,8 @@
 
 namespace hybgen {
 
+struct CppTarget;  // ops/op.h
+
 enum class KernelKind {
   kOp,           // one node through its op's emit_cpp
   kEpilogue,     // nodes[0] (OpDef::epilogue_axis) with the rest applied to its output before the store
@@ -58,8 +60,8 @@ Kernel single_node_kernel(const Graph& graph, int index);
 
 // The name under which MemoryPlan lists a kernel's scratch memory.
 std::string scratch_value(const Kernel& kernel);
-// Bytes of scratch memory the kernel's anchor op asks for (OpDef::scratch_floats).
-std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel);
+// Bytes of scratch memory the kernel's anchor op asks for on `target` (OpDef::scratch_floats).
+std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const CppTarget& target);
 
 // One kernel per node, in node order, none fused and views copied: what
 // the emitters get when the optimizer is off.

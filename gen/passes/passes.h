@@ -9,8 +9,8 @@
 //   remove_dead_code(g); lower_batch_norm(g); fold_scale_shift(g); fold_constants(g);
 //   fuse_pointwise_depthwise(g); fuse_strided_batch_dot(g);
 //   schedule(g);
-//   std::vector<Kernel> kernels = schedule_kernels(g, fuse(g));
-//   MemoryPlan plan = plan_memory(g, kernels);
+//   std::vector<Kernel> kernels = schedule_kernels(g, fuse(g), target);
+//   MemoryPlan plan = plan_memory(g, kernels, target);
 #pragma once
 
 #include "ir/graph.h"
@@ -75,12 +75,14 @@ std::vector<int> topological_order(const Graph& graph);
 // code (passes/kernels.h). Ordered by their last node, so still topological.
 std::vector<Kernel> fuse(const Graph& graph);
 
-// Reorders kernels, among valid orders, to the one whose memory plan needs
-// the smallest arena.
-std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> kernels);
+// Reorders kernels, among valid orders, to the one whose memory plan for
+// `target` needs the smallest arena.
+std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> kernels, const CppTarget& target);
 
-// Liveness over the kernel order, then offsets in one arena; with
-// share_buffers, views, Concat inputs and in-place results share bytes.
-MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, bool share_buffers = true);
+// Liveness over the kernel order, then offsets in one arena, with the
+// scratch the kernels need on `target`; with share_buffers, views, Concat
+// inputs and in-place results share bytes.
+MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, const CppTarget& target,
+                       bool share_buffers = true);
 
 }  // namespace hybgen

@@ -13,8 +13,8 @@
 //    input whose block dies at that kernel (in place: each element is read
 //    before it is written).
 // A block lives from the first step any of its values is made to the last
-// step any is read. A kernel's scratch memory (OpDef::scratch_floats) is a
-// block of its own, live at that kernel's step only, listed as the value
+// step any is read. A kernel's scratch memory (OpDef::scratch_floats, what
+// its kernel takes on the target generated for) is a block of its own, live at that kernel's step only, listed as the value
 // scratch_value(kernel).
 //
 // Placement: blocks are placed one at a time, each at the lowest 64-byte-
@@ -96,7 +96,8 @@ std::size_t place(std::vector<ArenaBlock>& blocks, const std::vector<std::size_t
 
 }  // namespace
 
-MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, bool share_buffers) {
+MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, const CppTarget& target,
+                       bool share_buffers) {
   MemoryPlan plan;
   auto in_arena = [&](const std::string& v) { return !graph.is_output(v) && !graph.is_input(v) && !graph.is_constant(v); };
   std::map<std::string, int> made, last_read;
@@ -118,7 +119,7 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, b
   for (int step = 0; step < static_cast<int>(kernels.size()); ++step) {
     const Kernel& k = kernels[step];
     const Node& first = graph.nodes[k.nodes.front()];
-    if (const std::size_t scratch = kernel_scratch_bytes(graph, k)) {
+    if (const std::size_t scratch = kernel_scratch_bytes(graph, k, target)) {
       const std::string name = scratch_value(k);
       bytes_of[name] = scratch;
       made[name] = step;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "graph_builders.h"
@@ -186,6 +187,28 @@ TEST_F(Cli, InspectOpsAndVersion) {
   r = hybgen("--version");
   EXPECT_EQ(r.output, "hybgen 0.1.0\n");
   EXPECT_EQ(hybgen("verify --help").exit_code, 0);
+}
+
+// The arena holds the scratch of the kernels the target runs: the MNIST
+// CNN's 5x5 convolutions go through im2col columns in generic code, row by
+// row without them on AVX-512. inspect and generate agree on it.
+TEST_F(Cli, TheArenaIsPlannedForTheTarget) {
+  const std::string model = std::string(HYBGEN_SHARED_DIR) + "/models/mxnet/mnist-cnn-gluon-1.6/mnist-symbol.json";
+  std::map<std::string, std::size_t> arena;
+  for (const std::string target : {"generic", "x86-64-v4"}) {
+    const std::string flags = " --shape data=1,1,28,28 --target " + target;
+    auto r = hybgen("inspect --json " + quoted(model) + flags);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto inspected = nlohmann::json::parse(r.output);
+    EXPECT_EQ(inspected["target"], target);
+    arena[target] = inspected["memory_plan"]["arena_bytes"].get<std::size_t>();
+    r = hybgen(quoted(model) + flags + " -o " + quoted(path(target)));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto manifest = nlohmann::json::parse(read_file_text(path(target + "/mnist.manifest.json")));
+    EXPECT_EQ(manifest["arena_bytes"].get<std::size_t>(), arena[target]) << target;
+  }
+  EXPECT_EQ(arena["generic"], 80640u);    // the first layer's columns (25 values x 576 pixels) and output
+  EXPECT_EQ(arena["x86-64-v4"], 28800u);  // that output and the pooled one
 }
 
 TEST_F(Cli, BenchTimesTheGeneratedCode) {

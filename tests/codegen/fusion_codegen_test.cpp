@@ -59,7 +59,7 @@ INSTANTIATE_TEST_SUITE_P(Graphs, FusionCodegen,
                          [](const ::testing::TestParamInfo<FusionCase>& info) { return std::string(info.param.name); });
 
 TEST(FusionCodegen, PlacedConcatInputsAreNotCopied) {
-  const auto files = generate_cpp(testing::concat_of_branches(), {"branches", "", "", {}});
+  const auto files = generate_cpp(testing::concat_of_branches(), {"branches", "", ""});
   const std::string& cpp = files[1].content;
   EXPECT_EQ(cpp.find("hg_concat_part("), std::string::npos) << cpp;
   EXPECT_NE(cpp.find("// input 1 was written in place by its producer"), std::string::npos) << cpp;
@@ -67,7 +67,7 @@ TEST(FusionCodegen, PlacedConcatInputsAreNotCopied) {
 }
 
 TEST(FusionCodegen, EpilogueReadsOperandsByChannelAndIndex) {
-  const auto files = generate_cpp(testing::conv_with_operands(), {"conv_operands", "", "", {}});
+  const auto files = generate_cpp(testing::conv_with_operands(), {"conv_operands", "", ""});
   const std::string& cpp = files[1].content;
   EXPECT_NE(cpp.find("auto epilogue = [&](long channel, long index, float v) -> float {"), std::string::npos) << cpp;
   EXPECT_NE(cpp.find("channel_[channel]"), std::string::npos) << cpp;  // the constant named `channel`, renamed
@@ -75,7 +75,7 @@ TEST(FusionCodegen, EpilogueReadsOperandsByChannelAndIndex) {
 }
 
 TEST(FusionCodegen, ClampsAndResidualAddsBecomeVectorEpilogues) {
-  const auto files = generate_cpp(testing::clamped_layers(), {"clamped", "", "", {}});
+  const auto files = generate_cpp(testing::clamped_layers(), {"clamped", "", ""});
   const std::string& cpp = files[1].content;
   // The 1x1 expansion, its clip and the depthwise step are one kernel: the
   // clip goes in as the activation object, the depthwise step's as epilogue.
@@ -87,12 +87,12 @@ TEST(FusionCodegen, ClampsAndResidualAddsBecomeVectorEpilogues) {
   EXPECT_NE(cpp.find("const auto epilogue = HgReluEpilogue();  // dw2_relu (Activation)"), std::string::npos) << cpp;
   EXPECT_EQ(cpp.find("auto epilogue = [&]"), std::string::npos) << cpp;
   // A residual add, then a relu: the add loads the other operand's vector.
-  const auto resnet = generate_cpp(testing::resnet_basic_block(), {"block", "", "", {}});
+  const auto resnet = generate_cpp(testing::resnet_basic_block(), {"block", "", ""});
   EXPECT_NE(resnet[1].content.find("= hg_add_epilogue(data, HgReluEpilogue());"), std::string::npos)
       << resnet[1].content;
   // Anything else stays a lambda: per-channel or broadcast operands, a
   // multiply after the add.
-  const auto operands = generate_cpp(testing::conv_with_operands(), {"operands", "", "", {}});
+  const auto operands = generate_cpp(testing::conv_with_operands(), {"operands", "", ""});
   EXPECT_NE(operands[1].content.find("auto epilogue = [&]"), std::string::npos) << operands[1].content;
   EXPECT_EQ(operands[1].content.find("epilogue = hg_add_epilogue("), std::string::npos) << operands[1].content;
 }
@@ -101,7 +101,8 @@ TEST(FusionCodegen, CodeForATargetWillNotBuildWithoutItsInstructions) {
   // Weights packed for AVX-512 panels must never run through another path:
   // built for plain x86-64, the code stops at an #error naming the target.
   const TempDir dir("hybgen-target-test");
-  write_generated(generate_cpp(testing::seed_mlp(), {"mlp", "", "", cpp_target("x86-64-v4")}), dir.path());
+  write_generated(generate_cpp(testing::seed_mlp(), {"mlp", "", ""}, {true, nullptr, cpp_target("x86-64-v4")}),
+                  dir.path());
   const auto r = testing::run_command(std::string(HYBGEN_CXX) + " -std=c++11 -march=x86-64 -c " +
                                       testing::quoted(dir.path() + "/mlp.cpp") + " -o /dev/null");
   EXPECT_NE(r.exit_code, 0);

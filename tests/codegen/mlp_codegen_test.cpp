@@ -43,7 +43,7 @@ int main() {
 TEST(MlpCodegen, StrictCpp11NoHeapMatchesReferenceReentrant) {
   TempDir dir("hybgen-codegen-test");
   const Graph graph = testing::seed_mlp();
-  write_generated(generate_cpp(graph, {"mlp", "mlp", "mlp.json", {}}), dir.path());
+  write_generated(generate_cpp(graph, {"mlp", "mlp", "mlp.json"}), dir.path());
   std::ofstream(dir.path() + "/main.cpp") << kDriver;
   const std::string flags = " -std=c++11 -O2 -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path());
   const std::string cxx = quoted(HYBGEN_CXX);
@@ -87,7 +87,7 @@ TEST(MlpCodegen, StrictCpp11NoHeapMatchesReferenceReentrant) {
 TEST(MlpCodegen, TutorialMemoryExampleNeedsNoArena) {
   // c = b * a; d = c + 1 is one loop: c never leaves a register, so the
   // arena is empty (declared as 1 byte so it can size an array).
-  const auto files = generate_cpp(testing::tutorial_memory(), {"memory", "", "", {}});
+  const auto files = generate_cpp(testing::tutorial_memory(), {"memory", "", ""});
   const std::string& header = files[0].content;
   EXPECT_NE(header.find("constexpr std::size_t kArenaBytes = 1;"), std::string::npos) << header;
 }

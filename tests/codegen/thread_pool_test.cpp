@@ -150,7 +150,7 @@ int main() {
 // runs it and returns its output.
 std::string build_and_run(const std::string& target, const std::string& flags) {
   const TempDir dir("hybgen-pool-test");
-  const auto files = generate_cpp(splittable_net(), {"split", "", "", cpp_target(target)});
+  const auto files = generate_cpp(splittable_net(), {"split", "", ""}, {true, nullptr, cpp_target(target)});
   EXPECT_NE(files[1].content.find("hg_conv_pointwise_depthwise("), std::string::npos) << "pw and pdw not fused";
   write_generated(files, dir.path());
   const std::string d = dir.path() + "/";

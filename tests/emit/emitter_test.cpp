@@ -41,7 +41,7 @@ TEST(Emitter, CIdentifiers) {
 }
 
 TEST(Emitter, FilesManifestAndComments) {
-  const auto files = by_name(generate_cpp(testing::seed_mlp(), {"mlp", "", "mlp.json", {}}));
+  const auto files = by_name(generate_cpp(testing::seed_mlp(), {"mlp", "", "mlp.json"}));
   ASSERT_EQ(files.size(), 4u);
   const std::string& h = files.at("mlp.h");
   // dense0 with its relu (1024 bytes) and dense1 with its relu (512) live at once.
@@ -72,16 +72,16 @@ TEST(Emitter, FilesManifestAndComments) {
 }
 
 TEST(Emitter, DeterministicOutput) {
-  const auto a = generate_cpp(testing::seed_mlp(), {"mlp", "ns", "mlp.json", {}});
-  const auto b = generate_cpp(testing::seed_mlp(), {"mlp", "ns", "mlp.json", {}});
+  const auto a = generate_cpp(testing::seed_mlp(), {"mlp", "ns", "mlp.json"});
+  const auto b = generate_cpp(testing::seed_mlp(), {"mlp", "ns", "mlp.json"});
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].content, b[i].content) << a[i].filename;
 }
 
 TEST(Emitter, ProfileHooksOnlyWhenAskedFor) {
-  const std::string plain = by_name(generate_cpp(testing::seed_mlp(), {"mlp", "", "mlp.json", {}})).at("mlp.cpp");
+  const std::string plain = by_name(generate_cpp(testing::seed_mlp(), {"mlp", "", "mlp.json"})).at("mlp.cpp");
   EXPECT_EQ(plain.find("hg_profile_mark"), std::string::npos);
-  CppEmitOptions options{"mlp", "", "mlp.json", {}};
+  CppEmitOptions options{"mlp", "", "mlp.json"};
   options.profile_hooks = true;
   const std::string hooked = by_name(generate_cpp(testing::seed_mlp(), options)).at("mlp.cpp");
   EXPECT_NE(hooked.find("void hg_profile_mark(int kernel);"), std::string::npos);
@@ -100,14 +100,14 @@ TEST(Emitter, ProfileHooksOnlyWhenAskedFor) {
 }
 
 TEST(Emitter, RejectsBadNamesAndMissingWeights) {
-  EXPECT_NE(error_of([] { generate_cpp(testing::seed_mlp(), {"my-model", "", "", {}}); }).find("not a C identifier"),
+  EXPECT_NE(error_of([] { generate_cpp(testing::seed_mlp(), {"my-model", "", ""}); }).find("not a C identifier"),
             std::string::npos);
   // 'o' is a fused kernel's local name in the generated code.
-  EXPECT_NE(error_of([] { generate_cpp(testing::seed_mlp(), {"o", "", "", {}}); }).find("uses itself (use --name)"),
+  EXPECT_NE(error_of([] { generate_cpp(testing::seed_mlp(), {"o", "", ""}); }).find("uses itself (use --name)"),
             std::string::npos);
   Graph g = testing::seed_mlp();
   g.constants["dense1_bias"].data.clear();
-  EXPECT_NE(error_of([&] { generate_cpp(g, {"mlp", "", "", {}}); }).find("weight 'dense1_bias' has no data"),
+  EXPECT_NE(error_of([&] { generate_cpp(g, {"mlp", "", ""}); }).find("weight 'dense1_bias' has no data"),
             std::string::npos);
 }
 

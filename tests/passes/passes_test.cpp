@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <functional>
 
+#include "fusion_graphs.h"
 #include "graph_builders.h"
 #include "ir/error.h"
+#include "ops/gemm_pack.h"
 #include "passes/passes.h"
 #include "pipeline.h"
 
@@ -132,7 +134,7 @@ TEST(PlanMemory, SeedMlpArenaEqualsTheLowerBound) {
   EXPECT_EQ(c.plan.arena_bytes, c.plan.lower_bound_bytes);
   EXPECT_EQ(c.plan.naive_bytes, c.plan.arena_bytes);
   // Unfused, the relu outputs are buffers of their own.
-  const CompiledGraph unfused = compile_graph(testing::seed_mlp(), CompileOptions{false, nullptr});
+  const CompiledGraph unfused = compile_graph(testing::seed_mlp(), CompileOptions{false, nullptr, {}});
   EXPECT_EQ(unfused.plan.lower_bound_bytes, 2048u);  // dense0_fwd and its relu, 256 floats each
   EXPECT_EQ(unfused.plan.arena_bytes, unfused.plan.lower_bound_bytes);
   EXPECT_GT(unfused.plan.naive_bytes, unfused.plan.arena_bytes);
@@ -174,6 +176,26 @@ TEST(PlanMemory, KeepsTheBestOfSeveralPlacementOrders) {
   c.plan.verify();
   EXPECT_LE(c.plan.arena_bytes, 3 * 64u);
   EXPECT_FALSE(c.plan.strategy.empty());
+}
+
+// The plan holds the scratch of the kernels the target runs: generic code
+// convolves through im2col columns, AVX-512 code row by row without them.
+TEST(PlanMemory, ScratchIsWhatTheTargetsKernelsTake) {
+  const Graph g = testing::conv_with_operands();  // 4 -> 6 channels, 3x3, padded, on 5x5
+  auto scratch_bytes = [](const CompiledGraph& c) {
+    std::size_t bytes = 0;
+    for (const auto& b : c.plan.buffers)
+      if (b.value.size() > 8 && b.value.compare(b.value.size() - 8, 8, "#scratch") == 0) bytes += b.bytes;
+    return bytes;
+  };
+  const CompiledGraph generic = compile_graph(g);
+  const CompiledGraph avx512 = compile_graph(g, {true, nullptr, cpp_target("x86-64-v4")});
+  EXPECT_EQ(generic.target.name, "generic");
+  EXPECT_EQ(avx512.target.name, "x86-64-v4");
+  EXPECT_EQ(scratch_bytes(generic), 4u * 9 * 25 * sizeof(float));  // a column of 36 values per output pixel
+  EXPECT_EQ(scratch_bytes(avx512), 0u);
+  EXPECT_LT(avx512.plan.arena_bytes, generic.plan.arena_bytes);
+  avx512.plan.verify();
 }
 
 TEST(Pipeline, ObserverSeesEveryPassInOrder) {
