@@ -25,12 +25,14 @@ std::string shell_quote(const std::string& s) {
 
 GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_template,
                                std::map<std::string, std::string> driver_values, const BuildSettings& settings) {
+  toolchain_ = toolchain_for(settings.target, settings.cxx, settings.emulation);
   const std::string target_flags = target_cxx_flags(settings.target);
   // The target's -march first: a -march among the caller's flags (bench's
   // -march=native) then wins, with its tuning for this CPU; after it,
   // -march=x86-64-v4 tuned for a generic CPU and MobileNet v2's stem ran 30%
   // slower. Flags lacking the target's instructions fail on its pin check.
   cxx_flags_ = target_flags.empty() ? settings.flags : target_flags + " " + settings.flags;
+  if (!toolchain_.flags.empty()) cxx_flags_ += " " + toolchain_.flags;
   const std::string& flags = cxx_flags_;
   std::string name = c_identifier(graph.name);
   if (name != graph.name || name.empty()) name = "model";
@@ -45,7 +47,7 @@ GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_tem
   write_file_atomic(dir() + "/main.cpp", fill_template(template_text(driver_template), driver_values, driver_template));
   write_file_atomic(dir() + "/hg_spin_pool.h", template_text("hg_spin_pool.h"));
 
-  const std::string compiler = choose_compiler(settings.cxx);
+  const std::string& compiler = toolchain_.cxx;
   const std::string d = dir() + "/";
   const std::string command = compiler + " " + flags + " -pthread -I" + shell_quote(dir()) + " " + shell_quote(d + "main.cpp") +
                               " " + shell_quote(d + name + ".cpp") + " " + shell_quote(d + name + "_weights.cpp") +
@@ -59,7 +61,8 @@ GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_tem
 
 std::string GeneratedBuild::run() const {
   const std::string d = dir() + "/";
-  const int rc = std::system((shell_quote(d + "program") + " " + shell_quote(dir()) + " > " +
+  const std::string runner = toolchain_.runner.empty() ? "" : toolchain_.runner + " ";
+  const int rc = std::system((runner + shell_quote(d + "program") + " " + shell_quote(dir()) + " > " +
                               shell_quote(d + "run.log") + " 2>&1")
                                  .c_str());
   const std::string output = read_file_text(d + "run.log");

@@ -12,6 +12,7 @@
 
 #include "io/file_util.h"
 #include "ir/graph.h"
+#include "verify/toolchain.h"
 
 namespace hybgen {
 
@@ -27,12 +28,16 @@ struct BuildSettings {
   bool optimize = true;              // CompileOptions::optimize
   std::string target = "generic";    // hybgen --target
   bool profile_hooks = false;        // CppEmitOptions::profile_hooks
+  // Whether code this machine cannot run may run under an emulator
+  // (toolchain.h); refused, such a target is an error.
+  Emulation emulation = Emulation::kRefused;
 };
 
 class GeneratedBuild {
  public:
   // The driver template gets NAME and NAMESPACE besides `driver_values`.
-  // Throws Error with the compiler's output when compilation fails.
+  // Throws Error with the compiler's output when compilation fails, and
+// before any work when this machine cannot run the target's code.
   GeneratedBuild(const Graph& graph, const std::string& driver_template,
                  std::map<std::string, std::string> driver_values, const BuildSettings& settings);
 
@@ -40,6 +45,8 @@ class GeneratedBuild {
   double compile_seconds() const { return compile_seconds_; }
   // The compiler flags it built with: the target's -march, then the settings' flags.
   const std::string& cxx_flags() const { return cxx_flags_; }
+  // The compiler, and the emulator the program runs under ("" natively).
+  const Toolchain& toolchain() const { return toolchain_; }
   // Bytes of weight data the generated code carries (emitted_weight_bytes).
   std::size_t weight_bytes() const { return weight_bytes_; }
   // Runs the program with its folder as the argument; returns its standard
@@ -53,6 +60,7 @@ class GeneratedBuild {
   double compile_seconds_ = 0;
   std::size_t weight_bytes_ = 0;
   std::string cxx_flags_;
+  Toolchain toolchain_;
 };
 
 }  // namespace hybgen

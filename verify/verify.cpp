@@ -101,11 +101,14 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
                         {"WRITES", writes},
                         {"ARGS", args},
                         {"THREADS", std::to_string(options.threads)}},
-                       BuildSettings{options.cxx, options.cxx_flags, options.optimize, options.target});
+                       BuildSettings{options.cxx, options.cxx_flags, options.optimize, options.target, false,
+                                     Emulation::kAllowed});
   const std::string dir = build.dir();
   for (const auto& [file, values] : input_files) write_floats(dir + "/" + file, values);
   VerifyReport report;
   report.compile_seconds = build.compile_seconds();
+  report.compiler = build.toolchain().cxx;
+  report.runner = build.toolchain().runner;
   build.run();
 
   const std::vector<Tensor> reference = interpreter.run(inputs);

@@ -49,6 +49,8 @@ struct VerifyReport {
   bool ok = false;
   std::string build_dir;  // kept only with keep_build
   double compile_seconds = 0;
+  std::string compiler;  // what compiled the code
+  std::string runner;    // the emulator it ran under (verify/toolchain.h); empty: this machine
 };
 
 // Throws Error for inputs or expected arrays that name nothing in the graph

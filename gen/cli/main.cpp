@@ -97,7 +97,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   add_optimize_flag(*verify_cmd, verify.no_optimize);
-  add_target_option(*verify_cmd, verify.target, "generic (the target's -march flag is added to the compiler's)");
+  add_target_option(*verify_cmd, verify.target,
+                    "generic (the target's -march flag is added to the compiler's; armv8-a code on another machine is "
+                    "built by aarch64-linux-gnu-g++ and run under qemu-aarch64 when both are on the PATH)");
 
   InspectFlags inspect;
   CLI::App* inspect_cmd = app.add_subcommand(

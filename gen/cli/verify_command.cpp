@@ -45,8 +45,9 @@ int run_verify(const VerifyFlags& flags) {
     std::printf("%-28s %-18s %13.3g %13.3g  %-6s %s\n", c.name.c_str(), shape_str(c.shape).c_str(), c.max_abs_error,
                 c.max_rel_error, c.ok ? "OK" : "FAIL", against.c_str());
   }
-  std::printf("compiled in %.2f s; tolerance %g (relative to the largest reference magnitude)\n",
-              report.compile_seconds, flags.tolerance);
+  std::printf("compiled in %.2f s by %s%s; tolerance %g (relative to the largest reference magnitude)\n",
+              report.compile_seconds, report.compiler.c_str(),
+              report.runner.empty() ? "" : (", run under " + report.runner).c_str(), flags.tolerance);
   if (!report.build_dir.empty()) std::printf("build kept in %s\n", report.build_dir.c_str());
   std::printf("verify: %s\n", report.ok ? "PASS" : "FAIL");
   return report.ok ? 0 : 1;

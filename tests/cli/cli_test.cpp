@@ -17,6 +17,7 @@
 #include "io/safetensors.h"
 #include "ops/gemm_pack.h"
 #include "run_command.h"
+#include "verify/toolchain.h"
 
 namespace hybgen {
 namespace {
@@ -250,6 +251,35 @@ TEST_F(Cli, BenchBuildsAnotherTargetForItsOwnInstructions) {
   r = hybgen("bench --runs 2 --warmup 1 --target x86-64-v3 --cxx-flags \"-std=c++11 -O2\" " + quoted(small_model()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("built with -march=x86-64-v3 -std=c++11 -O2 ("), std::string::npos) << r.output;
+}
+
+// AArch64 code on another machine: verify compiles it with the cross
+// compiler and runs it under qemu; without them, and for bench (an
+// emulator's timings mean nothing), a clear error before any work.
+TEST_F(Cli, ArmCodeVerifiesUnderEmulationAndIsNotTimedThere) {
+  if (host_target() == "armv8-a") GTEST_SKIP() << "this machine runs AArch64 code itself";
+  const std::string model = small_model();
+  if (on_path("aarch64-linux-gnu-g++") && on_path("qemu-aarch64")) {
+    const auto r = hybgen("verify --target armv8-a " + quoted(model));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("by aarch64-linux-gnu-g++, run under qemu-aarch64;"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("verify: PASS"), std::string::npos) << r.output;
+  }
+  const fs::path empty = path("empty-path");
+  fs::create_directories(empty);
+  auto r = run_command("PATH=" + quoted(empty.string()) + " " + quoted(kHybgen) + " verify --target armv8-a " +
+                       quoted(model));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("put aarch64-linux-gnu-g++ and qemu-aarch64 on the PATH (Debian: apt-get install "
+                          "g++-aarch64-linux-gnu qemu-user)"),
+            std::string::npos)
+      << r.output;
+  r = hybgen("bench --runs 2 --target armv8-a " + quoted(model));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--target armv8-a code cannot be timed here (this machine runs " + host_target() + " code)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one message:\n" << r.output;
 }
 
 TEST_F(Cli, BenchProfileTimesEachKernel) {

@@ -31,7 +31,6 @@ namespace {
 using testing::quoted;
 using testing::host_supports;
 using testing::native_target;
-using testing::on_path;
 using testing::put;
 using testing::run_command;
 using testing::SeededFloats;

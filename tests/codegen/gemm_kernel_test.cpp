@@ -27,7 +27,6 @@ namespace {
 
 using testing::quoted;
 using testing::native_target;
-using testing::on_path;
 using testing::put;
 using testing::run_command;
 using testing::SeededFloats;

@@ -1,5 +1,5 @@
 // What the kernel tests (gemm_kernel_test, conv_kernel_test) share: the
-// target -march=native builds for, a PATH lookup, the case-file writer and
+// target -march=native builds for, the case-file writer and
 // its seeded operands, and their C++11 drivers' common text, which the tests
 // write beside them as "driver_support.h": the case-file reader and the test
 // epilogue's operands (a per-channel add and a residual read at the output
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "run_command.h"
+#include "verify/toolchain.h"  // on_path: cross compilers, emulators
 
 namespace hybgen::testing {
 
@@ -39,11 +40,6 @@ class SeededFloats {
   std::mt19937 rng_;
   std::uniform_real_distribution<float> dist_{-1.0f, 1.0f};
 };
-
-// Whether `program` is on the PATH (cross compilers, emulators).
-inline bool on_path(const std::string& program) {
-  return run_command("command -v " + quoted(program)).exit_code == 0;
-}
 
 // The generator target whose panels -march=native code uses here: the
 // kernels pick their path from __AVX512F__ alone, so this may differ from

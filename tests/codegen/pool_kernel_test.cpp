@@ -24,7 +24,6 @@ namespace hybgen {
 namespace {
 
 using testing::host_supports;
-using testing::on_path;
 using testing::quoted;
 using testing::run_command;
 

@@ -1,7 +1,9 @@
 // Each zoo architecture: eager and hybridized agree, and the generated C++ of
 // its traced graph matches the reference within 1e-4 (relative to the largest
-// output magnitude). Inputs are smaller than ImageNet's where the architecture
-// allows, to keep the suite fast; the layers are the zoo's.
+// output magnitude) for every --target this machine runs, AArch64 under qemu
+// where a cross compiler and qemu are installed. Inputs are smaller than
+// ImageNet's where the architecture allows, to keep the suite fast; the
+// layers are the zoo's.
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -9,7 +11,9 @@
 #include <cmath>
 #include <functional>
 
+#include "ops/gemm_pack.h"
 #include "pipeline.h"
+#include "verify/toolchain.h"
 #include "verify/verify.h"
 #include "zoo.h"
 
@@ -45,25 +49,44 @@ double relative_difference(const Tensor& a, const Tensor& b) {
   return diff / scale;
 }
 
+// The case's network with seeded weights and norm statistics, its input, and
+// its output run eagerly.
+struct Initialized {
+  std::shared_ptr<HybridBlock> net;
+  Tensor x, eager;
+};
+
+Initialized initialized(const ZooCase& c) {
+  Initialized i{c.build(), Tensor::random_normal(c.input, 0.0f, 1.0f, 7), {}};
+  i.net->initialize(init::Xavier(), 42);
+  (*i.net)(i.x);  // resolves deferred shapes
+  randomize_norm_params(*i.net, 100);
+  i.eager = (*i.net)(i.x);
+  return i;
+}
+
+VerifyReport verify_generated(const Graph& graph, const ZooCase& c, const Tensor& x, const std::string& target) {
+  VerifyOptions options;
+  options.inputs["data"] = NpyArray{c.input, x.to_vector()};
+  options.tolerance = 1e-4;
+  options.target = target;
+  return verify_model(graph, options);
+}
+
 class Zoo : public ::testing::TestWithParam<ZooCase> {};
 
 TEST_P(Zoo, EagerHybridizedAndGeneratedAgree) {
   const ZooCase& c = GetParam();
-  auto net = c.build();
-  net->initialize(init::Xavier(), 42);
-  const Tensor x = Tensor::random_normal(c.input, 0.0f, 1.0f, 7);
-  (*net)(x);  // resolves deferred shapes
-  randomize_norm_params(*net, 100);
-  const Tensor eager = (*net)(x);
+  Initialized i = initialized(c);
+  auto& net = i.net;
+  const Tensor& x = i.x;
+  const Tensor& eager = i.eager;
   net->hybridize();
   const Tensor hybrid = (*net)(x);
   EXPECT_LE(relative_difference(hybrid, eager), 1e-5);
 
   const Graph graph = net->trace({c.input}, c.name, true);
-  VerifyOptions options;
-  options.inputs["data"] = NpyArray{c.input, x.to_vector()};
-  options.tolerance = 1e-4;
-  const VerifyReport report = verify_model(graph, options);
+  const VerifyReport report = verify_generated(graph, c, x, "generic");
   ASSERT_EQ(report.checks.size(), 1u);
   EXPECT_TRUE(report.ok) << c.name << ": max relative error " << report.checks[0].max_rel_error;
   EXPECT_EQ(report.checks[0].shape, eager.shape());
@@ -81,19 +104,43 @@ TEST_P(Zoo, EagerHybridizedAndGeneratedAgree) {
   EXPECT_LT(optimized.kernels.size(), plain.kernels.size()) << c.name << ": nothing fused";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Architectures, Zoo,
-    ::testing::Values(ZooCase{"resnet18_v1", [] { return zoo::resnet18_v1(); }, {1, 3, 64, 64}},
-                      ZooCase{"resnet18_v2", [] { return zoo::resnet18_v2(); }, {1, 3, 64, 64}},
-                      ZooCase{"mobilenet_v1", [] { return zoo::mobilenet_v1(); }, {1, 3, 64, 64}},
-                      ZooCase{"mobilenet_v2", [] { return zoo::mobilenet_v2(); }, {1, 3, 64, 64}},
-                      ZooCase{"squeezenet1_1", [] { return zoo::squeezenet1_1(); }, {1, 3, 224, 224}},
-                      ZooCase{"densenet121", [] { return zoo::densenet121(); }, {1, 3, 224, 224}},
-                      ZooCase{"inception_v3", [] { return zoo::inception_v3(); }, {1, 3, 299, 299}},
-                      ZooCase{"vgg11_bn", [] { return zoo::vgg11_bn(10); }, {1, 3, 32, 32}},
-                      ZooCase{"transformer_encoder", [] { return zoo::transformer_encoder(); }, {1, 32, 256}},
-                      ZooCase{"lenet", [] { return zoo::lenet(); }, {1, 1, 28, 28}}),
-    [](const ::testing::TestParamInfo<ZooCase>& info) { return std::string(info.param.name); });
+const ZooCase kZoo[] = {ZooCase{"resnet18_v1", [] { return zoo::resnet18_v1(); }, {1, 3, 64, 64}},
+                        ZooCase{"resnet18_v2", [] { return zoo::resnet18_v2(); }, {1, 3, 64, 64}},
+                        ZooCase{"mobilenet_v1", [] { return zoo::mobilenet_v1(); }, {1, 3, 64, 64}},
+                        ZooCase{"mobilenet_v2", [] { return zoo::mobilenet_v2(); }, {1, 3, 64, 64}},
+                        ZooCase{"squeezenet1_1", [] { return zoo::squeezenet1_1(); }, {1, 3, 224, 224}},
+                        ZooCase{"densenet121", [] { return zoo::densenet121(); }, {1, 3, 224, 224}},
+                        ZooCase{"inception_v3", [] { return zoo::inception_v3(); }, {1, 3, 299, 299}},
+                        ZooCase{"vgg11_bn", [] { return zoo::vgg11_bn(10); }, {1, 3, 32, 32}},
+                        ZooCase{"transformer_encoder", [] { return zoo::transformer_encoder(); }, {1, 32, 256}},
+                        ZooCase{"lenet", [] { return zoo::lenet(); }, {1, 1, 28, 28}}};
+
+INSTANTIATE_TEST_SUITE_P(Architectures, Zoo, ::testing::ValuesIn(kZoo),
+                         [](const ::testing::TestParamInfo<ZooCase>& info) { return std::string(info.param.name); });
+
+// The SIMD targets, each model a test of its own (they run in parallel).
+class ZooOnTarget : public ::testing::TestWithParam<std::tuple<ZooCase, std::string>> {};
+
+TEST_P(ZooOnTarget, GeneratedCodeMatchesTheReference) {
+  const auto& [c, target] = GetParam();
+  if (!machine_runs(target) && !(target == "armv8-a" && on_path("aarch64-linux-gnu-g++") && on_path("qemu-aarch64")))
+    GTEST_SKIP() << "this machine neither runs nor emulates " << target << " code";
+  const Initialized i = initialized(c);
+  const Graph graph = i.net->trace({c.input}, c.name, true);
+  const VerifyReport report = verify_generated(graph, c, i.x, target);
+  ASSERT_EQ(report.checks.size(), 1u);
+  EXPECT_TRUE(report.ok) << c.name << " on " << target << ": max relative error " << report.checks[0].max_rel_error;
+}
+
+INSTANTIATE_TEST_SUITE_P(Architectures, ZooOnTarget,
+                         ::testing::Combine(::testing::ValuesIn(kZoo),
+                                            ::testing::Values("x86-64-v4", "x86-64-v3", "armv8-a")),
+                         [](const ::testing::TestParamInfo<std::tuple<ZooCase, std::string>>& info) {
+                           std::string target = std::get<1>(info.param);
+                           for (char& ch : target)
+                             if (ch == '-') ch = '_';
+                           return std::string(std::get<0>(info.param).name) + "_" + target;
+                         });
 
 }  // namespace
 }  // namespace hybgen
