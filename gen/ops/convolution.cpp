@@ -4,8 +4,8 @@
 //   - a 1x1 convolution on a 1x1 map: a dense layer (gemm.inc's
 //     hg_gemm_packed_b over weights packed as FullyConnected's);
 //   - dense stride-1 3x3/5x5 convolutions with at most 128 filters on
-//     x86-64-v4, 16 on x86-64-v3 (LeNet's): row by row, weights packed in
-//     panels of up to 8 filters, 2 on AVX2 (conv2d_rows.inc);
+//     x86-64-v4 and armv8-a, 16 on x86-64-v3 (LeNet's): row by row, weights
+//     packed in panels of up to 8 filters, 2 on AVX2 (conv2d_rows.inc);
 //   - 3x3 stride-1 with >= 32 channels each way on maps of 7x7 and up:
 //     Winograd F(4x4, 3x3) or F(2x2, 3x3) with filters transformed at
 //     generation time (conv2d_winograd.inc);
@@ -145,7 +145,7 @@ bool uses_pixel_gemm(const ConvGeometry& g) {
 
 // Dense stride-1 3x3 and 5x5 convolutions with at most 128 filters (but
 // the 3x3 ones Winograd takes) computed row by row, without im2col
-// (conv2d_rows.inc, AVX-512 and AVX2). With so few filters im2col + GEMM fills
+// (conv2d_rows.inc, AVX-512, AVX2 and NEON). With so few filters im2col + GEMM fills
 // few register tiles and pays for its columns: against it, single
 // convolutions in alternating runs took 64 -> 16 channels 3x3 on 32x32
 // 352 -> 169 us, 512 -> 8 on 7x7 263 -> 41, 32 -> 8 5x5 on 56x56 951 -> 411,
@@ -158,16 +158,20 @@ bool uses_pixel_gemm(const ConvGeometry& g) {
 // x86-64-v3 against im2col + GEMM: 32 -> 8 5x5 on 56x56 1047 -> 706 us,
 // 512 -> 8 on 7x7 305 -> 80, 64 -> 16 on 32x32 345 -> 335; with 64 filters
 // it lost (16 -> 64 on 56x56 642 -> 1008, 3 -> 64 on 224x224 by 20-30%).
+// NEON (armv8-a) has AVX-512's 32 registers, and takes its rule: LeNet's
+// forward ran 273k AArch64 instructions through im2col + GEMM against 161k
+// row by row (counted under qemu; no AArch64 machine timed it), its arena
+// 71424 -> 17280 bytes.
 bool uses_rows(const ConvGeometry& g, const CppTarget& target) {
   const bool avx2 = target.name == "x86-64-v3";
-  if (target.name != "x86-64-v4" && !avx2) return false;
+  if (target.name != "x86-64-v4" && target.name != "armv8-a" && !avx2) return false;
   if (avx2 && g.f > 16) return false;
   return g.groups == 1 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.kh == g.kw &&
          (g.kh == 3 || g.kh == 5) && g.f <= 128 && !uses_winograd(g);
 }
 
-// Filters per weight panel of the row kernel: at most 8 on AVX-512 (with 2
-// output rows, 16 accumulators), 2 on AVX2 (4 accumulators: with 8, GCC
+// Filters per weight panel of the row kernel: at most 8 on AVX-512 and NEON
+// (with 2 output rows, 16 accumulators), 2 on AVX2 (4 accumulators: with 8, GCC
 // spilled them out of its 16 registers, and LeNet's 6 -> 16 layer took 9.5
 // us against 5.9 built for x86-64-v3), balanced so the last panel is nearly
 // full (6 filters: one panel of 6; 9: 5 + 4; 16: 8 + 8). On LeNet, against

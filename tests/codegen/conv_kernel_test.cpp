@@ -9,7 +9,7 @@
 // The depthwise kernel's cases are made by the driver; the Winograd and
 // pixel-row GEMM kernels read weights packed here by the tool's functions for
 // the driver's target, as does the small direct kernel (conv2d_rows.inc, its
-// filters in panels) on AVX-512 and AVX2 builds; the fused 1x1-then-depthwise kernel
+// filters in panels) on AVX-512, AVX2 and NEON builds; the fused 1x1-then-depthwise kernel
 // (conv_pointwise_depthwise.inc) reads its 1x1 weights packed the same way. |got - expected| <= tol * (sum of |terms|), tol 1e-5,
 // 5e-5 for Winograd (its transforms add rounding).
 #include <gtest/gtest.h>
@@ -218,7 +218,7 @@ bool run_rows_panel(long fb, const float* x, const float* w, const float* b, flo
 }
 #endif
 
-// kind 4: hg_conv2d_rows<K, FB> (FB = block) on x86-64-v4 and -v3 drivers;
+// kind 4: hg_conv2d_rows<K, FB> (FB = block) on x86-64-v4, -v3 and armv8-a drivers;
 // false when this driver has no such kernel.
 bool run_rows_case(long fb, const float* x, const float* w, const float* b, float* y, const long* g, long epilogue) {
 #if defined(HG_ROW_LANES)
@@ -352,9 +352,9 @@ struct PackedCase {
                                               // kind 4: block the filters per panel
 };
 
-// Row-kernel cases (kind 4, x86-64-v4 and -v3): 3x3 and 5x5, padding 0..2,
-// maps narrower than 8 and 16 and wider (masked tails), panels of 1, 2, 5, 6
-// and 8 filters on AVX-512 and of 1 and 2 on AVX2 (`avx2`), as the generator
+// Row-kernel cases (kind 4, x86-64-v4, -v3 and armv8-a): 3x3 and 5x5, padding
+// 0..2, maps narrower than 4, 8 and 16 and wider (masked tails), panels of 1, 2,
+// 5, 6 and 8 filters on AVX-512 and NEON and of 1 and 2 on AVX2 (`avx2`), as the generator
 // makes them, with a last panel partly empty (4 filters in panels of 2 runs
 // 4 rows at a time on AVX-512), an odd output height, batch 2 (LeNet's
 // second layer), 40 channels over 19 rows.
@@ -415,7 +415,7 @@ void write_packed_cases(const std::string& path, const std::string& target) {
       {2, 2, 17, 9, 6, 19, 3, 1, 0, 5},   {2, 1, 40, 5, 5, 48, 3, 1, 2, 6},  {2, 1, 3, 3, 3, 5, 3, 1, 1, 1},
       {3, 2, 5, 9, 9, 3 * mr + 3, 3, 1, 1, 2}, {3, 1, 3, 12, 17, 20, 3, 2, 1, 1}, {3, 1, 8, 7, 7, 24, 3, 1, 1, 1},
       {3, 1, 4, 10, 10, mr + 1, 5, 1, 2, 1},   {3, 2, 6, 11, 13, 2 * mr, 3, 2, 1, 8}, {3, 1, 5, 16, 16, 32, 3, 1, 1, 3}};
-  if (target == "x86-64-v4" || target == "x86-64-v3") {
+  if (target == "x86-64-v4" || target == "x86-64-v3" || target == "armv8-a") {
     const std::vector<PackedCase> rows = rows_cases(target == "x86-64-v3");
     cases.insert(cases.end(), rows.begin(), rows.end());
   }
