@@ -159,7 +159,7 @@ bool uses_pixel_gemm(const ConvGeometry& g) {
 // 512 -> 8 on 7x7 305 -> 80, 64 -> 16 on 32x32 345 -> 335; with 64 filters
 // it lost (16 -> 64 on 56x56 642 -> 1008, 3 -> 64 on 224x224 by 20-30%).
 // NEON (armv8-a) has AVX-512's 32 registers, and takes its rule: LeNet's
-// forward ran 273k AArch64 instructions through im2col + GEMM against 161k
+// forward ran 273k AArch64 instructions through im2col + GEMM against 145k
 // row by row (counted under qemu; no AArch64 machine timed it), its arena
 // 71424 -> 17280 bytes.
 bool uses_rows(const ConvGeometry& g, const CppTarget& target) {
