@@ -37,7 +37,7 @@ class GeneratedBuild {
  public:
   // The driver template gets NAME and NAMESPACE besides `driver_values`.
   // Throws Error with the compiler's output when compilation fails, and
-// before any work when this machine cannot run the target's code.
+  // before any work when this machine cannot run the target's code.
   GeneratedBuild(const Graph& graph, const std::string& driver_template,
                  std::map<std::string, std::string> driver_values, const BuildSettings& settings);
 

@@ -44,9 +44,10 @@ bool on_path(const std::string& program) {
 Toolchain toolchain_for(const std::string& target, const std::string& preferred_cxx, Emulation emulation) {
   if (machine_runs(target)) return {choose_compiler(preferred_cxx), "", ""};
   const std::string here = "this machine runs " + host_target() + " code";
+  const std::string runs_here = host_target() == "generic" ? "generic" : host_target() + " or generic";
   if (target != "armv8-a")
     throw Error("--target " + target + " code needs " + instructions_of(target) + ", which this machine lacks (" +
-                here + "): use --target " + host_target() + " or generic here, or run it on a machine that has them");
+                here + "): use --target " + runs_here + " here, or run it on a machine that has them");
   if (emulation == Emulation::kRefused)
     throw Error("--target armv8-a code cannot be timed here (" + here +
                 "): an emulator's timings say nothing of a real core; time it on an AArch64 machine");

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <functional>
 
-#include "ops/gemm_pack.h"
 #include "pipeline.h"
 #include "verify/toolchain.h"
 #include "verify/verify.h"
