@@ -35,24 +35,8 @@ using testing::put;
 using testing::run_command;
 using testing::SeededFloats;
 
-const char* kDriver = R"DRV(#include <cmath>
-#include <cstdio>
-#include <vector>
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
-#include <immintrin.h>
-#elif defined(__ARM_NEON)
-#include <arm_neon.h>
-#endif
-
-namespace model {
-namespace kernels {
-#include "kernels.inc"
-}  // namespace kernels
-}  // namespace model
-
-#include "driver_support.h"
-
-namespace {
+// The driver after kKernelDriverPrelude: its cases and main().
+const char* kDriver = R"DRV(namespace {
 
 long g_cases = 0, g_values = 0, g_failures = 0;
 
@@ -463,9 +447,7 @@ void check_kernels(const std::string& flags, const std::string& target, const st
   for (const char* k : {"epilogue", "gemm", "conv2d_depthwise", "conv2d_winograd", "conv2d_pixel_gemm", "conv2d_rows",
                         "conv_pointwise_depthwise"})
     add_kernel(k, seen, text);
-  std::ofstream(d + "kernels.inc") << text;
-  std::ofstream(d + "driver_support.h") << testing::kKernelDriverSupport;
-  std::ofstream(d + "main.cpp") << kDriver;
+  testing::write_kernel_driver(dir.path(), text, kDriver);
   auto r = testing::compile_driver(dir.path(), cxx, flags);
   ASSERT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   const std::string run = testing::driver_command(dir.path(), runner);

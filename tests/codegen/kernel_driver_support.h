@@ -1,9 +1,9 @@
-// What the kernel tests (gemm_kernel_test, conv_kernel_test) share: the
-// target -march=native builds for, the case-file writer and
-// its seeded operands, and their C++11 drivers' common text, which the tests
-// write beside them as "driver_support.h": the case-file reader and the test
-// epilogue's operands (a per-channel add and a residual read at the output
-// index).
+// What the kernel tests (gemm, conv and pool kernel tests) share: the
+// target -march=native builds for, the case-file writer and its seeded
+// operands, compiling and running a driver, and the drivers' common C++11
+// text: the prelude that includes the kernels, and "driver_support.h" beside
+// them (the case-file reader, seeded values and the test epilogue's operands,
+// a per-channel add and a residual read at the output index).
 #pragma once
 
 #include <fstream>
@@ -115,5 +115,35 @@ inline float residual(long idx) { return static_cast<float>((idx * 13) % 17 - 8)
 
 }  // namespace
 )SUPPORT";
+
+// What a kernel driver opens with: the intrinsics headers, the kernels' text
+// (kernels.inc) inside the namespaces generated code puts it in, and
+// kKernelDriverSupport (driver_support.h).
+inline const char* kKernelDriverPrelude = R"PRELUDE(#include <cmath>
+#include <cstdio>
+#include <vector>
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
+namespace model {
+namespace kernels {
+#include "kernels.inc"
+}  // namespace kernels
+}  // namespace model
+
+#include "driver_support.h"
+
+)PRELUDE";
+
+// Writes a kernel driver into DIR: kernels.inc (`kernels`, the kernel
+// templates' text), driver_support.h and main.cpp (the prelude, then `body`).
+inline void write_kernel_driver(const std::string& dir, const std::string& kernels, const char* body) {
+  std::ofstream(dir + "/kernels.inc") << kernels;
+  std::ofstream(dir + "/driver_support.h") << kKernelDriverSupport;
+  std::ofstream(dir + "/main.cpp") << kKernelDriverPrelude << body;
+}
 
 }  // namespace hybgen::testing

@@ -27,24 +27,8 @@ using testing::host_supports;
 using testing::quoted;
 using testing::run_command;
 
-const char* kDriver = R"DRV(#include <cmath>
-#include <cstdio>
-#include <vector>
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
-#include <immintrin.h>
-#elif defined(__ARM_NEON)
-#include <arm_neon.h>
-#endif
-
-namespace model {
-namespace kernels {
-#include "kernels.inc"
-}  // namespace kernels
-}  // namespace model
-
-#include "driver_support.h"
-
-namespace {
+// The driver after kKernelDriverPrelude: its cases and main().
+const char* kDriver = R"DRV(namespace {
 
 long g_cases = 0, g_failures = 0;
 
@@ -139,9 +123,7 @@ void check_pooling(const std::string& flags, const std::string& cxx = HYBGEN_CXX
   std::string text;
   for (const std::string& kernel : kernel_templates_with_needs("pool2d"))
     text += template_text("kernels/" + kernel) + "\n";
-  std::ofstream(d + "kernels.inc") << text;
-  std::ofstream(d + "driver_support.h") << testing::kKernelDriverSupport;
-  std::ofstream(d + "main.cpp") << kDriver;
+  testing::write_kernel_driver(dir.path(), text, kDriver);
   auto r = testing::compile_driver(dir.path(), cxx, flags);
   ASSERT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   r = run_command(testing::driver_command(dir.path(), runner));
