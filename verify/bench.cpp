@@ -25,7 +25,6 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   if (options.runs <= 0 || options.warmup < 0) throw Error("bench: runs must be positive and warmup non-negative");
   if (options.threads < 1) throw Error("bench: threads must be at least 1");
   const std::string target = options.target.empty() ? host_target() : options.target;
-  // The same compilation GeneratedBuild makes: its kernels and arena.
   const CompiledGraph compiled = compile_graph(graph, CompileOptions{options.optimize, nullptr, cpp_target(target)});
   const Graph& g = compiled.graph;
   std::string buffers, fill, args;
@@ -42,7 +41,7 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
     buffers += "float " + v + "[" + n + "];\n";
     args += ", " + v;
   }
-  GeneratedBuild build(graph, "bench_main.cpp",
+  GeneratedBuild build(compiled, "bench_main.cpp",
                        {{"BUFFERS", buffers},
                         {"FILL", fill},
                         {"ARGS", args},
@@ -51,7 +50,7 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
                         {"THREADS", std::to_string(options.threads)},
                         {"PROFILE", options.profile ? "true" : "false"},
                         {"KERNELS", std::to_string(compiled.kernels.size())}},
-                       BuildSettings{options.cxx, cxx_flags_for(options, target), options.optimize, target, options.profile});
+                       BuildSettings{options.cxx, cxx_flags_for(options, target), options.profile});
   BenchResult r;
   std::istringstream out(build.run());
   if (!(out >> r.min_us >> r.median_us >> r.max_us)) throw Error("bench: the timing program printed no timings");

@@ -4,7 +4,6 @@
 #include <cstdlib>
 
 #include "emit/cpp_emitter.h"
-#include "emit/generate.h"
 #include "emit/templates.h"
 #include "ir/error.h"
 #include "ops/gemm_pack.h"
@@ -23,10 +22,11 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_template,
+GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string& driver_template,
                                std::map<std::string, std::string> driver_values, const BuildSettings& settings) {
-  toolchain_ = toolchain_for(settings.target, settings.cxx, settings.emulation);
-  const std::string target_flags = target_cxx_flags(settings.target);
+  const std::string& target = compiled.target.name;
+  toolchain_ = toolchain_for(target, settings.cxx, settings.emulation);
+  const std::string target_flags = target_cxx_flags(target);
   // The target's -march first: a -march among the caller's flags (bench's
   // -march=native) then wins, with its tuning for this CPU; after it,
   // -march=x86-64-v4 tuned for a generic CPU and MobileNet v2's stem ran 30%
@@ -34,12 +34,12 @@ GeneratedBuild::GeneratedBuild(const Graph& graph, const std::string& driver_tem
   cxx_flags_ = target_flags.empty() ? settings.flags : target_flags + " " + settings.flags;
   if (!toolchain_.flags.empty()) cxx_flags_ += " " + toolchain_.flags;
   const std::string& flags = cxx_flags_;
+  const Graph& graph = compiled.graph;
   std::string name = c_identifier(graph.name);
   if (name != graph.name || name.empty()) name = "model";
   CppEmitOptions emit{name, name, graph.name};
   emit.profile_hooks = settings.profile_hooks;
-  const std::vector<EmittedFile> files =
-      generate_cpp(graph, emit, CompileOptions{settings.optimize, nullptr, cpp_target(settings.target)});
+  const std::vector<EmittedFile> files = emit_cpp(compiled, emit);
   for (const auto& f : files) write_file_atomic(dir() + "/" + f.filename, f.content);
   weight_bytes_ = emitted_weight_bytes(files);
   driver_values["NAME"] = name;

@@ -2,7 +2,8 @@
 // from a template, compiled in one compiler call inside a temporary folder.
 // `hybgen verify` and `hybgen bench` both use it.
 //
-//   GeneratedBuild b(graph, "verify_main.cpp", {{"READS", ...}}, {options.cxx, options.cxx_flags});
+//   GeneratedBuild b(compile_graph(graph, {true, nullptr, cpp_target("x86-64-v3")}), "verify_main.cpp",
+//                    {{"READS", ...}}, {options.cxx, options.cxx_flags});
 //   b.run_in_dir();                      // runs the program with its folder as argument
 #pragma once
 
@@ -11,7 +12,7 @@
 #include <string>
 
 #include "io/file_util.h"
-#include "ir/graph.h"
+#include "pipeline.h"
 #include "verify/toolchain.h"
 
 namespace hybgen {
@@ -21,12 +22,10 @@ std::string choose_compiler(const std::string& preferred);
 // A shell-quoted argument.
 std::string shell_quote(const std::string& s);
 
-// How the model is generated and compiled.
+// How the model is emitted and compiled (the target is the compiled graph's).
 struct BuildSettings {
-  std::string cxx;    // choose_compiler(cxx)
-  std::string flags;  // compiler flags; the target's are added
-  bool optimize = true;              // CompileOptions::optimize
-  std::string target = "generic";    // hybgen --target
+  std::string cxx;                   // choose_compiler(cxx)
+  std::string flags;                 // compiler flags; the target's are added
   bool profile_hooks = false;        // CppEmitOptions::profile_hooks
   // Whether code this machine cannot run may run under an emulator
   // (toolchain.h); refused, such a target is an error.
@@ -35,10 +34,11 @@ struct BuildSettings {
 
 class GeneratedBuild {
  public:
+  // Emits `compiled` (compile_graph's, for its target) beside the driver.
   // The driver template gets NAME and NAMESPACE besides `driver_values`.
   // Throws Error with the compiler's output when compilation fails, and
   // before any work when this machine cannot run the target's code.
-  GeneratedBuild(const Graph& graph, const std::string& driver_template,
+  GeneratedBuild(const CompiledGraph& compiled, const std::string& driver_template,
                  std::map<std::string, std::string> driver_values, const BuildSettings& settings);
 
   const std::string& dir() const { return dir_.path(); }

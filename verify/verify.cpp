@@ -6,6 +6,8 @@
 
 #include "io/file_util.h"
 #include "ir/error.h"
+#include "ops/gemm_pack.h"
+#include "pipeline.h"
 #include "runtime-lite/interpreter.h"
 #include "verify/generated_build.h"
 
@@ -95,14 +97,15 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
               ")) return 5;\n";
     args += ", out_" + std::to_string(i);
   }
-  GeneratedBuild build(g, "verify_main.cpp",
+  const CompiledGraph generated =
+      compile_graph(g, CompileOptions{options.optimize, nullptr, cpp_target(options.target)});
+  GeneratedBuild build(generated, "verify_main.cpp",
                        {{"BUFFERS", buffers},
                         {"READS", reads},
                         {"WRITES", writes},
                         {"ARGS", args},
                         {"THREADS", std::to_string(options.threads)}},
-                       BuildSettings{options.cxx, options.cxx_flags, options.optimize, options.target, false,
-                                     Emulation::kAllowed});
+                       BuildSettings{options.cxx, options.cxx_flags, false, Emulation::kAllowed});
   const std::string dir = build.dir();
   for (const auto& [file, values] : input_files) write_floats(dir + "/" + file, values);
   VerifyReport report;
