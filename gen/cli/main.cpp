@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
                           "write an HTML report (kernels, FLOPs, bytes, memory plan, arena chart) to this file");
   inspect_cmd->add_option("--dot", inspect.dot, "write the compiled graph as Graphviz text to this file");
   add_optimize_flag(*inspect_cmd, inspect.no_optimize);
-  add_target_option(*inspect_cmd, inspect.target, "generic (kernels, and so their scratch in the arena, differ by target)");
+  add_target_option(*inspect_cmd, inspect.target,
+                    "generic (kernels, and so their scratch in the arena, differ by target)");
   add_dump_flags(*inspect_cmd, inspect.dump);
 
   bool ops_json = false;
