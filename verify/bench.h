@@ -30,6 +30,7 @@ struct BenchOptions {
   int threads = 1;       // > 1: run on a spinning pool of that many threads (hg_spin_pool.h)
   bool profile = false;  // time each kernel too (a clock read after each: the whole-run times include them)
   bool keep_build = false;  // keep the build folder (BenchResult::build_dir)
+  bool external_weights = false;  // CppEmitOptions::external_weights; the driver loads the file
 };
 
 // One kernel's share of a run, with what a roofline needs.

@@ -27,6 +27,7 @@ struct BuildSettings {
   std::string cxx;                   // choose_compiler(cxx)
   std::string flags;                 // compiler flags; the target's are added
   bool profile_hooks = false;        // CppEmitOptions::profile_hooks
+  bool external_weights = false;     // CppEmitOptions::external_weights: the driver loads NAME.weights.bin
   // Whether code this machine cannot run may run under an emulator
   // (toolchain.h); refused, such a target is an error.
   Emulation emulation = Emulation::kRefused;
@@ -35,7 +36,9 @@ struct BuildSettings {
 class GeneratedBuild {
  public:
   // Emits `compiled` (compile_graph's, for its target) beside the driver.
-  // The driver template gets NAME and NAMESPACE besides `driver_values`.
+  // The driver template gets NAME, NAMESPACE and WEIGHTS_LOAD (code that
+  // defines `weights` from DIR with external weights, else nothing) besides
+  // `driver_values`; ARGS gets `weights` appended with external weights.
   // Throws Error with the compiler's output when compilation fails, and
   // before any work when this machine cannot run the target's code.
   GeneratedBuild(const CompiledGraph& compiled, const std::string& driver_template,

@@ -33,6 +33,7 @@ struct VerifyOptions {
   bool optimize = true;  // generate with the optimizer's passes (CompileOptions::optimize)
   std::string target = "generic";  // hybgen --target; its compiler flags are added
   int threads = 1;  // > 1: run on a spinning pool of that many threads (hg_spin_pool.h)
+  bool external_weights = false;  // CppEmitOptions::external_weights; the driver loads the file
 };
 
 struct OutputCheck {

@@ -46,6 +46,7 @@ int run_bench(const BenchFlags& flags) {
   options.threads = flags.threads;
   options.profile = flags.profile;
   options.keep_build = flags.keep;
+  options.external_weights = flags.external_weights;
   if (!flags.cxx_flags.empty()) options.cxx_flags = flags.cxx_flags;
   BenchResult r;
   try {

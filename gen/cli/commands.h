@@ -39,6 +39,7 @@ struct GenerateFlags {
   std::string out_dir;
   std::string name;
   std::string ns;
+  bool external_weights = false;  // NAME.weights.bin instead of NAME_weights.cpp
 };
 int run_generate(const GenerateFlags& flags);
 
@@ -52,6 +53,7 @@ struct VerifyFlags {
   double tolerance = 1e-5;
   bool keep = false;
   int threads = 1;  // > 1: run the generated code on a pool of that many threads
+  bool external_weights = false;
 };
 int run_verify(const VerifyFlags& flags);
 
@@ -78,6 +80,7 @@ struct BenchFlags {
   bool profile = false;
   bool keep = false;
   std::string cxx_flags;
+  bool external_weights = false;
 };
 int run_bench(const BenchFlags& flags);
 

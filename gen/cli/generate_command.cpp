@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/commands.h"
 #include "ops/gemm_pack.h"
@@ -37,6 +38,7 @@ int run_generate(const GenerateFlags& flags) {
   options.name = flags.name.empty() ? default_model_name(flags.model.model) : flags.name;
   options.ns = flags.ns;
   options.source = flags.model.model;
+  options.external_weights = flags.external_weights;
   CompiledGraph compiled;
   try {
     compiled = compile_graph(graph, compile);
@@ -52,11 +54,19 @@ int run_generate(const GenerateFlags& flags) {
     throw with_context(flags.model.model, e);
   }
   write_generated(files, flags.out_dir);
+  // The weights' other form from an earlier run would be stale: a build that
+  // compiles every .cpp in the folder would link an old NAME_weights.cpp.
+  std::error_code ignored;
+  std::filesystem::remove(std::filesystem::path(flags.out_dir) /
+                              (options.name + (options.external_weights ? "_weights.cpp" : ".weights.bin")),
+                          ignored);
   for (const auto& f : files) std::printf("wrote %s/%s\n", flags.out_dir.c_str(), f.filename.c_str());
   std::printf("%s: %zu kernels from %zu nodes, arena %zu bytes (lower bound %zu, without reuse %zu), %s\n",
               options.name.c_str(), compiled.kernels.size(), compiled.graph.nodes.size(), compiled.plan.arena_bytes,
               compiled.plan.lower_bound_bytes, compiled.plan.naive_bytes,
               weights_summary(emitted_weight_bytes(files), compiled.graph.weight_bytes()).c_str());
+  const std::string note = large_weights_note(options.name, emitted_weight_bytes(files), options.external_weights);
+  if (!note.empty()) std::fprintf(stderr, "hybgen: %s", note.c_str());
   return 0;
 }
 

@@ -46,6 +46,13 @@ void add_dump_flags(CLI::App& app, hybgen::PassDumpFlags& flags) {
   app.add_option("--dump-dir", flags.dir, "folder for --dump-after files (created if missing)")->capture_default_str();
 }
 
+void add_external_weights_flag(CLI::App& app, bool& external) {
+  app.add_flag("--external-weights", external,
+               "write the weights to NAME.weights.bin, which the program loads (64-byte aligned) and passes to run(), "
+               "instead of compiling them in as NAME_weights.cpp: for weights too large to compile (compilers take "
+               "16-80 bytes of memory per byte of weights), or kept apart from the code");
+}
+
 void add_target_option(CLI::App& app, std::string& target, const std::string& default_text) {
   app.add_option("--target", target,
                  "instruction set the kernels are written for, and packed weights laid out for: generic (portable "
@@ -66,11 +73,13 @@ int main(int argc, char** argv) {
 
   GenerateFlags generate;
   add_model_flags(app, generate.model, false);
-  app.add_option("-o,--output", generate.out_dir, "folder for NAME.h, NAME.cpp, NAME_weights.cpp, NAME.manifest.json");
+  app.add_option("-o,--output", generate.out_dir,
+                 "folder for NAME.h, NAME.cpp, NAME_weights.cpp (or NAME.weights.bin), NAME.manifest.json");
   app.add_option("--name", generate.name, "file stem and C symbol prefix (default: the model file's stem)");
   app.add_option("--namespace", generate.ns, "C++ namespace (default: NAME)");
   add_optimize_flag(app, generate.no_optimize);
   add_target_option(app, generate.target, "generic");
+  add_external_weights_flag(app, generate.external_weights);
   add_dump_flags(app, generate.dump);
 
   VerifyFlags verify;
@@ -97,6 +106,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   add_optimize_flag(*verify_cmd, verify.no_optimize);
+  add_external_weights_flag(*verify_cmd, verify.external_weights);
   add_target_option(*verify_cmd, verify.target,
                     "generic (the target's -march flag is added to the compiler's; armv8-a code on another machine is "
                     "built by aarch64-linux-gnu-g++ and run under qemu-aarch64 when both are on the PATH)");
@@ -141,6 +151,7 @@ int main(int argc, char** argv) {
                         "compiler flags after the target's -march (default: -std=c++11 -O3 -march=native for this "
                         "machine's target, -std=c++11 -O3 -mtune=native for another)");
   add_optimize_flag(*bench_cmd, bench.no_optimize);
+  add_external_weights_flag(*bench_cmd, bench.external_weights);
   add_target_option(*bench_cmd, bench.target, "this machine's best (" + hybgen::host_target() + ")");
 
   ImportFlags import;

@@ -19,6 +19,7 @@ int run_verify(const VerifyFlags& flags) {
   options.optimize = !flags.no_optimize;
   options.target = flags.target;
   options.threads = flags.threads;
+  options.external_weights = flags.external_weights;
   ModelSource source = flags.model.source();
   for (const auto& text : flags.inputs) {
     auto [name, path] = parse_named_path(text, "--input");

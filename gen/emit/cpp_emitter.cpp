@@ -30,7 +30,7 @@ const std::set<std::string> kReserved = {
     "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try", "typedef",
     "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor",
     // names the generated run() uses itself, and fused kernels' locals
-    "arena", "pool", "kernels", "detail", "run", "std", "epilogue", "channel", "index", "v", "o"};
+    "arena", "pool", "weights", "kernels", "detail", "run", "std", "epilogue", "channel", "index", "v", "o"};
 
 // Fused kernels name their scalars x0, v1, ... and loop counters i0, ...
 bool is_kernel_local(const std::string& name) {
@@ -79,6 +79,20 @@ std::string shape_list(const Shape& s) {
 
 std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
 
+// FNV-1a, 64 bits: lets a program check that a weights file it loaded is the
+// one this code was generated with.
+uint64_t fnv1a64(const std::vector<uint8_t>& bytes) {
+  uint64_t hash = 14695981039346656037ull;
+  for (uint8_t b : bytes) hash = (hash ^ b) * 1099511628211ull;
+  return hash;
+}
+
+std::string hex64(uint64_t v) {
+  char text[19];
+  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
 std::string blob_literal(const std::vector<uint8_t>& bytes) {
   static const char hex[] = "0123456789abcdef";
   std::string out;
@@ -121,6 +135,18 @@ std::size_t emitted_weight_bytes(const std::vector<EmittedFile>& files) {
   throw Error("the emitted files have no manifest");
 }
 
+// Measured on ResNet-18's 97 MB (NAME_weights.cpp, -O2): g++ 12 peaked at
+// 1.5 GB, clang++ 14 at 7.9 GB; VGG-11's 640 MB ran g++ out of 24 GB.
+std::string large_weights_note(const std::string& name, std::size_t weight_bytes, bool external_weights) {
+  constexpr std::size_t kLarge = std::size_t{64} << 20;
+  if (external_weights || weight_bytes <= kLarge) return "";
+  const std::size_t mb = weight_bytes >> 20;
+  return "note: the " + std::to_string(mb) + " MiB of weights compiled into " + name + "_weights.cpp take the compiler about " +
+         std::to_string(mb * 16 / 1024 + 1) + " GiB of memory with g++ 12 and " + std::to_string(mb * 80 / 1024 + 1) +
+         " GiB with clang++ 14 (16 and 80 bytes per byte of its string literal); --external-weights writes them to " +
+         name + ".weights.bin, which the program loads and passes to run(), instead\n";
+}
+
 std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOptions& options) {
   const Graph& g = compiled.graph;
   const MemoryPlan& plan = compiled.plan;
@@ -158,12 +184,19 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     usage += (usage.empty() ? "" : ", ") + var(out);
     param_values.insert(out);
   }
+  if (options.external_weights) {
+    params += ", const void* weights";
+    args += ", weights";
+    usage += ", weights";
+  }
   null_checks += "!arena";
 
   // Weights in one blob, each 64-byte aligned, in the order the kernels
   // first read them; a weight a kernel reads re-laid out (packed panels) is
   // stored in that layout under a name of its own.
   std::vector<uint8_t> blob;
+  const bool external = options.external_weights;
+  const std::string blob_base = external ? "hg_weights" : "detail::kWeightBlob";
   std::string weight_table, weight_pointers;
   std::map<std::string, std::string> blob_var;  // blob entry -> its pointer variable
   auto add_to_blob = [&](const std::string& entry, const std::string& variable, const uint8_t* bytes,
@@ -172,7 +205,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     if (it != blob_var.end()) return it->second;
     blob.resize(align_up(blob.size(), 64), 0);
     weight_table += "// " + entry + ": " + what + " at byte " + std::to_string(blob.size()) + "\n";
-    weight_pointers += "  const float* const " + variable + " = reinterpret_cast<const float*>(detail::kWeightBlob + " +
+    weight_pointers += "  const float* const " + variable + " = reinterpret_cast<const float*>(" + blob_base + " + " +
                        std::to_string(blob.size()) + ");  // " + what + "\n";
     blob.insert(blob.end(), bytes, bytes + size);
     return blob_var[entry] = variable;
@@ -308,6 +341,9 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     return false;
   };
   std::string pointers = weight_pointers;
+  if (external && !weight_pointers.empty())
+    pointers = "  const unsigned char* const hg_weights = static_cast<const unsigned char*>(weights);\n" + pointers;
+  if (external && !blob.empty()) null_checks = "!weights || " + null_checks;
   if (!weight_table.empty()) weight_table += "\n";
   std::string arena_pointers;
   for (const auto& b : plan.buffers)
@@ -345,6 +381,26 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   for (char c : name) guard += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   guard += "_H_";
 
+  const std::string weights_file = external ? name + ".weights.bin" : name + "_weights.cpp";
+  const uint64_t weights_hash = fnv1a64(blob);
+  std::string weight_constants, weights_usage, weights_run_doc, weight_declaration, weight_checks;
+  if (external) {
+    weight_constants = "// Read-only weight data run() takes from the caller (`weights`): the bytes of\n"
+                       "// " + weights_file + ", at an address aligned to kWeightAlignment. kWeightsFnv1a is\n"
+                       "// that file's FNV-1a 64-bit hash, to check a loaded file against this code.\n"
+                       "constexpr std::size_t kWeightBytes = " + std::to_string(blob.size()) + ";\n"
+                       "constexpr std::size_t kWeightAlignment = 64;\n"
+                       "constexpr std::uint64_t kWeightsFnv1a = " + hex64(weights_hash) + "ull;\n";
+    weights_usage = "//   const void* weights = ...;  // " + weights_file + " read or mapped into memory, 64-byte aligned\n";
+    weights_run_doc = "// `weights`, between the outputs and the arena, is " + weights_file + "'s bytes:\n"
+                      "// read only, so any number of runs may share them.\n";
+    weight_checks = "  if (reinterpret_cast<std::uintptr_t>(weights) % kWeightAlignment != 0) return kMisalignedWeights;\n";
+  } else {
+    weight_constants = "// Read-only weight data compiled into " + weights_file + ".\n"
+                       "constexpr std::size_t kWeightBytes = " + std::to_string(blob.size()) + ";\n";
+    weight_declaration = "namespace detail {\nextern const unsigned char kWeightBlob[];\n}  // namespace detail\n";
+  }
+
   auto with = [&](std::map<std::string, std::string> extra) {
     extra.insert(common.begin(), common.end());
     return extra;
@@ -353,7 +409,9 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
                                                 with({{"GUARD", guard},
                                                       {"ARENA_BYTES", std::to_string(std::max<std::size_t>(plan.arena_bytes, 1))},
                                                       {"ARENA_ALIGNMENT", std::to_string(plan.alignment)},
-                                                      {"WEIGHT_BYTES", std::to_string(blob.size())},
+                                                      {"WEIGHT_CONSTANTS", weight_constants},
+                                                      {"WEIGHTS_USAGE", weights_usage},
+                                                      {"WEIGHTS_RUN_DOC", weights_run_doc},
                                                       {"NUM_INPUTS", std::to_string(g.inputs.size())},
                                                       {"NUM_OUTPUTS", std::to_string(g.outputs.size())},
                                                       {"SHAPES", shapes},
@@ -365,19 +423,22 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
                                                      {"TARGET", target.name},
                                                      {"TARGET_MACRO", target_macro(target.name)},
                                                      {"TARGET_INCLUDES", target_includes(target.name)},
+                                                     {"WEIGHT_DECLARATION", weight_declaration},
+                                                     {"WEIGHT_CHECKS", weight_checks},
                                                      {"PARAMS", params},
                                                      {"ARGS", args},
                                                      {"NULL_CHECKS", null_checks},
                                                      {"POINTERS", pointers},
                                                      {"BODY", body}}),
                                                "model.cpp")};
-  EmittedFile weights{name + "_weights.cpp",
-                      fill_template(template_text("weights.cpp"),
-                                    with({{"WEIGHT_BYTES", std::to_string(blob.size())},
-                                          {"WEIGHT_TABLE", weight_table},
-                                          {"BLOB_SIZE", std::to_string(blob.size() + 1)},
-                                          {"BLOB", blob_literal(blob)}}),
-                                    "weights.cpp")};
+  // The weights: the blob's bytes as they are, or as a string literal in C++.
+  EmittedFile weights{weights_file, external ? std::string(blob.begin(), blob.end())
+                                             : fill_template(template_text("weights.cpp"),
+                                                             with({{"WEIGHT_BYTES", std::to_string(blob.size())},
+                                                                   {"WEIGHT_TABLE", weight_table},
+                                                                   {"BLOB_SIZE", std::to_string(blob.size() + 1)},
+                                                                   {"BLOB", blob_literal(blob)}}),
+                                                             "weights.cpp")};
 
   nlohmann::ordered_json manifest;
   manifest["format"] = "hybgen-manifest";
@@ -390,6 +451,9 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   manifest["arena_bytes"] = plan.arena_bytes;
   manifest["arena_alignment"] = plan.alignment;
   manifest["weights_bytes"] = blob.size();
+  manifest["weights_storage"] = external ? "external" : "embedded";
+  manifest["weights_file"] = weights_file;
+  manifest["weights_fnv1a64"] = hex64(weights_hash);
   auto io_list = [&](const std::vector<std::string>& values) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& v : values)

@@ -1,5 +1,6 @@
 // The C++ backend: prints a compiled graph as NAME.h, NAME.cpp,
-// NAME_weights.cpp and NAME.manifest.json following the generated-code
+// NAME_weights.cpp (or, with external weights, the raw NAME.weights.bin that
+// run() then takes as an argument) and NAME.manifest.json following the generated-code
 // contract (docs/generated-code.md): C++11, no heap, no mutable globals, the
 // caller owns the arena, an extern "C" entry point.
 //
@@ -23,6 +24,11 @@ struct CppEmitOptions {
   // before the first kernel and hg_profile_mark(k) after kernel k; the
   // program linking the model defines it. Off, the output has no trace of it.
   bool profile_hooks = false;
+  // Weights as NAME.weights.bin (raw bytes) that the caller loads and passes
+  // to run(), instead of NAME_weights.cpp compiled into the program: for
+  // weights too large to compile (compilers take 12-80 bytes of memory per
+  // byte of a string literal), or stored apart from the code.
+  bool external_weights = false;
 };
 
 struct EmittedFile {
@@ -33,10 +39,14 @@ struct EmittedFile {
 // Throws Error when a weight has no data, or a name is not a C identifier.
 std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOptions& options);
 
-// Bytes of weight data the emitted files carry (NAME_weights.cpp's blob, as
+// Bytes of weight data the emitted files carry (the weights blob, as
 // the manifest's "weights_bytes" gives): packed and transformed weights can
 // take more than the model's own (Winograd filters: 36 values per 3x3).
 std::size_t emitted_weight_bytes(const std::vector<EmittedFile>& files);
+
+// For weights compiled in (not external) past 64 MiB: a note that compiling
+// them takes much memory, and how to avoid it; "" otherwise.
+std::string large_weights_note(const std::string& name, std::size_t weight_bytes, bool external_weights);
 
 // "dense0_fwd" -> "dense0_fwd"; "conv-1/out" -> "conv_1_out"; leading digit gets "v_".
 std::string c_identifier(const std::string& name);

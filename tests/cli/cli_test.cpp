@@ -100,6 +100,28 @@ TEST_F(Cli, GenerateWritesTheFourFilesDeterministically) {
   EXPECT_NE(read_file_text(path("named/tiny.h")).find("namespace acme {"), std::string::npos);
 }
 
+TEST_F(Cli, ExternalWeightsReplaceTheWeightsSourceAndVerify) {
+  const std::string model = small_model();
+  ASSERT_EQ(hybgen(quoted(model) + " -o " + quoted(path("out"))).exit_code, 0);
+  auto r = hybgen(quoted(model) + " -o " + quoted(path("out")) + " --external-weights");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("wrote " + path("out") + "/model.weights.bin"), std::string::npos) << r.output;
+  EXPECT_EQ(fs::file_size(path("out/model.weights.bin")), 1088u);
+  // The embedded form an earlier run left would be stale: it is removed, and back again.
+  EXPECT_FALSE(fs::exists(path("out/model_weights.cpp")));
+  EXPECT_NE(read_file_text(path("out/model.h")).find("const void* weights, void* arena);"), std::string::npos);
+  ASSERT_EQ(hybgen(quoted(model) + " -o " + quoted(path("out"))).exit_code, 0);
+  EXPECT_TRUE(fs::exists(path("out/model_weights.cpp")));
+  EXPECT_FALSE(fs::exists(path("out/model.weights.bin")));
+
+  r = hybgen("verify " + quoted(model) + " --external-weights");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("verify: PASS"), std::string::npos) << r.output;
+  r = hybgen("bench " + quoted(model) + " --external-weights --runs 3 --warmup 1 --target generic");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("latency us"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, VerifyPassesAndFailsOnWrongExpectedValues) {
   const std::string model = small_model();
   auto r = hybgen("verify " + quoted(model));

@@ -8,6 +8,7 @@
 #include "error_matchers.h"
 #include "graph_builders.h"
 #include "io/file_util.h"
+#include "run_command.h"
 #include "verify/verify.h"
 
 namespace hybgen {
@@ -107,6 +108,33 @@ TEST(VerifyModel, ArraysThatDoNotFitTheGraphAreErrors) {
 
   options.expected = {{"d", NpyArray{{5}, std::vector<float>(5, 1.0f)}}};
   EXPECT_ERROR(verify_model(g, options), "expected array for output 'd' has shape (5,), the model gives (10,)");
+}
+
+TEST(VerifyModel, ExternalWeightsAreLoadedAndAStaleFileIsRefused) {
+  VerifyOptions options = options_with_test_compiler();
+  options.external_weights = true;
+  options.keep_build = true;
+  const VerifyReport r = verify_model(testing::seed_mlp(), options);
+  EXPECT_TRUE(r.ok);
+  ASSERT_FALSE(r.build_dir.empty());
+  const std::string dir = r.build_dir, weights = dir + "/mlp.weights.bin", program = dir + "/program";
+  EXPECT_FALSE(fs::exists(dir + "/mlp_weights.cpp"));
+  const std::vector<uint8_t> bytes = read_file_bytes(weights);
+  // The driver checks the file against the size and hash in the generated header.
+  std::vector<uint8_t> changed = bytes;
+  changed[changed.size() / 2] ^= 1;
+  write_file_atomic(weights, changed);
+  auto run = testing::run_command(testing::quoted(program) + " " + testing::quoted(dir));
+  EXPECT_EQ(run.exit_code, 4) << run.output;
+  EXPECT_NE(run.output.find("not the weights this code was generated with"), std::string::npos) << run.output;
+  write_file_atomic(weights, std::vector<uint8_t>(bytes.begin(), bytes.end() - 4));
+  run = testing::run_command(testing::quoted(program) + " " + testing::quoted(dir));
+  EXPECT_EQ(run.exit_code, 4) << run.output;
+  EXPECT_NE(run.output.find("shorter than the " + std::to_string(bytes.size()) + " bytes"), std::string::npos)
+      << run.output;
+  write_file_atomic(weights, bytes);
+  EXPECT_EQ(testing::run_command(testing::quoted(program) + " " + testing::quoted(dir)).exit_code, 0);
+  fs::remove_all(dir);
 }
 
 TEST(VerifyModel, CompilerFailureCarriesTheCompilerOutput) {

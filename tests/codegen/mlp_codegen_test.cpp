@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "emit/generate.h"
 #include "graph_builders.h"
@@ -82,6 +84,66 @@ TEST(MlpCodegen, StrictCpp11NoHeapMatchesReferenceReentrant) {
     scale = std::max(scale, static_cast<double>(std::fabs(expected.data()[i])));
   }
   EXPECT_LE(max_abs / scale, 1e-5);
+}
+
+// The seed MLP generated twice, embedded (namespace mlp) and with external
+// weights (mlp_ext, loaded from mlp_ext.weights.bin into a static buffer):
+// prints the status codes of the external form's runs, then both outputs.
+const char* kExternalDriver = R"(#include <cstdio>
+#include "mlp.h"
+#include "mlp_ext.h"
+alignas(64) static unsigned char arena[mlp::kArenaBytes];
+alignas(64) static unsigned char weights[mlp_ext::kWeightBytes + 64];
+int main(int, char** argv) {
+  std::FILE* f = std::fopen(argv[1], "rb");
+  if (!f || std::fread(weights, 1, mlp_ext::kWeightBytes, f) != mlp_ext::kWeightBytes) return 9;
+  std::fclose(f);
+  static float input[mlp::kDataSize];
+  for (std::size_t i = 0; i < mlp::kDataSize; ++i) input[i] = static_cast<float>((i * 37) % 101) / 50.0f - 1.0f;
+  float embedded[mlp::kDense2FwdSize], external[mlp::kDense2FwdSize];
+  const int status_embedded = mlp_run(input, embedded, arena);
+  const int status_external = mlp_ext_run(input, external, weights, arena);
+  const int misaligned = mlp_ext::run(input, external, weights + 4, arena);
+  const int null_weights = mlp_ext::run(input, external, nullptr, arena);
+  std::printf("%d %d %d %d\n", status_embedded, status_external, misaligned, null_weights);
+  for (std::size_t i = 0; i < mlp::kDense2FwdSize; ++i) std::printf("%.9g %.9g\n", embedded[i], external[i]);
+  return 0;
+}
+)";
+
+TEST(MlpCodegen, ExternalWeightsGiveTheSameResultsWithoutCompilingTheWeights) {
+  TempDir dir("hybgen-codegen-test");
+  const Graph graph = testing::seed_mlp();
+  CppEmitOptions external{"mlp_ext", "mlp_ext", "mlp.json"};
+  external.external_weights = true;
+  write_generated(generate_cpp(graph, {"mlp", "mlp", "mlp.json"}), dir.path());
+  write_generated(generate_cpp(graph, external), dir.path());
+  std::ofstream(dir.path() + "/main.cpp") << kExternalDriver;
+  const std::string flags =
+      " -std=c++11 -O2 -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path());
+  const std::string cxx = quoted(HYBGEN_CXX);
+  const std::string d = dir.path() + "/";
+  auto r = run_command(cxx + flags + " -c " + quoted(d + "mlp_ext.cpp") + " -o " + quoted(d + "mlp_ext.o") + " && " +
+                       cxx + flags + " " + quoted(d + "main.cpp") + " " + quoted(d + "mlp.cpp") + " " +
+                       quoted(d + "mlp_weights.cpp") + " " + quoted(d + "mlp_ext.o") + " -o " + quoted(d + "app"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The object holds the code, not the 658 KB of weights.
+  EXPECT_LT(std::filesystem::file_size(d + "mlp_ext.o"), std::uintmax_t{200000});
+
+  r = run_command(quoted(d + "app") + " " + quoted(d + "mlp_ext.weights.bin"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream out(r.output);
+  int status_embedded, status_external, misaligned, null_weights;
+  out >> status_embedded >> status_external >> misaligned >> null_weights;
+  EXPECT_EQ(status_embedded, 0);
+  EXPECT_EQ(status_external, 0);
+  EXPECT_EQ(misaligned, 3);    // kMisalignedWeights
+  EXPECT_EQ(null_weights, 1);  // kNullPointer
+  for (int i = 0; i < 2; ++i) {
+    float embedded, ext;
+    out >> embedded >> ext;
+    EXPECT_EQ(embedded, ext) << "output " << i;
+  }
 }
 
 TEST(MlpCodegen, TutorialMemoryExampleNeedsNoArena) {

@@ -4,6 +4,7 @@
 
 #include "error_matchers.h"
 
+#include <cstdio>
 #include <functional>
 
 #include "emit/cpp_emitter.h"
@@ -69,6 +70,47 @@ TEST(Emitter, FilesManifestAndComments) {
   EXPECT_EQ(manifest["kernels"][0]["nodes"], nlohmann::json::array({"dense0_fwd", "dense0_relu"}));
   EXPECT_EQ(manifest["kernels"][0]["kind"], "epilogue");
   EXPECT_EQ(manifest["memory_plan"]["lower_bound_bytes"], 1536);
+}
+
+TEST(Emitter, ExternalWeightsAreTheSameBlobInAFileRunTakes) {
+  CppEmitOptions external{"mlp", "", "mlp.json"};
+  external.external_weights = true;
+  const auto files = by_name(generate_cpp(testing::seed_mlp(), external));
+  const auto embedded = by_name(generate_cpp(testing::seed_mlp(), {"mlp", "", "mlp.json"}));
+  ASSERT_EQ(files.size(), 4u);
+  EXPECT_FALSE(files.count("mlp_weights.cpp"));
+  const std::string& blob = files.at("mlp.weights.bin");
+  const auto manifest = nlohmann::json::parse(files.at("mlp.manifest.json"));
+  const auto embedded_manifest = nlohmann::json::parse(embedded.at("mlp.manifest.json"));
+  EXPECT_EQ(manifest["weights_storage"], "external");
+  EXPECT_EQ(manifest["weights_file"], "mlp.weights.bin");
+  EXPECT_EQ(embedded_manifest["weights_storage"], "embedded");
+  EXPECT_EQ(embedded_manifest["weights_file"], "mlp_weights.cpp");
+  // The same bytes the embedded form compiles in: same size, same hash.
+  EXPECT_EQ(blob.size(), manifest["weights_bytes"].get<std::size_t>());
+  EXPECT_EQ(blob.size(), embedded_manifest["weights_bytes"].get<std::size_t>());
+  EXPECT_EQ(manifest["weights_fnv1a64"], embedded_manifest["weights_fnv1a64"]);
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char b : blob) hash = (hash ^ b) * 1099511628211ull;
+  char hex[19];
+  std::snprintf(hex, sizeof hex, "0x%016llx", static_cast<unsigned long long>(hash));
+  EXPECT_EQ(manifest["weights_fnv1a64"], hex);
+  const std::string& h = files.at("mlp.h");
+  EXPECT_NE(h.find("constexpr std::uint64_t kWeightsFnv1a = " + std::string(hex) + "ull;"), std::string::npos) << h;
+  EXPECT_NE(h.find("int run(const float* data, float* dense2_fwd, const void* weights, void* arena);"),
+            std::string::npos);
+  const std::string& cpp = files.at("mlp.cpp");
+  EXPECT_EQ(cpp.find("kWeightBlob"), std::string::npos);
+  EXPECT_NE(cpp.find("if (!weights || !data || !dense2_fwd || !arena) return kNullPointer;"), std::string::npos);
+  EXPECT_NE(cpp.find("% kWeightAlignment != 0) return kMisalignedWeights;"), std::string::npos);
+}
+
+TEST(Emitter, LargeCompiledInWeightsGetANote) {
+  EXPECT_EQ(large_weights_note("m", std::size_t{64} << 20, false), "");
+  EXPECT_EQ(large_weights_note("m", std::size_t{600} << 20, true), "");
+  const std::string note = large_weights_note("vgg", std::size_t{612} << 20, false);
+  EXPECT_NE(note.find("612 MiB of weights compiled into vgg_weights.cpp"), std::string::npos) << note;
+  EXPECT_NE(note.find("--external-weights writes them to vgg.weights.bin"), std::string::npos) << note;
 }
 
 TEST(Emitter, DeterministicOutput) {
