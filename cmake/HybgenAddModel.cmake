@@ -1,6 +1,7 @@
 # hybgen_add_model(TARGET <target> MODEL <model.json>
 #                  [WEIGHTS <model.safetensors>] [NAMESPACE <ns>] [NAME <stem>]
-#                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a|native])
+#                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a|native]
+#                  [EXTERNAL_WEIGHTS])
 #
 # Generates C++ for a model at build time and wraps it in a static library
 # target that a firmware or app project links:
@@ -17,6 +18,11 @@
 # code that links it must run on such a CPU. ARCH native picks the best one
 # the build machine runs (from /proc/cpuinfo) and compiles with -march=native
 # (tuned for this CPU), for programs built where they run.
+# EXTERNAL_WEIGHTS leaves the weights out of the library: run() then takes
+# them as an argument, the bytes of the file that the target's
+# HYBGEN_WEIGHTS_FILE property names (generated at build time; the program
+# reads or maps it, or the firmware image places it), for weights too large
+# to compile or kept apart from the code.
 # The best --target this (build) machine runs.
 function(_hybgen_native_arch out)
   set(arch generic)
@@ -34,7 +40,7 @@ function(_hybgen_native_arch out)
 endfunction()
 
 function(hybgen_add_model)
-  cmake_parse_arguments(PARSE_ARGV 0 HG "" "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH" "")
+  cmake_parse_arguments(PARSE_ARGV 0 HG "EXTERNAL_WEIGHTS" "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH" "")
   if(HG_UNPARSED_ARGUMENTS)
     message(WARNING "hybgen_add_model: ignoring unknown arguments: ${HG_UNPARSED_ARGUMENTS}")
   endif()
@@ -71,17 +77,24 @@ function(hybgen_add_model)
   endif()
 
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/hybgen/${HG_TARGET}")
-  set(outputs "${out_dir}/${name}.h" "${out_dir}/${name}.cpp" "${out_dir}/${name}_weights.cpp"
-              "${out_dir}/${name}.manifest.json")
+  set(sources "${out_dir}/${name}.cpp" "${out_dir}/${name}.h")
+  set(weights_flag "")
+  if(HG_EXTERNAL_WEIGHTS)
+    set(weights_output "${out_dir}/${name}.weights.bin")
+    set(weights_flag "--external-weights")
+  else()
+    set(weights_output "${out_dir}/${name}_weights.cpp")
+    list(APPEND sources "${weights_output}")
+  endif()
   add_custom_command(
-    OUTPUT ${outputs}
+    OUTPUT "${out_dir}/${name}.cpp" "${out_dir}/${name}.h" "${weights_output}" "${out_dir}/${name}.manifest.json"
     COMMAND hybgen::hybgen "${model}" -o "${out_dir}" --weights "${weights}" --name "${name}"
-            --namespace "${namespace}" --target "${arch}"
+            --namespace "${namespace}" --target "${arch}" ${weights_flag}
     DEPENDS "${model}" "${weights}" hybgen::hybgen
     COMMENT "hybgen: generating ${name} from ${HG_MODEL}"
     VERBATIM)
 
-  add_library(${HG_TARGET} STATIC "${out_dir}/${name}.cpp" "${out_dir}/${name}_weights.cpp" "${out_dir}/${name}.h")
+  add_library(${HG_TARGET} STATIC ${sources})
   target_include_directories(${HG_TARGET} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
   target_compile_features(${HG_TARGET} PUBLIC cxx_std_11)
   if(HG_ARCH STREQUAL "native")
@@ -91,4 +104,7 @@ function(hybgen_add_model)
     target_compile_options(${HG_TARGET} PRIVATE "-march=${arch}")
   endif()
   set_target_properties(${HG_TARGET} PROPERTIES HYBGEN_MANIFEST "${out_dir}/${name}.manifest.json")
+  if(HG_EXTERNAL_WEIGHTS)
+    set_target_properties(${HG_TARGET} PROPERTIES HYBGEN_WEIGHTS_FILE "${weights_output}")
+  endif()
 endfunction()

@@ -18,6 +18,6 @@ run_step("configure consumer" ${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${WORK_D
 run_step("build consumer" ${CMAKE_COMMAND} --build "${WORK_DIR}/build")
 run_step("run consumer" "${WORK_DIR}/build/consumer")
 message(STATUS "${step_output}")
-if(NOT step_output MATCHES "OK: max difference")
-  message(FATAL_ERROR "consumer output lacks the OK line")
+if(NOT step_output MATCHES "OK: max difference" OR NOT step_output MATCHES "external prob")
+  message(FATAL_ERROR "consumer output lacks the OK line or the run with external weights")
 endif()
