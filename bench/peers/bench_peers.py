@@ -60,6 +60,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 DEFAULT_BUILD = REPO / "build-peers"
+LARGE_WEIGHTS_BYTES = 256 << 20
 DEFAULT_MODELS = "seed_mlp_b1,seed_mlp_b64,lenet,resnet18_v1,mobilenet_v2,transformer_encoder"
 PEERS = ["onnxruntime", "torch_eager", "torchscript"]
 HYBGEN_RUNNERS = ["hybgen_generated", "hybgen_eager", "hybgen_hybridized"]
@@ -282,7 +283,8 @@ def time_runner(runner: str, ctx: dict, args) -> dict[str, dict]:
     """One fresh process; returns {runner name: {min_us, median_us, max_us, ...}}."""
     runs, warmup = ctx["runs"], args.warmup
     if runner == "hybgen_generated":
-        out = run([ctx["hybgen"], "bench", ctx["json"], "--runs", runs, "--warmup", warmup], args.timeout, args.cpu)
+        out = run([ctx["hybgen"], "bench", ctx["json"], "--runs", runs, "--warmup", warmup] + ctx["hybgen_flags"],
+                  args.timeout, args.cpu)
         m = re.search(r"latency us: min ([\d.]+)\s+median ([\d.]+)\s+max ([\d.]+)", out)
         c = re.search(r"compiled in ([\d.]+) s", out)
         if not m:
@@ -333,6 +335,12 @@ def prepare_model(name: str, args, tools: dict, work: Path) -> dict:
     ctx["export_s"] = time.perf_counter() - t0
     model = json.loads(Path(ctx["json"]).read_text())
     ctx["inputs"] = {i["name"]: i["shape"] for i in model["inputs"]}
+    # Weights this large (VGG-11's 531 MB) take a compiler tens of GB as a string
+    # literal: the generated code reads them from NAME.weights.bin instead.
+    ctx["hybgen_flags"] = []
+    if Path(str(prefix) + ".safetensors").stat().st_size > LARGE_WEIGHTS_BYTES:
+        ctx["hybgen_flags"] = ["--external-weights"]
+        log("  weights over 256 MiB: hybgen verify and bench with --external-weights")
     try:
         import to_onnx
         from peer_runner import bench_input
@@ -350,7 +358,7 @@ def prepare_model(name: str, args, tools: dict, work: Path) -> dict:
     try:
         feeds = {n: bench_input(s, i) for i, (n, s) in enumerate(ctx["inputs"].items())}
         r = to_onnx.check(ctx["json"], ctx["onnx"], hybgen=tools["hybgen"], tolerance=args.tolerance, inputs=feeds,
-                          quiet=True)
+                          quiet=True, hybgen_flags=ctx["hybgen_flags"])
         ctx["check"] = {"ok": r["ok"], "max_rel_err": r["outputs"]}
         if not r["ok"]:
             ctx["check"]["verify_output"] = r["text"][-2000:]

@@ -801,8 +801,9 @@ def run_onnxruntime(onnx_path: str, feeds: dict[str, np.ndarray]) -> dict[str, n
 
 def check(model_json: str, onnx_path: str, weights: str | None = None, hybgen: str | None = None,
           tolerance: float = 1e-4, inputs: dict[str, np.ndarray] | None = None, seed: int = 7,
-          quiet: bool = False) -> dict:
-    """ONNX Runtime's outputs against hybgen's generated code via `hybgen verify --expected`.
+          quiet: bool = False, hybgen_flags: list[str] | None = None) -> dict:
+    """ONNX Runtime's outputs against hybgen's generated code via `hybgen verify --expected`
+    (hybgen_flags: more of verify's flags, e.g. --external-weights).
 
     Returns {"ok": bool, "outputs": {name: max_rel_err}, "text": verify's output}."""
     hybgen = find_hybgen(hybgen)
@@ -816,7 +817,7 @@ def check(model_json: str, onnx_path: str, weights: str | None = None, hybgen: s
         if feeds[i["name"]] is None:
             feeds[i["name"]] = rng.standard_normal(i["shape"]).astype(np.float32)
     outs = run_onnxruntime(onnx_path, feeds)
-    cmd = [hybgen, "verify", model_json, "--tolerance", repr(tolerance)]
+    cmd = [hybgen, "verify", model_json, "--tolerance", repr(tolerance)] + list(hybgen_flags or [])
     if weights:
         cmd += ["--weights", str(weights)]
     for name, x in feeds.items():
