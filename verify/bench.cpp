@@ -50,7 +50,8 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
                         {"THREADS", std::to_string(options.threads)},
                         {"PROFILE", options.profile ? "true" : "false"},
                         {"KERNELS", std::to_string(compiled.kernels.size())}},
-                       BuildSettings{options.cxx, cxx_flags_for(options, target), options.profile, options.external_weights});
+                       BuildSettings{options.cxx, cxx_flags_for(options, target), options.profile,
+                                     options.external_weights});
   BenchResult r;
   std::istringstream out(build.run());
   if (!(out >> r.min_us >> r.median_us >> r.max_us)) throw Error("bench: the timing program printed no timings");

@@ -48,7 +48,8 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
   driver_values["WEIGHTS_LOAD"] = "";
   if (settings.external_weights) {
     driver_values["WEIGHTS_LOAD"] = "  char weights_path[4096];\n"
-                                    "  std::snprintf(weights_path, sizeof weights_path, \"%s/" + name + ".weights.bin\", dir);\n"
+                                    "  std::snprintf(weights_path, sizeof weights_path, \"%s/" +
+                                    name + ".weights.bin\", dir);\n"
                                     "  const void* const weights = hg_load_weights(weights_path, " + name +
                                     "::kWeightBytes, " + name + "::kWeightsFnv1a);\n"
                                     "  if (!weights) return 4;\n";

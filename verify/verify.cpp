@@ -105,7 +105,8 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
                         {"WRITES", writes},
                         {"ARGS", args},
                         {"THREADS", std::to_string(options.threads)}},
-                       BuildSettings{options.cxx, options.cxx_flags, false, options.external_weights, Emulation::kAllowed});
+                       BuildSettings{options.cxx, options.cxx_flags, false, options.external_weights,
+                                     Emulation::kAllowed});
   const std::string dir = build.dir();
   for (const auto& [file, values] : input_files) write_floats(dir + "/" + file, values);
   VerifyReport report;

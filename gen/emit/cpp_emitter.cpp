@@ -136,13 +136,14 @@ std::size_t emitted_weight_bytes(const std::vector<EmittedFile>& files) {
 }
 
 // Measured on ResNet-18's 97 MB (NAME_weights.cpp, -O2): g++ 12 peaked at
-// 1.5 GB, clang++ 14 at 7.9 GB; VGG-11's 640 MB ran g++ out of 24 GB.
+// 1.5 GB, clang++ 14 at 7.9 GB; VGG-11's 642 MB ran g++ out of 24 GB.
 std::string large_weights_note(const std::string& name, std::size_t weight_bytes, bool external_weights) {
   constexpr std::size_t kLarge = std::size_t{64} << 20;
   if (external_weights || weight_bytes <= kLarge) return "";
   const std::size_t mb = weight_bytes >> 20;
-  return "note: the " + std::to_string(mb) + " MiB of weights compiled into " + name + "_weights.cpp take the compiler about " +
-         std::to_string(mb * 16 / 1024 + 1) + " GiB of memory with g++ 12 and " + std::to_string(mb * 80 / 1024 + 1) +
+  return "note: the " + std::to_string(mb) + " MiB of weights compiled into " + name +
+         "_weights.cpp take the compiler about " + std::to_string(mb * 16 / 1024 + 1) +
+         " GiB of memory with g++ 12 and " + std::to_string(mb * 80 / 1024 + 1) +
          " GiB with clang++ 14 (16 and 80 bytes per byte of its string literal); --external-weights writes them to " +
          name + ".weights.bin, which the program loads and passes to run(), instead\n";
 }
@@ -391,10 +392,12 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
                        "constexpr std::size_t kWeightBytes = " + std::to_string(blob.size()) + ";\n"
                        "constexpr std::size_t kWeightAlignment = 64;\n"
                        "constexpr std::uint64_t kWeightsFnv1a = " + hex64(weights_hash) + "ull;\n";
-    weights_usage = "//   const void* weights = ...;  // " + weights_file + " read or mapped into memory, 64-byte aligned\n";
+    weights_usage =
+        "//   const void* weights = ...;  // " + weights_file + " read or mapped into memory, 64-byte aligned\n";
     weights_run_doc = "// `weights`, between the outputs and the arena, is " + weights_file + "'s bytes:\n"
                       "// read only, so any number of runs may share them.\n";
-    weight_checks = "  if (reinterpret_cast<std::uintptr_t>(weights) % kWeightAlignment != 0) return kMisalignedWeights;\n";
+    weight_checks =
+        "  if (reinterpret_cast<std::uintptr_t>(weights) % kWeightAlignment != 0) return kMisalignedWeights;\n";
   } else {
     weight_constants = "// Read-only weight data compiled into " + weights_file + ".\n"
                        "constexpr std::size_t kWeightBytes = " + std::to_string(blob.size()) + ";\n";

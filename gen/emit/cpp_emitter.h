@@ -1,7 +1,7 @@
 // The C++ backend: prints a compiled graph as NAME.h, NAME.cpp,
 // NAME_weights.cpp (or, with external weights, the raw NAME.weights.bin that
-// run() then takes as an argument) and NAME.manifest.json following the generated-code
-// contract (docs/generated-code.md): C++11, no heap, no mutable globals, the
+// run() then takes as an argument) and NAME.manifest.json following the
+// generated-code contract (docs/generated-code.md): C++11, no heap, no mutable globals, the
 // caller owns the arena, an extern "C" entry point.
 //
 //   std::vector<EmittedFile> files = emit_cpp(compile_graph(g), {"mlp", "mlp"});
@@ -26,7 +26,7 @@ struct CppEmitOptions {
   bool profile_hooks = false;
   // Weights as NAME.weights.bin (raw bytes) that the caller loads and passes
   // to run(), instead of NAME_weights.cpp compiled into the program: for
-  // weights too large to compile (compilers take 12-80 bytes of memory per
+  // weights too large to compile (compilers take 16-80 bytes of memory per
   // byte of a string literal), or stored apart from the code.
   bool external_weights = false;
 };
