@@ -42,12 +42,12 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
   if (options.optimize) {
     state.kernels = fuse(state.graph);
     after("fuse");
-    state.kernels = schedule_kernels(state.graph, std::move(state.kernels), options.target);
+    state.kernels = schedule_kernels(state.graph, std::move(state.kernels), options.target, options.small_arena);
     after("schedule_kernels");
   } else {
     state.kernels = unfused_kernels(state.graph);
   }
-  state.plan = plan_memory(state.graph, state.kernels, options.target, options.optimize);
+  state.plan = plan_memory(state.graph, state.kernels, options.target, options.optimize, options.small_arena);
   state.plan.verify();
   after("plan_memory");
   return state;

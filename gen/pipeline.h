@@ -36,6 +36,9 @@ struct CompileOptions {
   // What the code is generated for (--target; ops/gemm_pack.h: cpp_target):
   // the kernels' scratch, and so the arena, differ between targets.
   CppTarget target;
+  // Shrink scratch that would set the arena (im2col tiles) into the room the
+  // activations leave: a smaller arena, slower convolutions (--small-arena).
+  bool small_arena = false;
 };
 
 CompiledGraph compile_graph(Graph graph, const CompileOptions& options = {});

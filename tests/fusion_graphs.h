@@ -69,6 +69,25 @@ inline Graph conv_with_operands() {
   return g;
 }
 
+// Two 4x4 convolutions (im2col + GEMM on every target) whose columns outweigh
+// the one activation in the arena: 2 -> 4 channels on 10x11 (56 output
+// pixels, 32 values each), relu, 4 -> 3 padded (42 pixels, 64 values).
+// Full columns: 1792 and 2688 floats beside the 224 of the first output;
+// shrunk to 16-pixel tiles: 512 and 1024, the last tile partial in both.
+inline Graph im2col_convolutions() {
+  Graph g;
+  g.name = "im2col_convs";
+  g.add_input("data", {{1, 2, 10, 11}});
+  g.add_constant("a_weight", Constant::f32({4, 2, 4, 4}, seeded_values(4 * 2 * 16, 81)));
+  g.add_constant("a_bias", Constant::f32({4}, seeded_values(4, 82)));
+  g.add_constant("b_weight", Constant::f32({3, 4, 4, 4}, seeded_values(3 * 4 * 16, 83)));
+  g.nodes.push_back(make_node("a", "Convolution", {"data", "a_weight", "a_bias"}, conv_attrs(4, 4, 0, false)));
+  g.nodes.push_back(make_node("a_relu", "Activation", {"a"}, attrs_of({{"act_type", std::string("relu")}})));
+  g.nodes.push_back(make_node("b", "Convolution", {"a_relu", "b_weight"}, conv_attrs(3, 4, 1, true)));
+  g.outputs = {"b"};
+  return g;
+}
+
 // Two 1x1 convolutions of data concatenated on channels, flattened, and a
 // dense layer: the concat's inputs are written in place, the flatten is a view.
 inline Graph concat_of_branches() {

@@ -25,7 +25,7 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   if (options.runs <= 0 || options.warmup < 0) throw Error("bench: runs must be positive and warmup non-negative");
   if (options.threads < 1) throw Error("bench: threads must be at least 1");
   const std::string target = options.target.empty() ? host_target() : options.target;
-  const CompiledGraph compiled = compile_graph(graph, CompileOptions{options.optimize, nullptr, cpp_target(target)});
+  const CompiledGraph compiled = compile_graph(graph, CompileOptions{options.optimize, nullptr, cpp_target(target), options.small_arena});
   const Graph& g = compiled.graph;
   std::string buffers, fill, args;
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {

@@ -31,6 +31,7 @@ struct BenchOptions {
   bool profile = false;  // time each kernel too (a clock read after each: the whole-run times include them)
   bool keep_build = false;  // keep the build folder (BenchResult::build_dir)
   bool external_weights = false;  // CppEmitOptions::external_weights; the driver loads the file
+  bool small_arena = false;       // CompileOptions::small_arena
 };
 
 // One kernel's share of a run, with what a roofline needs.

@@ -98,7 +98,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     args += ", out_" + std::to_string(i);
   }
   const CompiledGraph generated =
-      compile_graph(g, CompileOptions{options.optimize, nullptr, cpp_target(options.target)});
+      compile_graph(g, CompileOptions{options.optimize, nullptr, cpp_target(options.target), options.small_arena});
   GeneratedBuild build(generated, "verify_main.cpp",
                        {{"BUFFERS", buffers},
                         {"READS", reads},

@@ -34,6 +34,7 @@ struct VerifyOptions {
   std::string target = "generic";  // hybgen --target; its compiler flags are added
   int threads = 1;  // > 1: run on a spinning pool of that many threads (hg_spin_pool.h)
   bool external_weights = false;  // CppEmitOptions::external_weights; the driver loads the file
+  bool small_arena = false;       // CompileOptions::small_arena
 };
 
 struct OutputCheck {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/model_loader.h"
+#include "passes/memory_plan.h"
 
 namespace hybgen {
 
@@ -40,6 +41,7 @@ struct GenerateFlags {
   std::string name;
   std::string ns;
   bool external_weights = false;  // NAME.weights.bin instead of NAME_weights.cpp
+  bool small_arena = false;       // CompileOptions::small_arena
 };
 int run_generate(const GenerateFlags& flags);
 
@@ -54,6 +56,7 @@ struct VerifyFlags {
   bool keep = false;
   int threads = 1;  // > 1: run the generated code on a pool of that many threads
   bool external_weights = false;
+  bool small_arena = false;
 };
 int run_verify(const VerifyFlags& flags);
 
@@ -65,6 +68,7 @@ struct InspectFlags {
   std::string report;  // --report: HTML page (emit/html_report.h)
   std::string dot;     // --dot: Graphviz text (emit/dot.h)
   PassDumpFlags dump;
+  bool small_arena = false;
 };
 int run_inspect(const InspectFlags& flags);
 
@@ -81,12 +85,17 @@ struct BenchFlags {
   bool keep = false;
   std::string cxx_flags;
   bool external_weights = false;
+  bool small_arena = false;
 };
 int run_bench(const BenchFlags& flags);
 
 // "weights N bytes" for the generated code's weight data, and the model's
 // own bytes where they differ (alignment, padded panels, Winograd filters).
 std::string weights_summary(std::size_t generated_bytes, std::size_t model_bytes);
+
+// Where --small-arena would plan a much smaller arena than this plan (made
+// without it): a line saying so, else "".
+std::string small_arena_note(const MemoryPlan& plan, bool small_arena);
 
 struct ImportFlags {
   ModelFlags model;

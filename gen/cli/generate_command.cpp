@@ -23,6 +23,14 @@ ModelSource ModelFlags::source(bool weights_optional) const {
   return s;
 }
 
+std::string small_arena_note(const MemoryPlan& plan, bool small_arena) {
+  // Only where it pays: smaller tiles cost speed, and a few percent of
+  // arena is not worth that.
+  if (small_arena || !plan.small_arena_bound || plan.small_arena_bound * 10 > plan.lower_bound_bytes * 9) return "";
+  return "note: im2col columns set this arena; --small-arena plans about " + std::to_string(plan.small_arena_bound) +
+         " bytes instead of " + std::to_string(plan.arena_bytes) + " (smaller tiles: slower convolutions)\n";
+}
+
 std::string weights_summary(std::size_t generated_bytes, std::size_t model_bytes) {
   std::string text = "weights " + std::to_string(generated_bytes) + " bytes";
   if (generated_bytes != model_bytes) text += " as generated (" + std::to_string(model_bytes) + " in the model)";
@@ -30,7 +38,7 @@ std::string weights_summary(std::size_t generated_bytes, std::size_t model_bytes
 }
 
 int run_generate(const GenerateFlags& flags) {
-  CompileOptions compile{!flags.no_optimize, nullptr, cpp_target(flags.target)};
+  CompileOptions compile{!flags.no_optimize, nullptr, cpp_target(flags.target), flags.small_arena};
   PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
   compile.observer = dumps.observer();
   const Graph graph = load_any_model(flags.model.source());
@@ -65,7 +73,9 @@ int run_generate(const GenerateFlags& flags) {
               options.name.c_str(), compiled.kernels.size(), compiled.graph.nodes.size(), compiled.plan.arena_bytes,
               compiled.plan.lower_bound_bytes, compiled.plan.naive_bytes,
               weights_summary(emitted_weight_bytes(files), compiled.graph.weight_bytes()).c_str());
-  const std::string note = large_weights_note(options.name, emitted_weight_bytes(files), options.external_weights);
+  const std::string note = large_weights_note(options.name, emitted_weight_bytes(files), options.external_weights) +
+                           small_arena_note(compiled.plan, flags.small_arena);
+  std::fflush(stdout);  // the note after the summary it is about
   if (!note.empty()) std::fprintf(stderr, "hybgen: %s", note.c_str());
   return 0;
 }

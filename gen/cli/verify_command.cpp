@@ -20,6 +20,7 @@ int run_verify(const VerifyFlags& flags) {
   options.target = flags.target;
   options.threads = flags.threads;
   options.external_weights = flags.external_weights;
+  options.small_arena = flags.small_arena;
   ModelSource source = flags.model.source();
   for (const auto& text : flags.inputs) {
     auto [name, path] = parse_named_path(text, "--input");

@@ -281,7 +281,10 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
                                          std::to_string(packed->size()) + " floats, " + in + " re-laid out for " +
                                              first.name));
           }
-          if (plan.find(scratch_value(kernel))) ctx.scratch = var(scratch_value(kernel));
+          if (const BufferPlacement* scratch = plan.find(scratch_value(kernel))) {
+            ctx.scratch = var(scratch_value(kernel));
+            ctx.scratch_floats = static_cast<int64_t>(scratch->bytes / sizeof(float));
+          }
           const bool fused = kernel.kind == KernelKind::kEpilogue;
           for (const auto& out : first.outputs) {
             ctx.out.push_back(var(fused ? epilogue_result(g, kernel) : out));

@@ -217,6 +217,15 @@ int64_t im2col_tile(const ConvGeometry& g) {
   return std::max<int64_t>(16, budget / 16 * 16);
 }
 
+// Output pixels per im2col tile when its columns must fit `budget` floats
+// (the memory plan's, where the columns rather than the activations would
+// set the arena): a multiple of 16, at least 16, at most im2col_tile(g).
+int64_t im2col_tile_within(const ConvGeometry& g, int64_t budget) {
+  const int64_t k = (g.c / g.groups) * g.kh * g.kw, best = im2col_tile(g);
+  if (budget >= k * best) return best;
+  return std::min(best, std::max<int64_t>(16, budget / k / 16 * 16));
+}
+
 // The generated kernels, the first that applies chosen in this order (see
 // the top of this file). The first five read weights packed at generation
 // time, so they need weights known then (`weights_known`).
@@ -248,6 +257,15 @@ int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const 
     default:
       return 0;
   }
+}
+
+// Im2col columns shrink to tiles within the budget; other kernels' scratch is fixed.
+int64_t fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
+                    const CppTarget& target, int64_t budget) {
+  const ConvGeometry g = conv_geometry(a, in[0].shape);
+  if (conv_kernel(g, target, true) != ConvKernel::kGemm || reads_input_directly(g))
+    return scratch_floats(a, in, out, target);
+  return (g.c / g.groups) * g.kh * g.kw * im2col_tile_within(g, budget);
 }
 
 // The weights [f, c/groups, kh, kw] as each group's [f/groups x c/groups*kh*kw]
@@ -313,9 +331,12 @@ CppCall emit_cpp(const CppEmitContext& ctx) {
       const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
       const int64_t mr = ctx.target.gemm_mr, group_stride = (fg + mr - 1) / mr * mr * k;
       const std::string scratch = ctx.scratch.empty() ? "nullptr" : ctx.scratch;
+      // Tiles of the columns the plan made room for (fit_scratch), or of the
+      // kernel's own size.
+      const int64_t tile = ctx.scratch.empty() ? im2col_tile(g) : ctx.scratch_floats / k;
       return {{"epilogue", "gemm", "conv2d_gemm"},
               geometry + "hg_conv2d_gemm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + std::to_string(group_stride) + ", " +
-                  bias + ", " + ctx.out[0] + ", geometry, " + std::to_string(im2col_tile(g)) + ", " + scratch + ", " +
+                  bias + ", " + ctx.out[0] + ", geometry, " + std::to_string(tile) + ", " + scratch + ", " +
                   epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
     }
     case ConvKernel::kDepthwise:
@@ -365,6 +386,7 @@ const OpRegistrar reg([] {
   d.emit_cpp = emit_cpp;
   d.pack_constant = pack_weights;
   d.scratch_floats = scratch_floats;
+  d.fit_scratch = fit_scratch;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const ConvGeometry g = conv_geometry(a, in[0].shape);
     return 2.0 * static_cast<double>(g.n * g.f * g.oh * g.ow * (g.c / g.groups) * g.kh * g.kw);

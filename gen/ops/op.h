@@ -73,14 +73,18 @@ struct CppEmitContext {
   // Per input: it already lies where OpDef::input_placement puts it (its
   // producer wrote it there), so there is nothing to copy. Empty: none does.
   std::vector<bool> in_placed;
-  // Ops with OpDef::scratch_floats: a `float*` to that much scratch memory
-  // in the arena, for this kernel alone.
+  // Ops with OpDef::scratch_floats: a `float*` to `scratch_floats` floats of
+  // scratch memory in the arena, for this kernel alone (what the memory plan
+  // gave it: less than OpDef::scratch_floats where OpDef::fit_scratch let
+  // the plan shrink it).
   std::string scratch;
   // Per input: the constant was re-laid out by OpDef::pack_constant.
   std::vector<bool> in_packed;
   // An expression of type `const hg_thread_pool*` (templates/kernels/
   // parallel.inc), possibly null: kernels that can split their work pass it on.
   std::string pool = "pool";
+  // The floats `scratch` points to (see scratch).
+  int64_t scratch_floats = 0;
 };
 
 // What an op's C++ printer returns: the statements of one kernel call and the
@@ -153,6 +157,14 @@ struct OpDef {
   std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
                         const CppTarget& target)>
       scratch_floats;
+  // Ops whose kernel can also work in less scratch (smaller im2col tiles):
+  // the floats it takes within `budget` floats, between its smallest tile's
+  // (even over the budget) and scratch_floats. The memory planner uses it
+  // where the scratch, not the activations, sets the arena; emit_cpp then
+  // sizes its tiles from CppEmitContext::scratch_floats. Unset: fixed.
+  std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
+                        const CppTarget& target, int64_t budget)>
+      fit_scratch;
   // Constant inputs re-laid out at generation time into the layout the C++
   // kernel reads (packed GEMM panels), so nothing is packed at run time:
   // the packed floats of input `index` given its data, or nullopt to keep it.

@@ -63,7 +63,8 @@ Kernel single_node_kernel(const Graph& graph, int index) {
 
 std::string scratch_value(const Kernel& kernel) { return kernel.name + "#scratch"; }
 
-std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const CppTarget& target) {
+std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const CppTarget& target,
+                                 std::size_t budget) {
   if (kernel.kind != KernelKind::kOp && kernel.kind != KernelKind::kEpilogue) return 0;
   const Node& node = graph.nodes[kernel.nodes.front()];
   const OpDef& def = find_op(node.op);
@@ -71,7 +72,11 @@ std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const
   std::vector<TensorType> in, out;
   for (const auto& v : node.inputs) in.push_back(graph.type(v));
   for (const auto& v : node.outputs) out.push_back(graph.type(v));
-  return static_cast<std::size_t>(def.scratch_floats(node.attrs, in, out, target)) * sizeof(float);
+  const int64_t full = def.scratch_floats(node.attrs, in, out, target);
+  if (!def.fit_scratch || budget >= static_cast<std::size_t>(full) * sizeof(float))
+    return static_cast<std::size_t>(full) * sizeof(float);
+  const int64_t fitted = def.fit_scratch(node.attrs, in, out, target, static_cast<int64_t>(budget / sizeof(float)));
+  return static_cast<std::size_t>(std::min(fitted, full)) * sizeof(float);
 }
 
 std::vector<Kernel> unfused_kernels(const Graph& graph) {

@@ -60,8 +60,11 @@ Kernel single_node_kernel(const Graph& graph, int index);
 
 // The name under which MemoryPlan lists a kernel's scratch memory.
 std::string scratch_value(const Kernel& kernel);
-// Bytes of scratch memory the kernel's anchor op asks for on `target` (OpDef::scratch_floats).
-std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const CppTarget& target);
+// Bytes of scratch memory the kernel's anchor op asks for on `target`
+// (OpDef::scratch_floats); within `budget` bytes where its op can shrink it
+// (OpDef::fit_scratch), possibly still over the budget (its smallest tile).
+std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const CppTarget& target,
+                                 std::size_t budget = static_cast<std::size_t>(-1));
 
 // One kernel per node, in node order, none fused and views copied: what
 // the emitters get when the optimizer is off.

@@ -52,6 +52,9 @@ struct MemoryPlan {
   std::size_t lower_bound_bytes = 0;  // most block bytes live at any one step
   std::size_t naive_bytes = 0;        // every value on its own, nothing shared
   std::string strategy;               // which placement order won
+  // The lower bound with scratch shrunk to fit (plan_memory's small_arena;
+  // what it plans where asked), where that is below the full-scratch one; else 0.
+  std::size_t small_arena_bound = 0;
   std::map<std::string, std::size_t> arena_by_strategy;  // what each order tried needed
   std::vector<ArenaBlock> blocks;
   std::vector<BufferPlacement> buffers;  // sorted by first_step, then value name

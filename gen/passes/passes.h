@@ -76,13 +76,16 @@ std::vector<int> topological_order(const Graph& graph);
 std::vector<Kernel> fuse(const Graph& graph);
 
 // Reorders kernels, among valid orders, to the one whose memory plan for
-// `target` needs the smallest arena.
-std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> kernels, const CppTarget& target);
+// `target` (with small_arena, as plan_memory) needs the smallest arena.
+std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> kernels, const CppTarget& target,
+                                     bool small_arena = false);
 
 // Liveness over the kernel order, then offsets in one arena, with the
 // scratch the kernels need on `target`; with share_buffers, views, Concat
-// inputs and in-place results share bytes.
+// inputs and in-place results share bytes; with small_arena, scratch that
+// would set the arena shrinks (smaller im2col tiles) into the room the
+// other buffers leave (MemoryPlan::small_arena_bound tells what it gives).
 MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, const CppTarget& target,
-                       bool share_buffers = true);
+                       bool share_buffers = true, bool small_arena = false);
 
 }  // namespace hybgen

@@ -67,7 +67,8 @@ std::vector<int> list_schedule(const std::vector<Kernel>& kernels, const Pick& p
 
 }  // namespace
 
-std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> kernels, const CppTarget& target) {
+std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> kernels, const CppTarget& target,
+                                     bool small_arena) {
   if (kernels.size() < 3) return kernels;
   const KernelDag dag = build_dag(kernels);
   // Readers left per value, to know when a kernel frees an input.
@@ -115,7 +116,7 @@ std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> ker
     if (order.size() != kernels.size()) continue;  // a cycle: cannot happen after fuse(), but never emit a bad order
     std::vector<Kernel> trial;
     for (int k : order) trial.push_back(kernels[k]);
-    const std::size_t arena = plan_memory(graph, trial, target).arena_bytes;
+    const std::size_t arena = plan_memory(graph, trial, target, true, small_arena).arena_bytes;
     if (best.empty() || arena < best_arena) {
       best = std::move(trial);
       best_arena = arena;

@@ -6,7 +6,9 @@
 #include <filesystem>
 
 #include "error_matchers.h"
+#include "fusion_graphs.h"
 #include "graph_builders.h"
+#include "ops/gemm_pack.h"
 #include "io/file_util.h"
 #include "run_command.h"
 #include "verify/verify.h"
@@ -135,6 +137,18 @@ TEST(VerifyModel, ExternalWeightsAreLoadedAndAStaleFileIsRefused) {
   write_file_atomic(weights, bytes);
   EXPECT_EQ(testing::run_command(testing::quoted(program) + " " + testing::quoted(dir)).exit_code, 0);
   fs::remove_all(dir);
+}
+
+// Im2col tiles sized from the planned scratch (16 pixels, the last tile of
+// each convolution partial) compute what whole columns do.
+TEST(VerifyModel, SmallArenaTilesGiveTheReferenceResults) {
+  VerifyOptions options = options_with_test_compiler();
+  options.small_arena = true;
+  for (const std::string& target : {std::string("generic"), host_target()}) {
+    options.target = target;
+    const VerifyReport r = verify_model(testing::im2col_convolutions(), options);
+    EXPECT_TRUE(r.ok) << target << ": relative error " << r.checks.at(0).max_rel_error;
+  }
 }
 
 TEST(VerifyModel, CompilerFailureCarriesTheCompilerOutput) {

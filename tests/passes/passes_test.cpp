@@ -198,6 +198,36 @@ TEST(PlanMemory, ScratchIsWhatTheTargetsKernelsTake) {
   avx512.plan.verify();
 }
 
+// Columns that would set the arena shrink, with small_arena, to 16-pixel
+// tiles beside the activations; without it the plan keeps them whole and
+// says what shrinking would give.
+TEST(PlanMemory, SmallArenaShrinksIm2colTilesIntoTheRoomTheActivationsLeave) {
+  const Graph g = testing::im2col_convolutions();
+  auto buffer_bytes = [](const CompiledGraph& c, const std::string& value) {
+    const BufferPlacement* b = c.plan.find(value);
+    return b ? b->bytes : 0;
+  };
+  for (const char* target : {"generic", "x86-64-v4"}) {
+    SCOPED_TRACE(target);
+    CompileOptions options{true, nullptr, cpp_target(target)};
+    const CompiledGraph full = compile_graph(g, options);
+    EXPECT_EQ(buffer_bytes(full, "a#scratch"), 32u * 56 * sizeof(float));
+    EXPECT_EQ(buffer_bytes(full, "b#scratch"), 64u * 42 * sizeof(float));
+    EXPECT_EQ(full.plan.lower_bound_bytes, (224u + 64 * 42) * sizeof(float));
+    EXPECT_EQ(full.plan.small_arena_bound, (224u + 64 * 16) * sizeof(float));
+    options.small_arena = true;
+    const CompiledGraph small = compile_graph(g, options);
+    small.plan.verify();
+    EXPECT_EQ(buffer_bytes(small, "a#scratch"), 32u * 16 * sizeof(float));
+    EXPECT_EQ(buffer_bytes(small, "b#scratch"), 64u * 16 * sizeof(float));
+    EXPECT_EQ(small.plan.lower_bound_bytes, full.plan.small_arena_bound);
+    EXPECT_EQ(small.plan.arena_bytes, small.plan.lower_bound_bytes);
+    EXPECT_LT(small.plan.arena_bytes * 2, full.plan.arena_bytes);
+  }
+  // Nothing to shrink: the seed MLP has no scratch.
+  EXPECT_EQ(compile_graph(testing::seed_mlp()).plan.small_arena_bound, 0u);
+}
+
 TEST(Pipeline, ObserverSeesEveryPassInOrder) {
   std::vector<std::string> seen;
   CompileOptions options;
