@@ -1,7 +1,7 @@
 # hybgen_add_model(TARGET <target> MODEL <model.json>
 #                  [WEIGHTS <model.safetensors>] [NAMESPACE <ns>] [NAME <stem>]
 #                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a|native]
-#                  [EXTERNAL_WEIGHTS])
+#                  [EXTERNAL_WEIGHTS] [SMALL_ARENA])
 #
 # Generates C++ for a model at build time and wraps it in a static library
 # target that a firmware or app project links:
@@ -22,7 +22,9 @@
 # them as an argument, the bytes of the file that the target's
 # HYBGEN_WEIGHTS_FILE property names (generated at build time; the program
 # reads or maps it, or the firmware image places it), for weights too large
-# to compile or kept apart from the code.
+# to compile or kept apart from the code. SMALL_ARENA is hybgen's
+# --small-arena: im2col columns shrink to fit beside the activations, for a
+# smaller arena at some speed.
 # The best --target this (build) machine runs.
 function(_hybgen_native_arch out)
   set(arch generic)
@@ -40,7 +42,7 @@ function(_hybgen_native_arch out)
 endfunction()
 
 function(hybgen_add_model)
-  cmake_parse_arguments(PARSE_ARGV 0 HG "EXTERNAL_WEIGHTS" "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH" "")
+  cmake_parse_arguments(PARSE_ARGV 0 HG "EXTERNAL_WEIGHTS;SMALL_ARENA" "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH" "")
   if(HG_UNPARSED_ARGUMENTS)
     message(WARNING "hybgen_add_model: ignoring unknown arguments: ${HG_UNPARSED_ARGUMENTS}")
   endif()
@@ -78,18 +80,21 @@ function(hybgen_add_model)
 
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/hybgen/${HG_TARGET}")
   set(sources "${out_dir}/${name}.cpp" "${out_dir}/${name}.h")
-  set(weights_flag "")
+  set(generate_flags "")
   if(HG_EXTERNAL_WEIGHTS)
     set(weights_output "${out_dir}/${name}.weights.bin")
-    set(weights_flag "--external-weights")
+    set(generate_flags "--external-weights")
   else()
     set(weights_output "${out_dir}/${name}_weights.cpp")
     list(APPEND sources "${weights_output}")
   endif()
+  if(HG_SMALL_ARENA)
+    list(APPEND generate_flags "--small-arena")
+  endif()
   add_custom_command(
     OUTPUT "${out_dir}/${name}.cpp" "${out_dir}/${name}.h" "${weights_output}" "${out_dir}/${name}.manifest.json"
     COMMAND hybgen::hybgen "${model}" -o "${out_dir}" --weights "${weights}" --name "${name}"
-            --namespace "${namespace}" --target "${arch}" ${weights_flag}
+            --namespace "${namespace}" --target "${arch}" ${generate_flags}
     DEPENDS "${model}" "${weights}" hybgen::hybgen
     COMMENT "hybgen: generating ${name} from ${HG_MODEL}"
     VERBATIM)
