@@ -69,11 +69,12 @@ int run_generate(const GenerateFlags& flags) {
                               (options.name + (options.external_weights ? "_weights.cpp" : ".weights.bin")),
                           ignored);
   for (const auto& f : files) std::printf("wrote %s/%s\n", flags.out_dir.c_str(), f.filename.c_str());
+  const std::size_t weight_bytes = emitted_weight_bytes(files);
   std::printf("%s: %zu kernels from %zu nodes, arena %zu bytes (lower bound %zu, without reuse %zu), %s\n",
               options.name.c_str(), compiled.kernels.size(), compiled.graph.nodes.size(), compiled.plan.arena_bytes,
               compiled.plan.lower_bound_bytes, compiled.plan.naive_bytes,
-              weights_summary(emitted_weight_bytes(files), compiled.graph.weight_bytes()).c_str());
-  const std::string note = large_weights_note(options.name, emitted_weight_bytes(files), options.external_weights) +
+              weights_summary(weight_bytes, compiled.graph.weight_bytes()).c_str());
+  const std::string note = large_weights_note(options.name, weight_bytes, options.external_weights) +
                            small_arena_note(compiled.plan, flags.small_arena);
   std::fflush(stdout);  // the note after the summary it is about
   if (!note.empty()) std::fprintf(stderr, "hybgen: %s", note.c_str());

@@ -185,7 +185,8 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     usage += (usage.empty() ? "" : ", ") + var(out);
     param_values.insert(out);
   }
-  if (options.external_weights) {
+  const bool external = options.external_weights;
+  if (external) {
     params += ", const void* weights";
     args += ", weights";
     usage += ", weights";
@@ -196,7 +197,6 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   // first read them; a weight a kernel reads re-laid out (packed panels) is
   // stored in that layout under a name of its own.
   std::vector<uint8_t> blob;
-  const bool external = options.external_weights;
   const std::string blob_base = external ? "hg_weights" : "detail::kWeightBlob";
   std::string weight_table, weight_pointers;
   std::map<std::string, std::string> blob_var;  // blob entry -> its pointer variable

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "ops/op.h"
@@ -114,35 +115,35 @@ std::size_t peak_live_bytes(const std::vector<ArenaBlock>& blocks, int steps) {
 // the peak of live bytes that gives, or 0 where nothing would shrink; with
 // `apply`, the blocks (and bytes_of) take the smaller sizes. Not by default:
 // smaller tiles cost speed (LeNet's portable convolutions 25.2 -> 34.2 us).
+// A scratch block lives at its kernel's step alone: its first_step is the
+// kernel's index; `full_peak` is peak_live_bytes of the blocks as given.
 std::size_t fit_scratch_blocks(const Graph& graph, const std::vector<Kernel>& kernels, const CppTarget& target,
-                               const std::map<std::string, int>& scratch_step, bool apply,
+                               const std::set<std::string>& scratch, std::size_t full_peak, bool apply,
                                std::vector<ArenaBlock>& blocks, std::map<std::string, std::size_t>& bytes_of) {
   const int steps = static_cast<int>(kernels.size());
   std::vector<bool> fittable(blocks.size(), false);
-  bool any = false;
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    auto it = scratch_step.find(blocks[i].name);
-    if (it == scratch_step.end()) continue;
-    fittable[i] = kernel_scratch_bytes(graph, kernels[it->second], target, 0) < blocks[i].bytes;
-    any = any || fittable[i];
-  }
-  if (!any) return 0;
-  std::vector<std::size_t> rest(steps, 0);  // per step, live bytes besides the fittable scratch
   for (std::size_t i = 0; i < blocks.size(); ++i)
-    for (int step = blocks[i].first_step; step <= blocks[i].last_step && !fittable[i]; ++step) rest[step] += blocks[i].bytes;
+    fittable[i] = scratch.count(blocks[i].name) &&
+                  kernel_scratch_bytes(graph, kernels[blocks[i].first_step], target, 0) < blocks[i].bytes;
+  if (std::find(fittable.begin(), fittable.end(), true) == fittable.end()) return 0;
+  std::vector<std::size_t> rest(steps, 0);  // per step, live bytes besides the fittable scratch
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    if (fittable[i]) continue;
+    for (int step = blocks[i].first_step; step <= blocks[i].last_step; ++step) rest[step] += blocks[i].bytes;
+  }
   const std::size_t rest_peak = *std::max_element(rest.begin(), rest.end());
   std::vector<ArenaBlock> fitted = blocks;
   for (std::size_t i = 0; i < fitted.size(); ++i) {
     if (!fittable[i]) continue;
-    const int step = scratch_step.at(fitted[i].name);
+    const int step = fitted[i].first_step;
     fitted[i].bytes = kernel_scratch_bytes(graph, kernels[step], target, rest_peak - rest[step]);
   }
   const std::size_t peak = peak_live_bytes(fitted, steps);
-  if (peak >= peak_live_bytes(blocks, steps)) return 0;
+  if (peak >= full_peak) return 0;
   if (!apply) return peak;
+  for (std::size_t i = 0; i < fitted.size(); ++i)
+    if (fittable[i]) bytes_of[fitted[i].name] = fitted[i].bytes;
   blocks = std::move(fitted);
-  for (const auto& block : blocks)
-    if (scratch_step.count(block.name)) bytes_of[block.name] = block.bytes;
   return peak;
 }
 
@@ -164,7 +165,7 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
 
   Blocks b;
   std::map<std::string, std::size_t> bytes_of;
-  std::map<std::string, int> scratch_step;  // scratch value -> its kernel's step
+  std::set<std::string> scratch_values;  // the kernels' scratch buffers
   auto value_bytes = [&](const std::string& v) {
     auto it = bytes_of.find(v);
     return it != bytes_of.end() ? it->second : graph.type(v).bytes();
@@ -176,7 +177,7 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
       const std::string name = scratch_value(k);
       bytes_of[name] = scratch;
       made[name] = step;
-      scratch_step[name] = step;
+      scratch_values.insert(name);
       b.create(name, scratch);
     }
     for (const auto& out : k.outputs) {
@@ -237,9 +238,11 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
     renumber[i] = static_cast<int>(blocks.size());
     blocks.push_back(block);
   }
-  plan.small_arena_bound = fit_scratch_blocks(graph, kernels, target, scratch_step, small_arena, blocks, bytes_of);
-  for (const auto& [value, where] : b.where) plan.naive_bytes += align_up(value_bytes(value), plan.alignment);
   plan.lower_bound_bytes = peak_live_bytes(blocks, static_cast<int>(kernels.size()));
+  plan.small_arena_bound =
+      fit_scratch_blocks(graph, kernels, target, scratch_values, plan.lower_bound_bytes, small_arena, blocks, bytes_of);
+  if (small_arena && plan.small_arena_bound) plan.lower_bound_bytes = plan.small_arena_bound;
+  for (const auto& [value, where] : b.where) plan.naive_bytes += align_up(value_bytes(value), plan.alignment);
 
   using Less = std::function<bool(const ArenaBlock&, const ArenaBlock&)>;
   auto key = [](long long primary, long long secondary, const ArenaBlock& x) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "emit/generate.h"
 #include "graph_builders.h"
@@ -20,27 +21,34 @@ namespace {
 using testing::quoted;
 using testing::run_command;
 
-// Writes the input, runs the model into two arenas and once misaligned,
-// prints the outputs and the status codes.
-const char* kDriver = R"(#include <cstdio>
-#include <cstring>
+// A driver program around `runs`, statements that fill out_a and out_b
+// from `input` and set the status codes s0..s3: it prints the four codes,
+// then both outputs value by value.
+std::string driver(const std::string& includes_and_globals, const std::string& main_head, const std::string& runs) {
+  return "#include <cstdio>\n" + includes_and_globals + main_head +
+         "  static float input[mlp::kDataSize];\n"
+         "  for (std::size_t i = 0; i < mlp::kDataSize; ++i)\n"
+         "    input[i] = static_cast<float>((i * 37) % 101) / 50.0f - 1.0f;\n"
+         "  float out_a[mlp::kDense2FwdSize], out_b[mlp::kDense2FwdSize];\n" +
+         runs +
+         "  std::printf(\"%d %d %d %d\\n\", s0, s1, s2, s3);\n"
+         "  for (std::size_t i = 0; i < mlp::kDense2FwdSize; ++i)\n"
+         "    std::printf(\"%.9g %.9g\\n\", out_a[i], out_b[i]);\n"
+         "  return 0;\n}\n";
+}
+
+// Runs the model into two arenas and once misaligned, and with a null input.
+const std::string kDriver = driver(R"(#include <cstring>
 #include "mlp.h"
 alignas(64) static unsigned char arena_a[mlp::kArenaBytes];
 alignas(64) static unsigned char arena_b[mlp::kArenaBytes + 64];
-int main() {
-  static float input[mlp::kDataSize];
-  for (std::size_t i = 0; i < mlp::kDataSize; ++i) input[i] = static_cast<float>((i * 37) % 101) / 50.0f - 1.0f;
-  float out_a[mlp::kDense2FwdSize], out_b[mlp::kDense2FwdSize];
-  const int status_a = mlp_run(input, out_a, arena_a);
+)",
+                                   "int main() {\n", R"(  const int s0 = mlp_run(input, out_a, arena_a);
   std::memset(arena_b, 0x7f, sizeof arena_b);  // garbage must not matter
-  const int status_b = mlp::run(input, out_b, arena_b);
-  const int misaligned = mlp::run(input, out_b, arena_b + 4);
-  const int null_input = mlp::run(nullptr, out_b, arena_a);
-  std::printf("%d %d %d %d\n", status_a, status_b, misaligned, null_input);
-  for (std::size_t i = 0; i < mlp::kDense2FwdSize; ++i) std::printf("%.9g %.9g\n", out_a[i], out_b[i]);
-  return 0;
-}
-)";
+  const int s1 = mlp::run(input, out_b, arena_b);
+  const int s2 = mlp::run(input, out_b, arena_b + 4);  // misaligned
+  const int s3 = mlp::run(nullptr, out_b, arena_a);
+)");
 
 TEST(MlpCodegen, StrictCpp11NoHeapMatchesReferenceReentrant) {
   TempDir dir("hybgen-codegen-test");
@@ -86,30 +94,24 @@ TEST(MlpCodegen, StrictCpp11NoHeapMatchesReferenceReentrant) {
   EXPECT_LE(max_abs / scale, 1e-5);
 }
 
-// The seed MLP generated twice, embedded (namespace mlp) and with external
-// weights (mlp_ext, loaded from mlp_ext.weights.bin into a static buffer):
-// prints the status codes of the external form's runs, then both outputs.
-const char* kExternalDriver = R"(#include <cstdio>
-#include "mlp.h"
+// The seed MLP generated twice, embedded (namespace mlp: out_a) and with
+// external weights (mlp_ext: out_b, loaded from the file named by argv[1]
+// into a static buffer), and the external form misaligned and with null weights.
+const std::string kExternalDriver = driver(R"(#include "mlp.h"
 #include "mlp_ext.h"
 alignas(64) static unsigned char arena[mlp::kArenaBytes];
 alignas(64) static unsigned char weights[mlp_ext::kWeightBytes + 64];
-int main(int, char** argv) {
+)",
+                                           R"(int main(int, char** argv) {
   std::FILE* f = std::fopen(argv[1], "rb");
   if (!f || std::fread(weights, 1, mlp_ext::kWeightBytes, f) != mlp_ext::kWeightBytes) return 9;
   std::fclose(f);
-  static float input[mlp::kDataSize];
-  for (std::size_t i = 0; i < mlp::kDataSize; ++i) input[i] = static_cast<float>((i * 37) % 101) / 50.0f - 1.0f;
-  float embedded[mlp::kDense2FwdSize], external[mlp::kDense2FwdSize];
-  const int status_embedded = mlp_run(input, embedded, arena);
-  const int status_external = mlp_ext_run(input, external, weights, arena);
-  const int misaligned = mlp_ext::run(input, external, weights + 4, arena);
-  const int null_weights = mlp_ext::run(input, external, nullptr, arena);
-  std::printf("%d %d %d %d\n", status_embedded, status_external, misaligned, null_weights);
-  for (std::size_t i = 0; i < mlp::kDense2FwdSize; ++i) std::printf("%.9g %.9g\n", embedded[i], external[i]);
-  return 0;
-}
-)";
+)",
+                                           R"(  const int s0 = mlp_run(input, out_a, arena);
+  const int s1 = mlp_ext_run(input, out_b, weights, arena);
+  const int s2 = mlp_ext::run(input, out_b, weights + 4, arena);  // misaligned
+  const int s3 = mlp_ext::run(input, out_b, nullptr, arena);
+)");
 
 TEST(MlpCodegen, ExternalWeightsGiveTheSameResultsWithoutCompilingTheWeights) {
   TempDir dir("hybgen-codegen-test");
