@@ -12,12 +12,12 @@ Interpreter::Interpreter(const Graph& graph, std::map<std::string, Tensor> bound
     auto it = bound_constants.find(name);
     if (it != bound_constants.end()) {
       if (!it->second.defined() || it->second.is_symbolic() || it->second.shape() != c.type.shape)
-        throw Error("constant '" + name + "': the bound tensor does not have shape " + shape_str(c.type.shape));
+        throw Error("constant " + quoted_name(name) + ": the bound tensor does not have shape " + shape_str(c.type.shape));
       constants_[name] = it->second;
     } else if (c.has_data()) {
       constants_[name] = Tensor::from_vector(c.type.shape, std::vector<float>(c.f32_data(), c.f32_data() + c.type.num_elements()));
     } else {
-      throw Error("constant '" + name + "' has no data (load the weights, or initialize the parameters)");
+      throw Error("constant " + quoted_name(name) + " has no data (load the weights, or initialize the parameters)");
     }
   }
   arena_.resize((compiled_.plan.arena_bytes + sizeof(float) - 1) / sizeof(float));
@@ -51,7 +51,7 @@ Interpreter::Slot Interpreter::slot_for(const std::string& value) const {
     s.constant = &constants_.at(value);
   } else {
     const BufferPlacement* b = compiled_.plan.find(value);
-    if (!b) throw Error("value '" + value + "' has no place in the memory plan");
+    if (!b) throw Error("value " + quoted_name(value) + " has no place in the memory plan");
     s.offset = b->offset / sizeof(float);
   }
   return s;
@@ -63,15 +63,15 @@ std::vector<Tensor> Interpreter::run(const std::map<std::string, Tensor>& inputs
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     auto it = inputs.find(g.inputs[i]);
     if (it == inputs.end() || !it->second.defined())
-      throw Error("input '" + g.inputs[i] + "' " + (it == inputs.end() ? "is missing" : "is an undefined tensor") +
+      throw Error("input " + quoted_name(g.inputs[i]) + " " + (it == inputs.end() ? "is missing" : "is an undefined tensor") +
                   ", the graph expects shape " + shape_str(g.type(g.inputs[i]).shape));
     if (it->second.shape() != g.type(g.inputs[i]).shape)
-      throw Error("input '" + g.inputs[i] + "' has shape " + shape_str(it->second.shape()) + ", the graph expects " +
+      throw Error("input " + quoted_name(g.inputs[i]) + " has shape " + shape_str(it->second.shape()) + ", the graph expects " +
                   shape_str(g.type(g.inputs[i]).shape));
     in[i] = &it->second;
   }
   for (const auto& [name, t] : inputs)
-    if (!g.is_input(name)) throw Error("'" + name + "' is not an input of the graph");
+    if (!g.is_input(name)) throw Error(quoted_name(name) + " is not an input of the graph");
 
   std::vector<Tensor> outputs;
   for (const auto& out : g.outputs) outputs.emplace_back(g.type(out).shape);

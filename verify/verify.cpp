@@ -6,6 +6,7 @@
 
 #include "io/file_util.h"
 #include "ir/error.h"
+#include "ir/names.h"
 #include "ops/gemm_pack.h"
 #include "pipeline.h"
 #include "runtime-lite/interpreter.h"
@@ -52,17 +53,17 @@ std::pair<double, double> compare_outputs(const std::vector<float>& actual, cons
 VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   const Graph& g = graph;
   for (const auto& [name, array] : options.inputs)
-    if (!g.is_input(name)) throw Error("--input names '" + name + "', which is not an input (inputs: " + names_of(g.inputs) + ")");
+    if (!g.is_input(name)) throw Error("--input names " + quoted_name(name) + ", which is not an input (inputs: " + names_of(g.inputs) + ")");
   for (const auto& [name, array] : options.expected)
     if (!g.is_output(name))
-      throw Error("--expected names '" + name + "', which is not an output (outputs: " + names_of(g.outputs) + ")");
+      throw Error("--expected names " + quoted_name(name) + ", which is not an output (outputs: " + names_of(g.outputs) + ")");
 
   Interpreter interpreter(g);
   const Graph& compiled = interpreter.graph();
   // Checked before compiling, so a wrong array costs no compiler run.
   for (const auto& [name, array] : options.expected)
     if (array.shape != compiled.type(name).shape)
-      throw Error("expected array for output '" + name + "' has shape " + shape_str(array.shape) +
+      throw Error("expected array for output " + quoted_name(name) + " has shape " + shape_str(array.shape) +
                   ", the model gives " + shape_str(compiled.type(name).shape));
 
   // Inputs: given arrays or seeded N(0, 1); the driver reads and writes raw floats.
@@ -76,7 +77,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     Tensor t;
     if (given != options.inputs.end()) {
       if (given->second.shape != shape)
-        throw Error("input '" + in + "' has shape " + shape_str(given->second.shape) +
+        throw Error("input " + quoted_name(in) + " has shape " + shape_str(given->second.shape) +
                     " in the array given, the model expects " + shape_str(shape));
       t = Tensor::from_vector(shape, given->second.data);
     } else {

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "ir/error.h"
+#include "ir/names.h"
 #include "verify/bench.h"
 
 namespace hybgen {
@@ -30,7 +31,7 @@ void print_kernel_times(std::vector<KernelTime> times) {
     const std::string gflops = t.flops > 0 && seconds > 0 ? one_decimal(t.flops / seconds * 1e-9) : "-";
     const std::string gbytes = seconds > 0 ? one_decimal(t.bytes / seconds * 1e-9) : "-";
     std::printf("%6d %11.2f %5.1f%% %8s %8s  %s\n", t.index, t.median_us, total > 0 ? 100 * t.median_us / total : 0.0,
-                gflops.c_str(), gbytes.c_str(), t.nodes.c_str());
+                gflops.c_str(), gbytes.c_str(), printable_name(t.nodes).c_str());
   }
 }
 

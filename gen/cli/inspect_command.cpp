@@ -12,6 +12,7 @@
 #include "emit/html_report.h"
 #include "io/file_util.h"
 #include "ir/error.h"
+#include "ir/names.h"
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "pipeline.h"
@@ -23,14 +24,12 @@ namespace {
 // all made before the first is written. Returns the paths written.
 std::vector<std::string> write_requested_files(const InspectFlags& flags, const CompiledGraph& compiled,
                                                const PassDumps& dumps) {
-  std::vector<std::pair<std::string, std::string>> files;  // path, text
-  if (!flags.report.empty()) files.emplace_back(flags.report, html_report(compiled, flags.model.model));
-  if (!flags.dot.empty()) files.emplace_back(flags.dot, graph_to_dot(compiled));
+  std::vector<OutputFile> files;
+  if (!flags.report.empty()) files.push_back({flags.report, html_report(compiled, flags.model.model)});
+  if (!flags.dot.empty()) files.push_back({flags.dot, graph_to_dot(compiled)});
+  write_files_atomic(files);  // both or neither
   std::vector<std::string> written;
-  for (const auto& [path, text] : files) {
-    write_file_atomic(path, text);
-    written.push_back(path);
-  }
+  for (const auto& f : files) written.push_back(f.path);
   for (const auto& path : dumps.write()) written.push_back(path);
   return written;
 }
@@ -82,12 +81,15 @@ int run_inspect(const InspectFlags& flags) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::printf("model %s\n", g.name.c_str());
-  for (const auto& in : g.inputs) std::printf("  input  %-24s %s\n", in.c_str(), shape_str(g.type(in).shape).c_str());
-  for (const auto& out : g.outputs) std::printf("  output %-24s %s\n", out.c_str(), shape_str(g.type(out).shape).c_str());
+  // Names print escaped (ir/names.h): a name cannot forge a line of the report.
+  std::printf("model %s\n", printable_name(g.name).c_str());
+  for (const auto& in : g.inputs)
+    std::printf("  input  %-24s %s\n", printable_name(in).c_str(), shape_str(g.type(in).shape).c_str());
+  for (const auto& out : g.outputs)
+    std::printf("  output %-24s %s\n", printable_name(out).c_str(), shape_str(g.type(out).shape).c_str());
   std::printf("\n%-4s %-32s %-18s %-20s %14s\n", "#", "node", "op", "output", "FLOPs");
   for (std::size_t i = 0; i < nodes.size(); ++i)
-    std::printf("%-4zu %-32s %-18s %-20s %14.0f\n", i, nodes[i]["name"].get<std::string>().c_str(),
+    std::printf("%-4zu %-32s %-18s %-20s %14.0f\n", i, printable_name(nodes[i]["name"].get<std::string>()).c_str(),
                 nodes[i]["op"].get<std::string>().c_str(),
                 shape_str(nodes[i]["output_shape"].get<Shape>()).c_str(), nodes[i]["flops"].get<double>());
   std::printf("\n%zu kernels from %zu nodes, in execution order (step = kernel):\n", c.kernels.size(), g.nodes.size());
@@ -95,7 +97,7 @@ int run_inspect(const InspectFlags& flags) {
   for (std::size_t i = 0; i < c.kernels.size(); ++i) {
     const Kernel& k = c.kernels[i];
     std::string names;
-    for (int n : k.nodes) names += (names.empty() ? "" : " + ") + g.nodes[n].name;
+    for (int n : k.nodes) names += (names.empty() ? "" : " + ") + printable_name(g.nodes[n].name);
     std::printf("%-4zu %-12s %14.0f %14.0f  %s\n", i, kernel_kind_name(k.kind).c_str(), kernel_flops(g, k),
                 kernel_bytes(g, k), names.c_str());
   }
@@ -107,7 +109,7 @@ int run_inspect(const InspectFlags& flags) {
   std::printf("%s", small_arena_note(p, flags.small_arena).c_str());
   std::printf("  %-32s %10s %10s %8s\n", "buffer", "offset", "bytes", "steps");
   for (const auto& b : p.buffers)
-    std::printf("  %-32s %10zu %10zu %4d-%-3d\n", b.value.c_str(), b.offset, b.bytes, b.first_step, b.last_step);
+    std::printf("  %-32s %10zu %10zu %4d-%-3d\n", printable_name(b.value).c_str(), b.offset, b.bytes, b.first_step, b.last_step);
   if (!written.empty()) std::printf("\n");
   for (const auto& path : written) std::printf("wrote %s\n", path.c_str());
   return 0;

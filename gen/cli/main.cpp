@@ -10,6 +10,8 @@
 
 #include <cstdio>
 #include <iostream>
+#include <new>
+#include <string>
 
 #include "cli/commands.h"
 #include "ops/gemm_pack.h"
@@ -17,6 +19,24 @@
 #include "version.h"
 
 namespace {
+
+// Messages escape the names they quote (ir/names.h); this catches any other
+// control character (a terminal escape, a carriage return) that reached one.
+// Newlines and tabs stay: a compiler's output is quoted over several lines.
+std::string printable_message(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7f) {
+      char escaped[5];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
 
 void add_model_flags(CLI::App& app, hybgen::ModelFlags& flags, bool required) {
   app.add_option("model", flags.model, "model.json (hybgen) or NAME-symbol.json (MXNet)")->required(required);
@@ -188,8 +208,12 @@ int main(int argc, char** argv) {
     }
     if (generate.out_dir.empty()) throw Error("-o OUT_DIR is required to generate code (see --help)");
     return run_generate(generate);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "hybgen: error: out of memory (the model's sizes are within hybgen's limits, see "
+                         "docs/limits.md, but more than this machine can hold)\n");
+    return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "hybgen: error: %s\n", e.what());
+    std::fprintf(stderr, "hybgen: error: %s\n", printable_message(e.what()).c_str());
     return 1;
   }
 }

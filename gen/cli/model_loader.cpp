@@ -6,19 +6,18 @@
 
 #include "emit/cpp_emitter.h"
 #include "io/file_util.h"
+#include "io/json_util.h"
 #include "io/model_json.h"
+#include "io/mxnet_params.h"
 #include "io/mxnet_symbol.h"
 #include "ir/error.h"
+#include "ir/limits.h"
+#include "ir/names.h"
 
 namespace hybgen {
 
 Graph load_any_model(const ModelSource& source) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(read_file_text(source.path));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(source.path + ": malformed JSON: " + e.what());
-  }
+  const nlohmann::json json = read_json_file(source.path);
   if (looks_like_mxnet_symbol(json)) {
     MxnetImportOptions options;
     options.random_weights_seed = source.random_weights_seed;
@@ -31,7 +30,9 @@ Graph load_any_model(const ModelSource& source) {
     }
     options.input_shapes = source.input_shapes;
     options.input_shapes.insert(source.shape_hints.begin(), source.shape_hints.end());
-    return import_mxnet(source.path, params, options);
+    std::map<std::string, Constant> weights;
+    if (params) weights = read_mxnet_params(*params);
+    return import_mxnet_symbol(json, source.path, params ? &weights : nullptr, params ? *params : "", options);
   }
   if (!source.input_shapes.empty())
     throw Error(source.path + ": --shape is for MXNet files; a hybgen model stores its input shapes");
@@ -46,7 +47,7 @@ Graph load_any_model(const ModelSource& source) {
 std::pair<std::string, Shape> parse_shape_flag(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw Error("--shape '" + text + "' must look like NAME=D1,D2,... (e.g. data=1,3,224,224)");
+    throw Error("--shape " + quoted_name(text) + " must look like NAME=D1,D2,... (e.g. data=1,3,224,224)");
   Shape shape;
   std::size_t start = eq + 1;
   while (start <= text.size()) {
@@ -58,18 +59,19 @@ std::pair<std::string, Shape> parse_shape_flag(const std::string& text) {
       d = std::stoll(item, &used);
     } catch (const std::exception&) {
     }
-    if (used != item.size() || d <= 0) throw Error("--shape '" + text + "': '" + item + "' is not a positive integer");
+    if (used != item.size() || d <= 0) throw Error("--shape " + quoted_name(text) + ": " + quoted_name(item) + " is not a positive integer");
     shape.push_back(d);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
+  checked_tensor_bytes(shape, sizeof(float), "--shape " + quoted_name(text));
   return {text.substr(0, eq), shape};
 }
 
 std::pair<std::string, std::string> parse_named_path(const std::string& text, const std::string& flag) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw Error(flag + " '" + text + "' must look like NAME=file.npy");
+    throw Error(flag + " " + quoted_name(text) + " must look like NAME=file.npy");
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "io/npy.h"
 #include "ir/error.h"
+#include "ir/names.h"
 #include "verify/verify.h"
 
 namespace hybgen {
@@ -44,7 +45,7 @@ int run_verify(const VerifyFlags& flags) {
               "compared with");
   for (const auto& c : report.checks) {
     const std::string against = c.against == "expected" ? "expected " + expected_files.at(c.name) : c.against;
-    std::printf("%-28s %-18s %13.3g %13.3g  %-6s %s\n", c.name.c_str(), shape_str(c.shape).c_str(), c.max_abs_error,
+    std::printf("%-28s %-18s %13.3g %13.3g  %-6s %s\n", printable_name(c.name).c_str(), shape_str(c.shape).c_str(), c.max_abs_error,
                 c.max_rel_error, c.ok ? "OK" : "FAIL", against.c_str());
   }
   std::printf("compiled in %.2f s by %s%s; tolerance %g (relative to the largest reference magnitude)\n",

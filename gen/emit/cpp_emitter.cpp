@@ -15,6 +15,7 @@
 #include "emit/cpp_fused.h"
 #include "emit/templates.h"
 #include "ir/error.h"
+#include "ir/names.h"
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "version.h"
@@ -52,16 +53,20 @@ std::string camel(const std::string& id) {
   return out;
 }
 
-// Unique C++ variable names for graph values.
+// Unique C++ variable names for graph values: the value's name with every
+// character outside [A-Za-z0-9_] replaced, cut to kMaxIdentifierBytes, and
+// numbered where two come out alike.
 class NameTable {
  public:
   const std::string& operator()(const std::string& value) {
     auto it = names_.find(value);
     if (it != names_.end()) return it->second;
-    std::string base = c_identifier(value);
+    constexpr std::size_t kMaxIdentifierBytes = 48;
+    std::string base = c_identifier(value.substr(0, kMaxIdentifierBytes));
     if (kReserved.count(base) || is_kernel_local(base) || base.rfind("hg_", 0) == 0) base += "_";
     std::string name = base;
-    for (int i = 2; taken_.count(name); ++i) name = base + "_" + std::to_string(i);
+    for (int& i = next_suffix_.emplace(base, 2).first->second; taken_.count(name); ++i)
+      name = base + "_" + std::to_string(i);
     taken_.insert(name);
     return names_[value] = name;
   }
@@ -69,6 +74,7 @@ class NameTable {
  private:
   std::map<std::string, std::string> names_;
   std::set<std::string> taken_;
+  std::map<std::string, int> next_suffix_;  // keeps many alike names linear
 };
 
 std::string shape_list(const Shape& s) {
@@ -135,8 +141,8 @@ std::size_t emitted_weight_bytes(const std::vector<EmittedFile>& files) {
   throw Error("the emitted files have no manifest");
 }
 
-// Measured on ResNet-18's 97 MB (NAME_weights.cpp, -O2): g++ 12 peaked at
-// 1.5 GB, clang++ 14 at 7.9 GB; VGG-11's 642 MB ran g++ out of 24 GB.
+// The bytes of compiler memory per byte of weights are docs/performance.md's
+// measurements of g++ 12 and clang++ 14.
 std::string large_weights_note(const std::string& name, std::size_t weight_bytes, bool external_weights) {
   constexpr std::size_t kLarge = std::size_t{64} << 20;
   if (external_weights || weight_bytes <= kLarge) return "";
@@ -165,7 +171,8 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
 
   NameTable var;
   std::map<std::string, std::string> common = {
-      {"NAME", name}, {"NAMESPACE", ns}, {"VERSION", kVersion}, {"SOURCE", source}, {"GRAPH_NAME", g.name}};
+      {"NAME", name}, {"NAMESPACE", ns}, {"VERSION", kVersion}, {"SOURCE", comment_text(source)},
+      {"GRAPH_NAME", comment_text(g.name)}};
 
   // Parameters: inputs, then outputs.
   std::string params, args, null_checks, usage;
@@ -205,9 +212,10 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     auto it = blob_var.find(entry);
     if (it != blob_var.end()) return it->second;
     blob.resize(align_up(blob.size(), 64), 0);
-    weight_table += "// " + entry + ": " + what + " at byte " + std::to_string(blob.size()) + "\n";
+    weight_table += "// " + comment_text(entry) + ": " + comment_text(what) + " at byte " +
+                    std::to_string(blob.size()) + "\n";
     weight_pointers += "  const float* const " + variable + " = reinterpret_cast<const float*>(" + blob_base + " + " +
-                       std::to_string(blob.size()) + ");  // " + what + "\n";
+                       std::to_string(blob.size()) + ");  // " + comment_text(what) + "\n";
     blob.insert(blob.end(), bytes, bytes + size);
     return blob_var[entry] = variable;
   };
@@ -241,7 +249,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     std::string heading = "  // kernel " + std::to_string(step) + " (" + kernel_kind_name(kernel.kind) + "): ";
     for (std::size_t i = 0; i < kernel.nodes.size(); ++i) {
       const Node& node = g.nodes[kernel.nodes[i]];
-      heading += (i ? " + " : "") + node.name + " (" + node.op + ")";
+      heading += (i ? " + " : "") + comment_text(node.name) + " (" + node.op + ")";
     }
     std::string out_shapes;
     for (const auto& out : kernel.outputs) out_shapes += (out_shapes.empty() ? "" : ", ") + shape_str(g.type(out).shape);
@@ -253,7 +261,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
           if (!plan.find(kernel.outputs[0]))
             code = "const float* const " + var(kernel.outputs[0]) + " = " + pointer(first.inputs[0]) + ";";
           else
-            code = "// shares the bytes of " + first.inputs[0];
+            code = "// shares the bytes of " + comment_text(first.inputs[0]);
           break;
         case KernelKind::kElementwise:
           use_templates(scalar_kernel_templates(g, kernel));
@@ -374,7 +382,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   auto shape_block = [&](const std::string& value, const char* what) {
     const TensorType& t = g.type(value);
     const std::string c = camel(var(value));
-    shapes += "\n// " + std::string(what) + " '" + value + "': float32" + shape_str(t.shape) + "\n";
+    shapes += "\n// " + std::string(what) + " '" + comment_text(value) + "': float32" + shape_str(t.shape) + "\n";
     shapes += "constexpr std::int64_t k" + c + "Shape[] = " + shape_list(t.shape) + ";\n";
     shapes += "constexpr std::size_t k" + c + "Size = " + std::to_string(t.num_elements()) + ";\n";
   };

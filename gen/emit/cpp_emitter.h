@@ -26,8 +26,8 @@ struct CppEmitOptions {
   bool profile_hooks = false;
   // Weights as NAME.weights.bin (raw bytes) that the caller loads and passes
   // to run(), instead of NAME_weights.cpp compiled into the program: for
-  // weights too large to compile (compilers take 16-80 bytes of memory per
-  // byte of a string literal), or stored apart from the code.
+  // weights too large to compile (compilers hold many bytes of memory per
+  // byte of a string literal; docs/performance.md), or stored apart from the code.
   bool external_weights = false;
 };
 

@@ -6,6 +6,7 @@
 
 #include "emit/templates.h"
 #include "ir/error.h"
+#include "ir/names.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 
@@ -34,7 +35,7 @@ void print_nodes(const Graph& graph, const std::vector<int>& nodes, Temps& temps
       args.push_back(it != temps.of_value.end() ? it->second : load(node.inputs[i], scalar_operand_shape(graph, node, i)));
     }
     const std::string temp = "v" + std::to_string(temps.of_value.size());
-    temps.lines += "const float " + temp + " = " + def.emit_scalar(node.attrs, args) + ";  // " + node.name + " (" +
+    temps.lines += "const float " + temp + " = " + def.emit_scalar(node.attrs, args) + ";  // " + comment_text(node.name) + " (" +
                    def.name + ")\n";
     temps.of_value[node.outputs[0]] = temp;
   }
@@ -152,7 +153,7 @@ std::string vector_epilogue(const Graph& graph, const Kernel& kernel, const Poin
   std::string value = graph.nodes[kernel.nodes[0]].outputs[0], residual, then;
   std::size_t at = 1;
   auto take = [&](const Node& node) {
-    *nodes += (nodes->empty() ? "" : ", ") + node.name + " (" + node.op + ")";
+    *nodes += (nodes->empty() ? "" : ", ") + comment_text(node.name) + " (" + node.op + ")";
     value = node.outputs[0];
     ++at;
   };
@@ -204,7 +205,7 @@ std::string print_epilogue(const Graph& graph, const Kernel& kernel, const Point
       case EpilogueOperand::kChannel: index = "channel", uses_channel = true; break;
       case EpilogueOperand::kScalar: index = "0"; break;
       case EpilogueOperand::kNone:
-        throw Error("kernel '" + kernel.name + "': '" + value + "' cannot be read in an epilogue");
+        throw Error("kernel " + quoted_name(kernel.name) + ": " + quoted_name(value) + " cannot be read in an epilogue");
     }
     const std::string temp = "x" + std::to_string(temps.of_load.size());
     loads += "const float " + temp + " = " + pointer(value) + "[" + index + "];\n";

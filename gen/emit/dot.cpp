@@ -4,12 +4,14 @@
 
 #include <vector>
 
+#include "ir/names.h"
+
 namespace hybgen {
 namespace {
 
 // A DOT double-quoted string. Backslashes are doubled so Graphviz's own
 // escapes (\N, \l, ...) in a model's names print as written.
-std::string quoted(const std::string& text) {
+std::string dot_string(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
@@ -38,7 +40,7 @@ std::string kernel_title(const Kernel& kernel, std::size_t step) {
 std::string node_line(const Graph& graph, int index, const std::string& indent, const std::string& tooltip,
                       bool view) {
   const Node& node = graph.nodes[index];
-  return indent + node_id(index) + " [label=" + quoted(node.name + "\n" + node.op) + ", tooltip=" + quoted(tooltip) +
+  return indent + node_id(index) + " [label=" + dot_string(node.name + "\n" + node.op) + ", tooltip=" + dot_string(tooltip) +
          (view ? ", style=\"rounded,dashed\"" : "") + "];\n";
 }
 
@@ -48,28 +50,28 @@ std::string edge_from_value(const Graph& graph, const std::string& value, const 
   const int producer = graph.producer(value);
   const std::string from = producer >= 0 ? node_id(producer) : input_id(graph, value);
   if (from.empty()) return "";
-  return "  " + from + " -> " + to + " [tooltip=" + quoted(value + " " + shape_str(graph.type(value).shape)) + "];\n";
+  return "  " + from + " -> " + to + " [tooltip=" + dot_string(value + " " + shape_str(graph.type(value).shape)) + "];\n";
 }
 
 }  // namespace
 
 std::string graph_to_dot(const CompiledGraph& compiled) {
   const Graph& graph = compiled.graph;
-  std::string dot = "// " + graph.name + ": " + std::to_string(graph.nodes.size()) + " nodes in " +
+  std::string dot = "// " + comment_text(graph.name) + ": " + std::to_string(graph.nodes.size()) + " nodes in " +
                     std::to_string(compiled.kernels.size()) + " kernels, written by hybgen inspect --dot.\n";
-  dot += "digraph " + quoted(graph.name) + " {\n";
+  dot += "digraph " + dot_string(graph.name) + " {\n";
   dot += "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=10];\n";
   dot += "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#f4f4f4\", fontname=\"Helvetica\", fontsize=10];\n";
   dot += "  edge [color=\"#555555\", arrowsize=0.6];\n\n";
 
   for (std::size_t i = 0; i < graph.inputs.size(); ++i) {
     const std::string& v = graph.inputs[i];
-    dot += "  input" + std::to_string(i) + " [label=" + quoted(v + "\n" + shape_str(graph.type(v).shape)) +
+    dot += "  input" + std::to_string(i) + " [label=" + dot_string(v + "\n" + shape_str(graph.type(v).shape)) +
            ", shape=invhouse, fillcolor=\"#d8ecff\"];\n";
   }
   for (std::size_t i = 0; i < graph.outputs.size(); ++i) {
     const std::string& v = graph.outputs[i];
-    dot += "  output" + std::to_string(i) + " [label=" + quoted(v + "\n" + shape_str(graph.type(v).shape)) +
+    dot += "  output" + std::to_string(i) + " [label=" + dot_string(v + "\n" + shape_str(graph.type(v).shape)) +
            ", shape=house, fillcolor=\"#ffe3c4\"];\n";
   }
   dot += "\n";
@@ -81,7 +83,7 @@ std::string graph_to_dot(const CompiledGraph& compiled) {
     const std::string title = kernel_title(kernel, step);
     const bool view = kernel.kind == KernelKind::kView;
     if (kernel.nodes.size() > 1) {
-      dot += "  subgraph cluster_" + std::to_string(step) + " {\n    label=" + quoted(title) +
+      dot += "  subgraph cluster_" + std::to_string(step) + " {\n    label=" + dot_string(title) +
              ";\n    style=\"rounded,filled\";\n    fillcolor=\"#fff6dc\";\n    color=\"#c9a13b\";\n";
       for (int index : kernel.nodes) dot += node_line(graph, index, "    ", title, view);
       dot += "  }\n";

@@ -7,8 +7,11 @@
 #include <filesystem>
 
 #include "io/file_util.h"
+#include "io/json_util.h"
 #include "io/safetensors.h"
 #include "ir/error.h"
+#include "ir/limits.h"
+#include "ir/names.h"
 #include "ops/op_util.h"
 
 namespace hybgen {
@@ -68,7 +71,7 @@ AttrValue attr_from_json(const nlohmann::json& v, const std::string& where) {
     for (const auto& e : v) {
       has_null = has_null || e.is_null();
       if (!e.is_number() && !e.is_null())
-        throw Error(where + " must be a number, string, bool or a list of numbers, got " + v.dump());
+        throw Error(where + " must be a number, string, bool or a list of numbers, got " + json_excerpt(v));
       all_int = all_int && (e.is_number_integer() || e.is_null());
     }
     if (all_int) {
@@ -79,7 +82,7 @@ AttrValue attr_from_json(const nlohmann::json& v, const std::string& where) {
     if (has_null) throw Error(where + ": null is allowed only in integer lists (as None)");
     return v.get<std::vector<double>>();
   }
-  throw Error(where + " must be a number, string, bool or a list of numbers, got " + v.dump());
+  throw Error(where + " must be a number, string, bool or a list of numbers, got " + json_excerpt(v));
 }
 
 const nlohmann::json& field(const nlohmann::json& obj, const char* key, const std::string& where) {
@@ -109,16 +112,17 @@ std::vector<std::string> string_list(const nlohmann::json& v, const std::string&
 TensorType tensor_type(const nlohmann::json& entry, const std::string& source, const std::string& where,
                        const std::string& what, const std::string& name) {
   if (!entry.contains("shape") || entry["shape"].is_null())
-    throw Error(source + ": " + what + " '" + name + "' has no shape (model.json needs a fixed shape for every " +
+    throw Error(source + ": " + what + " " + quoted_name(name) + " has no shape (model.json needs a fixed shape for every " +
                 what + ")");
   const auto& shape = entry["shape"];
-  if (!shape.is_array()) throw Error(where + ": field 'shape' must be a list of integers, got " + shape.dump());
+  if (!shape.is_array()) throw Error(where + ": field 'shape' must be a list of integers, got " + json_excerpt(shape));
   TensorType t;
   for (const auto& d : shape) {
     if (!d.is_number_integer() || d.get<int64_t>() < 0)
-      throw Error(where + ": field 'shape' must be a list of non-negative integers, got " + shape.dump());
+      throw Error(where + ": field 'shape' must be a list of non-negative integers, got " + json_excerpt(shape));
     t.shape.push_back(d.get<int64_t>());
   }
+  checked_tensor_bytes(t.shape, 1, where);
   if (entry.contains("dtype")) {
     if (!entry["dtype"].is_string()) throw Error(where + ": field 'dtype' must be a string");
     try {
@@ -154,7 +158,7 @@ nlohmann::ordered_json graph_to_json(const Graph& graph) {
     n["outputs"] = node.outputs;
     ojson attrs = ojson::object();
     for (const auto& [k, v] : node.attrs.values())
-      attrs[k] = attr_to_json(v, node_label(node.name, node.op) + ": attribute '" + k + "'");
+      attrs[k] = attr_to_json(v, node_label(node.name, node.op) + ": attribute " + quoted_name(k));
     n["attrs"] = attrs;
     j["nodes"].push_back(n);
   }
@@ -169,10 +173,10 @@ Graph graph_from_json(const nlohmann::json& json, const std::string& source) {
     throw Error(source + ": not a hybgen model (no \"format\" field, expected \"" + kModelFormatName + "\")");
   const auto& format = json["format"];
   if (!format.is_string() || format.get<std::string>() != kModelFormatName)
-    throw Error(source + ": not a hybgen model (format " + format.dump() + ", expected \"" + kModelFormatName + "\")");
+    throw Error(source + ": not a hybgen model (format " + json_excerpt(format) + ", expected \"" + kModelFormatName + "\")");
   const auto& version = field(json, "format_version", source);
   if (!version.is_number_integer() || version.get<int64_t>() < 1)
-    throw Error(source + ": format_version must be a positive integer, got " + version.dump());
+    throw Error(source + ": format_version must be a positive integer, got " + json_excerpt(version));
   if (version.get<int64_t>() > kModelFormatVersion)
     throw Error(source + ": written by a newer hybgen (format_version " + std::to_string(version.get<int64_t>()) +
                 " > " + std::to_string(kModelFormatVersion) + ")");
@@ -186,7 +190,7 @@ Graph graph_from_json(const nlohmann::json& json, const std::string& source) {
   if (!inputs.is_array()) throw Error(source + ": field 'inputs' must be a list");
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const std::string name = entry_name(inputs[i], source + ": input " + std::to_string(i));
-    const std::string where = source + ": input " + std::to_string(i) + " ('" + name + "')";
+    const std::string where = source + ": input " + std::to_string(i) + " (" + quoted_name(name) + ")";
     g.add_input(name, tensor_type(inputs[i], source, where, "input", name));
   }
   g.outputs = string_list(field(json, "outputs", source), source, "outputs");
@@ -195,7 +199,7 @@ Graph graph_from_json(const nlohmann::json& json, const std::string& source) {
     if (!weights.is_array()) throw Error(source + ": field 'weights' must be a list");
     for (std::size_t i = 0; i < weights.size(); ++i) {
       const std::string name = entry_name(weights[i], source + ": weight " + std::to_string(i));
-      const std::string where = source + ": weight " + std::to_string(i) + " ('" + name + "')";
+      const std::string where = source + ": weight " + std::to_string(i) + " (" + quoted_name(name) + ")";
       Constant c;
       c.type = tensor_type(weights[i], source, where, "weight", name);
       g.add_constant(name, std::move(c));
@@ -203,12 +207,15 @@ Graph graph_from_json(const nlohmann::json& json, const std::string& source) {
   }
   const auto& nodes = field(json, "nodes", source);
   if (!nodes.is_array()) throw Error(source + ": field 'nodes' must be a list");
+  if (nodes.size() > limits::kMaxGraphNodes)
+    throw Error(source + ": " + std::to_string(nodes.size()) + " nodes, more than the limit of " +
+                std::to_string(limits::kMaxGraphNodes));
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& n = nodes[i];
     std::string where = source + ": node " + std::to_string(i);
     Node node;
     node.name = entry_name(n, where);
-    where += " ('" + node.name + "')";
+    where += " (" + quoted_name(node.name) + ")";
     const auto& op = field(n, "op", where);
     if (!op.is_string()) throw Error(where + ": field 'op' must be a string");
     node.op = op.get<std::string>();
@@ -216,23 +223,14 @@ Graph graph_from_json(const nlohmann::json& json, const std::string& source) {
     node.outputs = n.contains("outputs") ? string_list(n["outputs"], where, "outputs") : std::vector<std::string>{node.name};
     if (n.contains("attrs")) {
       if (!n["attrs"].is_object()) throw Error(where + ": field 'attrs' must be an object");
-      for (const auto& [k, v] : n["attrs"].items()) node.attrs.set(k, attr_from_json(v, where + ": attribute '" + k + "'"));
+      for (const auto& [k, v] : n["attrs"].items()) node.attrs.set(k, attr_from_json(v, where + ": attribute " + quoted_name(k)));
     }
     g.nodes.push_back(std::move(node));
   }
   return g;
 }
 
-Graph read_model_json(const std::string& path) {
-  const std::string text = read_file_text(path);
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path + ": malformed JSON: " + e.what());
-  }
-  return graph_from_json(json, path);
-}
+Graph read_model_json(const std::string& path) { return graph_from_json(read_json_file(path), path); }
 
 std::string replace_extension(const std::string& path, const std::string& extension) {
   return std::filesystem::path(path).replace_extension(extension).string();
@@ -244,13 +242,13 @@ Graph load_model(const std::string& json_path, const std::optional<std::string>&
   if (g.constants.empty() && !weights_path) return g;
   std::error_code ec;
   if (!std::filesystem::exists(weights, ec))
-    throw Error(json_path + ": weights file '" + weights + "' not found (use --weights to name it)");
+    throw Error(json_path + ": weights file " + quoted_name(weights) + " not found (use --weights to name it)");
   const auto tensors = read_safetensors(weights);
   for (auto& [name, c] : g.constants) {
     auto it = tensors.find(name);
-    if (it == tensors.end()) throw Error(json_path + ": weight '" + name + "' is missing from " + weights);
+    if (it == tensors.end()) throw Error(json_path + ": weight " + quoted_name(name) + " is missing from " + weights);
     if (it->second.type.shape != c.type.shape)
-      throw Error(json_path + ": weight '" + name + "' has shape " + shape_str(it->second.type.shape) + " in " +
+      throw Error(json_path + ": weight " + quoted_name(name) + " has shape " + shape_str(it->second.type.shape) + " in " +
                   weights + ", but the model says " + shape_str(c.type.shape));
     c.data = it->second.data;
   }
@@ -260,9 +258,12 @@ Graph load_model(const std::string& json_path, const std::optional<std::string>&
 void save_model(const Graph& graph, const std::string& prefix) {
   for (const auto& [name, c] : graph.constants)
     if (c.data.size() != c.type.bytes())
-      throw Error("cannot save '" + prefix + "': weight '" + name + "' has no data (initialize the parameters first)");
-  write_file_atomic(prefix + ".json", model_json_text(graph));
-  write_safetensors(prefix + ".safetensors", graph.constants, {{"format", "hybgen"}});
+      throw Error("cannot save " + quoted_name(prefix) + ": weight " + quoted_name(name) +
+                  " has no data (initialize the parameters first)");
+  // Both files or neither: a model.json without its weights would mislead.
+  const std::vector<uint8_t> weights = serialize_safetensors(graph.constants, {{"format", "hybgen"}});
+  write_files_atomic({{prefix + ".json", model_json_text(graph)},
+                      {prefix + ".safetensors", std::string(weights.begin(), weights.end())}});
 }
 
 }  // namespace hybgen

@@ -9,6 +9,8 @@
 #include "io/file_util.h"
 #include "io/float16.h"
 #include "ir/error.h"
+#include "ir/limits.h"
+#include "ir/names.h"
 
 namespace hybgen {
 namespace {
@@ -117,19 +119,25 @@ Constant read_record(Reader& r, std::size_t index) {
   Constant c;
   if (empty) return c;
   for (int64_t d : shape)
-    if (d < 0 || d > (int64_t{1} << 40)) r.fail(which + ": implausible dim " + std::to_string(d));
+    if (d < 0) r.fail(which + ": implausible dim " + std::to_string(static_cast<uint64_t>(d)));
   r.read<uint32_t>("context device type");
   r.read<uint32_t>("context device id");
   const int32_t dtype = static_cast<int32_t>(r.read<uint32_t>("dtype"));
   const std::size_t size = element_size(dtype);
   if (size == 0) r.fail(which + ": unsupported dtype flag " + std::to_string(dtype));
-  const int64_t n = num_elements(shape);
-  if (static_cast<uint64_t>(n) > r.left() / size)
-    r.fail("truncated: " + which + " of shape " + shape_str(shape) + " needs " + std::to_string(n * size) +
+  uint64_t bytes = 0;
+  try {
+    bytes = checked_tensor_bytes(shape, size, which);
+  } catch (const Error& e) {
+    r.fail(e.what());
+  }
+  const uint64_t n = bytes / size;
+  if (bytes > r.left())
+    r.fail("truncated: " + which + " of shape " + shape_str(shape) + " needs " + std::to_string(bytes) +
            " data bytes, " + std::to_string(r.left()) + " left");
   const uint8_t* data = r.take(static_cast<std::size_t>(n) * size, "data");
   std::vector<float> values(static_cast<std::size_t>(n));
-  for (int64_t i = 0; i < n; ++i) values[i] = element_to_float(dtype, data + i * size);
+  for (uint64_t i = 0; i < n; ++i) values[i] = element_to_float(dtype, data + i * size);
   return Constant::f32(shape, values);
 }
 
@@ -162,7 +170,8 @@ std::map<std::string, Constant> parse_mxnet_params(const std::vector<uint8_t>& b
     if (length > r.left()) r.fail("truncated: name " + std::to_string(i) + " of " + std::to_string(length) + " bytes");
     const uint8_t* p = r.take(static_cast<std::size_t>(length), "name");
     std::string name(reinterpret_cast<const char*>(p), static_cast<std::size_t>(length));
-    if (!result.emplace(name, std::move(arrays[i])).second) r.fail("name '" + name + "' appears twice");
+    if (!is_valid_utf8(name)) r.fail("name " + std::to_string(i) + " (" + quoted_name(name) + ") is not valid UTF-8");
+    if (!result.emplace(name, std::move(arrays[i])).second) r.fail("name " + quoted_name(name) + " appears twice");
   }
   return result;
 }

@@ -12,8 +12,11 @@
 #include <set>
 
 #include "io/file_util.h"
+#include "io/json_util.h"
 #include "io/mxnet_params.h"
 #include "ir/error.h"
+#include "ir/limits.h"
+#include "ir/names.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 
@@ -46,7 +49,7 @@ int64_t parse_int(const std::string& raw) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (t.empty() || used != t.size()) throw Error("'" + raw + "' is not an integer");
+  if (t.empty() || used != t.size()) throw Error(quoted_name(raw) + " is not an integer");
   return v;
 }
 
@@ -59,7 +62,7 @@ double parse_float(const std::string& raw) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (t.empty() || used != t.size()) throw Error("'" + raw + "' is not a number");
+  if (t.empty() || used != t.size()) throw Error(quoted_name(raw) + " is not a number");
   return v;
 }
 
@@ -68,7 +71,7 @@ std::vector<std::string> tuple_items(const std::string& raw) {
   std::string t = trim(raw);
   if (!t.empty() && (t.front() == '(' || t.front() == '[')) {
     const char close = t.front() == '(' ? ')' : ']';
-    if (t.back() != close) throw Error("'" + raw + "' is not a tuple");
+    if (t.back() != close) throw Error(quoted_name(raw) + " is not a tuple");
     t = t.substr(1, t.size() - 2);
   }
   std::vector<std::string> items;
@@ -78,7 +81,7 @@ std::vector<std::string> tuple_items(const std::string& raw) {
     const std::string item = trim(t.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (!item.empty()) items.push_back(item);
     else if (comma != std::string::npos && comma + 1 < t.size() && !trim(t.substr(comma + 1)).empty())
-      throw Error("'" + raw + "' has an empty tuple element");
+      throw Error(quoted_name(raw) + " has an empty tuple element");
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -93,7 +96,7 @@ struct Entry {
 Entry parse_entry(const nlohmann::json& j, const std::string& where) {
   if (!j.is_array() || j.size() < 2 || j.size() > 3 || !j[0].is_number_unsigned() || !j[1].is_number_unsigned())
     throw Error(where + ": an entry must be [node_id, output_index] or [node_id, output_index, version], got " +
-                j.dump());
+                json_excerpt(j));
   return {j[0].get<std::size_t>(), j[1].get<std::size_t>()};
 }
 
@@ -104,7 +107,7 @@ std::map<std::string, std::string> node_attrs(const nlohmann::json& node, const 
     const auto& obj = node[key];
     if (!obj.is_object()) throw Error(where + ": '" + key + "' must be an object of strings");
     for (const auto& [k, v] : obj.items()) {
-      if (!v.is_string()) throw Error(where + ": attribute '" + k + "' must be a string, got " + v.dump());
+      if (!v.is_string()) throw Error(where + ": attribute " + quoted_name(k) + " must be a string, got " + json_excerpt(v));
       attrs[k] = v.get<std::string>();
     }
   }
@@ -117,13 +120,15 @@ std::map<std::string, std::string> node_attrs(const nlohmann::json& node, const 
 std::vector<std::string> unique_node_names(const nlohmann::json& nodes) {
   std::vector<std::string> names(nodes.size());
   std::set<std::string> taken;
+  std::map<std::string, int> next_suffix;  // so many nodes of one name stay linear
   for (std::size_t i = 0; i < nodes.size(); ++i)
     if (nodes[i]["op"] == "null") taken.insert(names[i] = nodes[i]["name"].get<std::string>());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (nodes[i]["op"] == "null") continue;
     const std::string base = nodes[i]["name"].get<std::string>();
     std::string name = base;
-    for (int k = 2; taken.count(name); ++k) name = base + "_" + std::to_string(k);
+    for (int& k = next_suffix.emplace(base, 2).first->second; taken.count(name); ++k)
+      name = base + "_" + std::to_string(k);
     taken.insert(names[i] = name);
   }
   return names;
@@ -189,36 +194,45 @@ Constant random_weight(const std::string& name, const Shape& shape, uint64_t see
 void make_random_weights(Graph& graph, const std::set<std::string>& weights, uint64_t seed,
                          const std::string& source) {
   std::map<std::string, TensorType> known = graph.types;
+  uint64_t total_bytes = 0;
   for (const Node& node : graph.nodes) {
-    const OpDef& def = find_op(node.op);
-    const std::string where = source + ": " + node_label(node.name, node.op);
-    const Attrs attrs = normalize_attrs(def, node.attrs);
-    bool needs_weights = false;
-    for (std::size_t i = 1; i < node.inputs.size(); ++i) needs_weights = needs_weights || (weights.count(node.inputs[i]) && !known.count(node.inputs[i]));
-    if (needs_weights) {
-      if (!def.weight_shapes || !known.count(node.inputs[0]))
-        throw Error(where + ": cannot tell the shapes of its weights without a .params file");
-      const std::vector<Shape> shapes = def.weight_shapes(attrs, known.at(node.inputs[0]).shape);
-      for (std::size_t i = 1; i < node.inputs.size() && i - 1 < shapes.size(); ++i) {
-        const std::string& w = node.inputs[i];
-        if (!weights.count(w) || known.count(w)) continue;
-        graph.add_constant(w, random_weight(w, shapes[i - 1], seed));
-        known[w] = graph.type(w);
-      }
-    }
-    std::vector<TensorType> in;
-    for (const auto& v : node.inputs) {
-      auto it = known.find(v);
-      if (it == known.end()) throw Error(where + ": input '" + v + "' has no known shape");
-      in.push_back(it->second);
-    }
-    std::vector<TensorType> out;
     try {
-      out = def.infer(attrs, in);
+      const OpDef& def = find_op(node.op);
+      const Attrs attrs = normalize_attrs(def, node.attrs);
+      bool needs_weights = false;
+      for (std::size_t i = 1; i < node.inputs.size(); ++i)
+        needs_weights = needs_weights || (weights.count(node.inputs[i]) && !known.count(node.inputs[i]));
+      if (needs_weights) {
+        if (!def.weight_shapes || !known.count(node.inputs[0]))
+          throw Error("cannot tell the shapes of its weights without a .params file");
+        const std::vector<Shape> shapes = def.weight_shapes(attrs, known.at(node.inputs[0]).shape);
+        for (std::size_t i = 1; i < node.inputs.size() && i - 1 < shapes.size(); ++i) {
+          const std::string& w = node.inputs[i];
+          if (!weights.count(w) || known.count(w)) continue;
+          // Counted before any is made: attributes alone must not exhaust the machine.
+          total_bytes += checked_tensor_bytes(shapes[i - 1], sizeof(float), "weight " + quoted_name(w));
+          if (total_bytes > limits::kMaxRandomWeightBytes)
+            throw Error("weight " + quoted_name(w) + " of shape " + shape_str(shapes[i - 1]) +
+                        " takes the made-up weights past " + std::to_string(limits::kMaxRandomWeightBytes) +
+                        " bytes, the limit of --random-weights (give the model's .params instead)");
+          graph.add_constant(w, random_weight(w, shapes[i - 1], seed));
+          known[w] = graph.type(w);
+        }
+      }
+      std::vector<TensorType> in;
+      for (const auto& v : node.inputs) {
+        auto it = known.find(v);
+        if (it == known.end()) throw Error("input " + quoted_name(v) + " has no known shape");
+        in.push_back(it->second);
+      }
+      const std::vector<TensorType> out = def.infer(attrs, in);
+      for (std::size_t i = 0; i < out.size() && i < node.outputs.size(); ++i) {
+        checked_tensor_bytes(out[i].shape, sizeof(float), "output " + quoted_name(node.outputs[i]));
+        known[node.outputs[i]] = out[i];
+      }
     } catch (const Error& e) {
-      throw Error(where + ": " + e.what());
+      throw Error(source + ": " + node_label(node.name, node.op) + ": " + e.what());
     }
-    for (std::size_t i = 0; i < out.size() && i < node.outputs.size(); ++i) known[node.outputs[i]] = out[i];
   }
 }
 
@@ -232,7 +246,7 @@ AttrValue parse_mxnet_attr(const std::string& text, AttrKind kind) {
       const std::string t = lower(trim(text));
       if (t == "true" || t == "1") return true;
       if (t == "false" || t == "0") return false;
-      throw Error("'" + text + "' is not a boolean (True/False/1/0)");
+      throw Error(quoted_name(text) + " is not a boolean (True/False/1/0)");
     }
     case AttrKind::kString: return trim(text);
     case AttrKind::kInts: {
@@ -250,7 +264,10 @@ AttrValue parse_mxnet_attr(const std::string& text, AttrKind kind) {
 }
 
 bool looks_like_mxnet_symbol(const nlohmann::json& json) {
-  return json.is_object() && json.contains("nodes") && json.contains("heads") && json.contains("arg_nodes");
+  // Any of MXNet's own fields is enough to say which reader should explain
+  // what is missing; hybgen's model.json names its format.
+  return json.is_object() && !json.contains("format") && json.contains("nodes") &&
+         (json.contains("heads") || json.contains("arg_nodes"));
 }
 
 std::optional<std::string> find_mxnet_params(const std::string& symbol_path) {
@@ -278,19 +295,30 @@ std::optional<std::string> find_mxnet_params(const std::string& symbol_path) {
 
 Graph import_mxnet(const std::string& symbol_path, const std::optional<std::string>& params_path,
                    const MxnetImportOptions& options) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(read_file_text(symbol_path));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(symbol_path + ": malformed JSON: " + e.what());
-  }
-  if (!looks_like_mxnet_symbol(json))
-    throw Error(symbol_path + ": not an MXNet symbol file (needs 'nodes', 'arg_nodes' and 'heads')");
-  const auto& nodes = json["nodes"];
-  if (!nodes.is_array()) throw Error(symbol_path + ": 'nodes' must be a list");
-
+  const nlohmann::json json = read_json_file(symbol_path);
   std::map<std::string, Constant> params;
   if (params_path) params = read_mxnet_params(*params_path);
+  return import_mxnet_symbol(json, symbol_path, params_path ? &params : nullptr,
+                             params_path ? *params_path : std::string(), options);
+}
+
+Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_path,
+                          const std::map<std::string, Constant>* params_read, const std::string& params_source,
+                          const MxnetImportOptions& options) {
+  if (!json.is_object()) throw Error(symbol_path + ": not an MXNet symbol file (not a JSON object)");
+  for (const char* field : {"nodes", "arg_nodes", "heads"})
+    if (!json.contains(field))
+      throw Error(symbol_path + ": not a complete MXNet symbol file: field '" + field +
+                  "' is missing (a symbol file has 'nodes', 'arg_nodes' and 'heads')");
+  const auto& nodes = json["nodes"];
+  if (!nodes.is_array()) throw Error(symbol_path + ": 'nodes' must be a list");
+  if (nodes.size() > limits::kMaxGraphNodes)
+    throw Error(symbol_path + ": " + std::to_string(nodes.size()) + " nodes, more than the limit of " +
+                std::to_string(limits::kMaxGraphNodes));
+  const std::optional<std::string> params_path =
+      params_read ? std::optional<std::string>(params_source) : std::nullopt;
+  static const std::map<std::string, Constant> kNoParams;
+  const std::map<std::string, Constant>& params = params_read ? *params_read : kNoParams;
   auto find_param = [&](const std::string& name) -> const Constant* {
     for (const std::string& key : {"arg:" + name, "aux:" + name, name}) {
       auto it = params.find(key);
@@ -349,13 +377,14 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
                                [&](const AttrSpec& s) { return s.name == key; });
       if (spec == defs[i]->attrs.end()) {
         if (key == "layout" && (text == "NCHW" || text == "NCW" || text == "NCDHW" || text == "None")) continue;
-        throw Error(where + ": attribute '" + key + "' = '" + text + "' is not supported by hybgen's " + node.op);
+        throw Error(where + ": attribute " + quoted_name(key) + " = " + quoted_name(text) + " is not supported by hybgen's " +
+                    node.op);
       }
       if (text == "None" && spec->kind != AttrKind::kString) continue;  // an unset optional: the default applies
       try {
         node.attrs.set(key, parse_mxnet_attr(text, spec->kind));
       } catch (const Error& e) {
-        throw Error(where + ": attribute '" + key + "': " + e.what());
+        throw Error(where + ": attribute " + quoted_name(key) + ": " + e.what());
       }
     }
     const auto& inputs = n.contains("inputs") ? n["inputs"] : nlohmann::json::array();
@@ -373,8 +402,8 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
       if (e.node >= i) throw Error(where + ": input refers to node " + std::to_string(e.node) + ", not an earlier node");
       const OpDef* producer = defs[e.node];
       if (producer && e.output >= static_cast<std::size_t>(output_counts[e.node]))
-        throw Error(where + ": reads output " + std::to_string(e.output) + " of node '" +
-                    nodes[e.node]["name"].get<std::string>() + "', which has " +
+        throw Error(where + ": reads output " + std::to_string(e.output) + " of node " +
+                    quoted_name(nodes[e.node]["name"].get<std::string>()) + ", which has " +
                     std::to_string(output_counts[e.node]) + " at inference");
       if (!producer) used_vars.insert(e.node);
       node.inputs.push_back(value_name(names, output_counts, e));
@@ -396,8 +425,8 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
     if (e.node >= nodes.size()) throw Error(symbol_path + ": a head refers to node " + std::to_string(e.node));
     if (!defs[e.node]) used_vars.insert(e.node);
     if (defs[e.node] && e.output >= static_cast<std::size_t>(output_counts[e.node]))
-      throw Error(symbol_path + ": a head reads output " + std::to_string(e.output) + " of node '" + names[e.node] +
-                  "', which has " + std::to_string(output_counts[e.node]));
+      throw Error(symbol_path + ": a head reads output " + std::to_string(e.output) + " of node " + quoted_name(names[e.node]) +
+                  ", which has " + std::to_string(output_counts[e.node]));
     const std::string v = value_name(names, output_counts, e);
     if (!graph.is_output(v)) graph.outputs.push_back(v);
   }
@@ -420,7 +449,7 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
     }
     if (random_weights.count(name)) continue;
     if (params_path && looks_like_parameter(name, node_attrs(nodes[i], symbol_path)))
-      throw Error(symbol_path + ": weight '" + name + "' is missing from " + *params_path);
+      throw Error(symbol_path + ": weight " + quoted_name(name) + " is missing from " + *params_path);
     Shape shape;
     auto given = options.input_shapes.find(name);
     if (given != options.input_shapes.end()) {
@@ -431,21 +460,27 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
       auto s = attrs.find("__shape__");
       bool known = s != attrs.end();
       if (known) {
-        const auto parsed = std::get<std::vector<int64_t>>(parse_mxnet_attr(s->second, AttrKind::kInts));
+        std::vector<int64_t> parsed;
+        try {
+          parsed = std::get<std::vector<int64_t>>(parse_mxnet_attr(s->second, AttrKind::kInts));
+        } catch (const Error& e) {
+          throw Error(symbol_path + ": input " + quoted_name(name) + ": attribute '__shape__': " + e.what());
+        }
         shape.assign(parsed.begin(), parsed.end());
         known = !shape.empty() && std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d > 0; });
       }
       if (!known)
-        throw Error(symbol_path + ": input '" + name + "' has no shape (MXNet files carry none): pass --shape " +
+        throw Error(symbol_path + ": input " + quoted_name(name) + " has no shape (MXNet files carry none): pass --shape " +
                     name + "=N,C,... or --input " + name + "=x.npy");
     }
+    checked_tensor_bytes(shape, sizeof(float), symbol_path + ": input " + quoted_name(name));
     graph.add_input(name, TensorType{shape});
   }
   for (const auto& [name, shape] : options.input_shapes)
     if (!given_shapes_used.count(name)) {
       std::string inputs;
       for (const auto& in : graph.inputs) inputs += (inputs.empty() ? "" : ", ") + in;
-      throw Error(symbol_path + ": --shape names '" + name + "', which is not an input (inputs: " + inputs + ")");
+      throw Error(symbol_path + ": --shape names " + quoted_name(name) + ", which is not an input (inputs: " + inputs + ")");
     }
   if (options.random_weights_seed) make_random_weights(graph, random_weights, *options.random_weights_seed, symbol_path);
   return graph;

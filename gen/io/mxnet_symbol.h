@@ -43,6 +43,13 @@ std::optional<std::string> find_mxnet_params(const std::string& symbol_path);
 Graph import_mxnet(const std::string& symbol_path, const std::optional<std::string>& params_path,
                    const MxnetImportOptions& options);
 
+// The same from a parsed symbol file and params already read (nullptr: none,
+// as without a .params file); `symbol_path` and `params_source` name them in
+// messages.
+Graph import_mxnet_symbol(const nlohmann::json& symbol, const std::string& symbol_path,
+                          const std::map<std::string, Constant>* params, const std::string& params_source,
+                          const MxnetImportOptions& options);
+
 // Parses one attribute string the way MXNet's parameter parser does, into
 // the kind the op schema asks for: "(3, 3)", "[3,3]", "3", "(64,)", "True",
 // "1e-05", "relu". Throws Error saying what was expected.

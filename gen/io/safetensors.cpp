@@ -12,8 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "io/file_util.h"
+#include "io/json_util.h"
 #include "io/float16.h"
 #include "ir/error.h"
+#include "ir/limits.h"
+#include "ir/names.h"
 
 // The data is copied as raw bytes, so the host must share the file's byte order.
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
@@ -22,8 +25,6 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is li
 
 namespace hybgen {
 namespace {
-
-constexpr uint64_t kMaxHeaderBytes = 100u << 20;
 
 uint64_t read_u64_le(const uint8_t* p) {
   uint64_t v = 0;
@@ -61,7 +62,7 @@ float to_float(const std::string& dtype, const uint8_t* p) {
 void check_metadata(const nlohmann::json& metadata, const std::string& source) {
   if (!metadata.is_object()) throw Error(source + ": \"__metadata__\" must be an object of strings");
   for (const auto& [key, value] : metadata.items())
-    if (!value.is_string()) throw Error(source + ": \"__metadata__\" entry '" + key + "' must be a string");
+    if (!value.is_string()) throw Error(source + ": \"__metadata__\" entry " + quoted_name(key) + " must be a string");
 }
 
 
@@ -88,15 +89,11 @@ std::map<std::string, Constant> parse_safetensors(const std::vector<uint8_t>& by
   if (header_len > bytes.size() - 8)
     throw Error(source + ": header length " + std::to_string(header_len) + " exceeds the file size " +
                 std::to_string(bytes.size()) + " (truncated or not a safetensors file)");
-  if (header_len > kMaxHeaderBytes)
+  if (header_len > limits::kMaxSafetensorsHeaderBytes)
     throw Error(source + ": header length " + std::to_string(header_len) + " exceeds the limit of " +
-                std::to_string(kMaxHeaderBytes) + " bytes");
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<long>(header_len));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(source + ": header is not valid JSON: " + e.what());
-  }
+                std::to_string(limits::kMaxSafetensorsHeaderBytes) + " bytes");
+  const char* header_text = reinterpret_cast<const char*>(bytes.data()) + 8;
+  const nlohmann::json header = parse_json(header_text, header_text + header_len, source + ": header");
   if (!header.is_object()) throw Error(source + ": header must be a JSON object, got " + header.type_name());
   const uint8_t* data = bytes.data() + 8 + header_len;
   const uint64_t data_len = bytes.size() - 8 - header_len;
@@ -108,24 +105,25 @@ std::map<std::string, Constant> parse_safetensors(const std::vector<uint8_t>& by
       check_metadata(entry, source);
       continue;
     }
-    const std::string where = source + ": tensor '" + name + "'";
+    const std::string where = source + ": tensor " + quoted_name(name);
     if (!entry.is_object() || !entry.contains("dtype") || !entry["dtype"].is_string() || !entry.contains("shape") ||
         !entry["shape"].is_array() || !entry.contains("data_offsets") || !entry["data_offsets"].is_array() ||
         entry["data_offsets"].size() != 2)
       throw Error(where + ": needs \"dtype\" (string), \"shape\" (list) and \"data_offsets\" ([begin, end]), got " +
-                  entry.dump());
+                  json_excerpt(entry));
     const std::string dtype = entry["dtype"].get<std::string>();
     const std::size_t size = dtype_bytes(dtype);
-    if (size == 0) throw Error(where + ": unsupported dtype " + dtype + " (F32, F64, F16, BF16 are read)");
+    if (size == 0)
+      throw Error(where + ": unsupported dtype " + printable_name(dtype) + " (F32, F64, F16, BF16 are read)");
     Shape shape;
     for (const auto& d : entry["shape"]) {
       if (!d.is_number_integer() || d.get<int64_t>() < 0)
-        throw Error(where + ": shape entries must be non-negative integers, got " + entry["shape"].dump());
+        throw Error(where + ": shape entries must be non-negative integers, got " + json_excerpt(entry["shape"]));
       shape.push_back(d.get<int64_t>());
     }
     const auto& offsets = entry["data_offsets"];
     if (!offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
-      throw Error(where + ": data_offsets must be non-negative integers, got " + offsets.dump());
+      throw Error(where + ": data_offsets must be non-negative integers, got " + json_excerpt(offsets));
     const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
     if (end < begin)
       throw Error(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
@@ -134,12 +132,12 @@ std::map<std::string, Constant> parse_safetensors(const std::vector<uint8_t>& by
       throw Error(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                   "] lie outside the " + std::to_string(data_len) + " data bytes");
     // Computed without overflow: a lying shape must not wrap around to the byte count.
-    const std::optional<uint64_t> needed = checked_bytes(shape, size);
-    if (!needed || *needed != end - begin)
+    const uint64_t needed = checked_tensor_bytes(shape, size, where);
+    if (needed != end - begin)
       throw Error(where + ": " + std::to_string(end - begin) + " data bytes for " + dtype + shape_str(shape) +
-                  ", which needs " + (needed ? std::to_string(*needed) : std::string("more than 2^64")));
+                  ", which needs " + std::to_string(needed));
     ranges.emplace_back(begin, end);
-    const auto count = static_cast<std::size_t>(*needed / size);
+    const auto count = static_cast<std::size_t>(needed / size);
     std::vector<float> values(count);
     for (std::size_t i = 0; i < count; ++i) values[i] = to_float(dtype, data + begin + i * size);
     result[name] = Constant::f32(shape, values);
@@ -163,9 +161,10 @@ std::vector<uint8_t> serialize_safetensors(const std::map<std::string, Constant>
   uint64_t offset = 0;
   for (const auto& [name, c] : tensors) {
     if (name == "__metadata__") throw Error("tensor '__metadata__': the name is reserved by safetensors");
-    if (c.type.dtype != DType::kFloat32) throw Error("tensor '" + name + "': only float32 is written");
+    if (!is_valid_utf8(name)) throw Error("tensor " + quoted_name(name) + ": the name is not valid UTF-8");
+    if (c.type.dtype != DType::kFloat32) throw Error("tensor " + quoted_name(name) + ": only float32 is written");
     if (c.data.size() != c.type.bytes())
-      throw Error("tensor '" + name + "' has " + std::to_string(c.data.size()) + " bytes of data for " + c.type.str());
+      throw Error("tensor " + quoted_name(name) + " has " + std::to_string(c.data.size()) + " bytes of data for " + c.type.str());
     header[name] = {{"dtype", "F32"}, {"shape", c.type.shape}, {"data_offsets", {offset, offset + c.data.size()}}};
     offset += c.data.size();
   }

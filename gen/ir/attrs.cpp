@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "ir/error.h"
+#include "ir/names.h"
 
 namespace hybgen {
 
@@ -51,7 +52,7 @@ std::string attr_value_str(const AttrValue& value) {
 
 const AttrValue& Attrs::get(const std::string& name) const {
   auto it = values_.find(name);
-  if (it == values_.end()) throw Error("attribute '" + name + "' is missing");
+  if (it == values_.end()) throw Error("attribute " + quoted_name(name) + " is missing");
   return it->second;
 }
 
@@ -60,7 +61,7 @@ template <typename T>
 const T& typed(const Attrs& attrs, const std::string& name, AttrKind kind) {
   const AttrValue& v = attrs.get(name);
   if (const T* p = std::get_if<T>(&v)) return *p;
-  throw Error("attribute '" + name + "' is a " + attr_kind_name(attr_kind_of(v)) + ", expected " +
+  throw Error("attribute " + quoted_name(name) + " is a " + attr_kind_name(attr_kind_of(v)) + ", expected " +
               attr_kind_name(kind));
 }
 }  // namespace

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "ir/names.h"
+
 namespace hybgen {
 
 struct Error : std::runtime_error {
@@ -21,9 +23,10 @@ inline Error with_context(const std::string& context, const std::exception& e) {
   return Error(context + ": " + e.what());
 }
 
-// "node 'name' (Op)" — the way every message names a node.
+// "node 'name' (Op)" — the way every message names a node, with whatever
+// the names hold escaped (ir/names.h).
 inline std::string node_label(const std::string& name, const std::string& op) {
-  return "node '" + name + "' (" + op + ")";
+  return "node " + quoted_name(name) + " (" + printable_name(op) + ")";
 }
 
 }  // namespace hybgen

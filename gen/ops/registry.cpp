@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "ir/error.h"
+#include "ir/names.h"
 #include "ops/op.h"
 
 namespace hybgen {
@@ -55,7 +56,7 @@ const OpDef* lookup_op(const std::string& name) {
 
 const OpDef& find_op(const std::string& name) {
   if (const OpDef* def = lookup_op(name)) return *def;
-  throw Error("unknown op '" + name + "' (`hybgen ops` lists the supported ones)");
+  throw Error("unknown op " + quoted_name(name) + " (`hybgen ops` lists the supported ones)");
 }
 
 std::vector<const OpDef*> all_ops() {
@@ -71,7 +72,7 @@ Attrs normalize_attrs(const OpDef& def, const Attrs& attrs) {
     if (spec == def.attrs.end()) {
       std::string known;
       for (const auto& s : def.attrs) known += (known.empty() ? "" : ", ") + s.name;
-      throw Error("unknown attribute '" + name + "' (" + def.name + " takes: " + (known.empty() ? "none" : known) + ")");
+      throw Error("unknown attribute " + quoted_name(name) + " (" + def.name + " takes: " + (known.empty() ? "none" : known) + ")");
     }
     AttrKind kind = attr_kind_of(value);
     AttrValue converted = value;
@@ -84,7 +85,7 @@ Attrs normalize_attrs(const OpDef& def, const Attrs& attrs) {
       } else if (spec->kind == AttrKind::kInts && kind == AttrKind::kInt) {
         converted = std::vector<int64_t>{std::get<int64_t>(value)};
       } else {
-        throw Error("attribute '" + name + "' is a " + attr_kind_name(kind) + ", expected " +
+        throw Error("attribute " + quoted_name(name) + " is a " + attr_kind_name(kind) + ", expected " +
                     attr_kind_name(spec->kind));
       }
     }
@@ -93,7 +94,7 @@ Attrs normalize_attrs(const OpDef& def, const Attrs& attrs) {
       if (std::find(spec->choices.begin(), spec->choices.end(), s) == spec->choices.end()) {
         std::string allowed;
         for (const auto& c : spec->choices) allowed += (allowed.empty() ? "" : ", ") + c;
-        throw Error("attribute '" + name + "' is '" + s + "', expected one of: " + allowed);
+        throw Error("attribute " + quoted_name(name) + " is " + quoted_name(s) + ", expected one of: " + allowed);
       }
     }
     out.set(name, converted);

@@ -94,13 +94,48 @@ TEST(FileUtil, PublishIntoAnExistingFolderReplacesSameNamesAndKeepsOthers) {
   write_file_atomic(target + "/sub/old.txt", std::string("old"));
   TempDir staging("stage", tmp.path());
   write_file_atomic(staging.path() + "/a.txt", std::string("new a"));
-  fs::create_directories(staging.path() + "/sub");
-  write_file_atomic(staging.path() + "/sub/new.txt", std::string("new"));
+  write_file_atomic(staging.path() + "/b.txt", std::string("new b"));
   publish_directory(staging.path(), target);
   EXPECT_EQ(read_file_text(target + "/a.txt"), "new a");
+  EXPECT_EQ(read_file_text(target + "/b.txt"), "new b");
   EXPECT_EQ(read_file_text(target + "/keep.txt"), "kept");
-  EXPECT_EQ(names_in(target + "/sub"), (std::vector<std::string>{"new.txt"}));  // a folder is replaced whole
+  EXPECT_EQ(read_file_text(target + "/sub/old.txt"), "old");
+  EXPECT_EQ(names_in(target), (std::vector<std::string>{"a.txt", "b.txt", "keep.txt", "sub"}));  // no temp or backup left
   EXPECT_FALSE(fs::exists(staging.path()));
+}
+
+// hybgen never removes what it did not write: a folder where a file would go
+// stops the publish before any file moves.
+TEST(FileUtil, PublishRefusesToReplaceAFolderAndChangesNothing) {
+  TempDir tmp("hybgen-io-test");
+  const std::string target = tmp.path() + "/out";
+  fs::create_directories(target + "/b.txt");
+  write_file_atomic(target + "/b.txt/mine.txt", std::string("mine"));
+  write_file_atomic(target + "/a.txt", std::string("old a"));
+  TempDir staging("stage", tmp.path());
+  write_file_atomic(staging.path() + "/a.txt", std::string("new a"));
+  write_file_atomic(staging.path() + "/b.txt", std::string("new b"));
+  EXPECT_ERROR(publish_directory(staging.path(), target), "out/b.txt: exists and is a folder; hybgen replaces only files");
+  EXPECT_EQ(read_file_text(target + "/b.txt/mine.txt"), "mine");
+  EXPECT_EQ(read_file_text(target + "/a.txt"), "old a");
+  EXPECT_EQ(names_in(target), (std::vector<std::string>{"a.txt", "b.txt"}));
+}
+
+TEST(FileUtil, WriteFilesAtomicWritesAllOrNone) {
+  TempDir tmp("hybgen-io-test");
+  write_file_atomic(tmp.path() + "/a.json", std::string("old"));
+  fs::create_directories(tmp.path() + "/b.bin");
+  EXPECT_ERROR(write_files_atomic({{tmp.path() + "/a.json", "new"}, {tmp.path() + "/b.bin", "data"}}),
+               "b.bin: exists and is a folder");
+  EXPECT_EQ(read_file_text(tmp.path() + "/a.json"), "old");
+  // A write that fails midway (the second file's folder is missing) leaves the first as it was.
+  EXPECT_ERROR(write_files_atomic({{tmp.path() + "/a.json", "new"}, {tmp.path() + "/no/c.bin", "data"}}),
+               "no/c.bin: cannot write: No such file or directory");
+  EXPECT_EQ(read_file_text(tmp.path() + "/a.json"), "old");
+  EXPECT_EQ(names_in(tmp.path()), (std::vector<std::string>{"a.json", "b.bin"}));
+  write_files_atomic({{tmp.path() + "/a.json", "new"}, {tmp.path() + "/c.bin", "data"}});
+  EXPECT_EQ(read_file_text(tmp.path() + "/a.json"), "new");
+  EXPECT_EQ(names_in(tmp.path()), (std::vector<std::string>{"a.json", "b.bin", "c.bin"}));
 }
 
 TEST(FileUtil, PublishOntoAFileIsAnError) {
