@@ -10,7 +10,7 @@ rebuilds the kept program with -O3 and runs it once under
 instructions by the function it belongs to.
 
     python3 bench/arm_instructions.py MODEL.json [--hybgen build/hybgen] [--top 15] [-- HYBGEN_ARGS...]
-    python3 bench/arm_instructions.py ../shared/models/mxnet/symbol-only/mobilenetv2-1.0-gluon-1.6-symbol.json \\
+    python3 bench/arm_instructions.py tests/data/mxnet-real/symbol-only/mobilenetv2-1.0-gluon-1.6-symbol.json \\
         -- --shape data=1,3,96,96 --random-weights 3
 
 Needs aarch64-linux-gnu-g++ and qemu-aarch64 (Debian: g++-aarch64-linux-gnu qemu-user).

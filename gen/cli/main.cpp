@@ -69,14 +69,14 @@ void add_dump_flags(CLI::App& app, hybgen::PassDumpFlags& flags) {
 void add_external_weights_flag(CLI::App& app, bool& external) {
   app.add_flag("--external-weights", external,
                "write the weights to NAME.weights.bin, which the program loads (64-byte aligned) and passes to run(), "
-               "instead of compiling them in as NAME_weights.cpp: for weights too large to compile (compilers take "
-               "16-80 bytes of memory per byte of weights), or kept apart from the code");
+               "instead of compiling them in as NAME_weights.cpp: for weights too large to compile (a compiler needs "
+               "many times their size in memory), or to keep them apart from the code");
 }
 
 void add_small_arena_flag(CLI::App& app, bool& small_arena) {
   app.add_flag("--small-arena", small_arena,
                "shrink scratch that would set the arena (im2col columns) into the room the activations leave: a "
-               "smaller arena for slower convolutions (LeNet in portable code: 71424 -> 17280 bytes, 25 -> 34 us)");
+               "smaller arena, paid for with slower convolutions");
 }
 
 void add_target_option(CLI::App& app, std::string& target, const std::string& default_text) {

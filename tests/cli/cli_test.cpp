@@ -216,7 +216,7 @@ TEST_F(Cli, InspectOpsAndVersion) {
 // CNN's 5x5 convolutions go through im2col columns in generic code, row by
 // row without them on AVX-512. inspect and generate agree on it.
 TEST_F(Cli, TheArenaIsPlannedForTheTarget) {
-  const std::string model = std::string(HYBGEN_SHARED_DIR) + "/models/mxnet/mnist-cnn-gluon-1.6/mnist-symbol.json";
+  const std::string model = std::string(HYBGEN_SOURCE_DIR) + "/tests/data/mxnet-real/mnist-cnn-gluon-1.6/mnist-symbol.json";
   std::map<std::string, std::size_t> arena;
   for (const std::string target : {"generic", "x86-64-v4"}) {
     const std::string flags = " --shape data=1,1,28,28 --target " + target;
@@ -374,7 +374,7 @@ TEST_F(Cli, MissingWeightsFile) {
 }
 
 TEST_F(Cli, MxnetExportsImportGenerateAndVerify) {
-  const std::string dir = std::string(HYBGEN_SHARED_DIR) + "/models/mxnet/mlp-gluon-1.3";
+  const std::string dir = std::string(HYBGEN_SOURCE_DIR) + "/tests/data/mxnet-real/mlp-gluon-1.3";
   auto r = hybgen(quoted(dir + "/model-symbol.json") + " -o " + quoted(path("mx")));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("input 'data' has no shape"), std::string::npos) << r.output;
@@ -405,10 +405,10 @@ TEST_F(Cli, MxnetParamsWhoseShapeDisagreesWithTheGraph) {
   EXPECT_FALSE(fs::exists(path("out")));
 }
 
-// Every real MXNet export in shared/models: the CNNs with their .params, the
+// Every real MXNet export in tests/data/mxnet-real: the CNNs with their .params, the
 // symbol-only zoo graphs with seeded random weights.
 TEST_F(Cli, RealMxnetExportsVerify) {
-  const std::string models = std::string(HYBGEN_SHARED_DIR) + "/models/mxnet/";
+  const std::string models = std::string(HYBGEN_SOURCE_DIR) + "/tests/data/mxnet-real/";
   for (const char* m : {"mnist-cnn-gluon-1.6/mnist-symbol.json", "fashion-mnist-cnn-gluon-1.6/fashion-mnist-symbol.json"}) {
     const auto r = hybgen("verify --shape data=2,1,28,28 " + quoted(models + m));
     EXPECT_EQ(r.exit_code, 0) << m << "\n" << r.output;

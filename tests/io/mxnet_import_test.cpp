@@ -1,5 +1,5 @@
 // MXNet .params and symbol JSON: every record layout, MXNet's attribute
-// spellings, the real Gluon exports in shared/models, and bad files.
+// spellings, the real Gluon exports in tests/data/mxnet-real, and bad files.
 #include <gtest/gtest.h>
 
 #include "error_matchers.h"
@@ -18,7 +18,7 @@ namespace {
 
 using testing::error_of;
 
-const std::string kModels = std::string(HYBGEN_SHARED_DIR) + "/models/mxnet";
+const std::string kModels = std::string(HYBGEN_SOURCE_DIR) + "/tests/data/mxnet-real";
 
 std::map<std::string, Constant> sample_tensors() {
   return {{"arg:fc_weight", Constant::f32({3, 2}, {1, 2, 3, 4, 5, 6})},
