@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -343,15 +344,23 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     code_only += body.substr(at, comment == std::string::npos ? std::string::npos : comment - at);
     at = comment == std::string::npos ? body.size() : body.find('\n', comment);
   }
-  auto mentioned = [&](const std::string& name) {
+  // Every identifier of the body, collected in one pass: searching the text
+  // once per buffer grew with kernels x text.
+  std::unordered_set<std::string> words;
+  {
     const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    for (std::size_t at = code_only.find(name); at != std::string::npos; at = code_only.find(name, at + 1)) {
-      const bool starts = at == 0 || !word(code_only[at - 1]);
-      const bool ends = at + name.size() >= code_only.size() || !word(code_only[at + name.size()]);
-      if (starts && ends) return true;
+    for (std::size_t at = 0; at < code_only.size();) {
+      if (!word(code_only[at])) {
+        ++at;
+        continue;
+      }
+      std::size_t end = at;
+      while (end < code_only.size() && word(code_only[end])) ++end;
+      words.emplace(code_only, at, end - at);
+      at = end;
     }
-    return false;
-  };
+  }
+  auto mentioned = [&](const std::string& name) { return words.count(name) != 0; };
   std::string pointers = weight_pointers;
   if (external && !weight_pointers.empty())
     pointers = "  const unsigned char* const hg_weights = static_cast<const unsigned char*>(weights);\n" + pointers;

@@ -8,28 +8,60 @@
 namespace hybgen {
 namespace {
 
-// Thrown from the parser callback; turned into an Error naming the source.
+using json = nlohmann::json;
+
+// Thrown by the parser below; turned into an Error naming the source.
 struct TooDeep {};
+
+// nlohmann's DOM builder with the nesting counted as it opens: a deep nest
+// stops at the limit before it is built. (nlohmann's parser callbacks could
+// count it too, but with a callback every closing object scans its parent's
+// elements, quadratic in a 100k-node graph.)
+class BoundedDomParser {
+ public:
+  explicit BoundedDomParser(json& result) : dom_(result, /*allow_exceptions=*/true) {}
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& text) { return dom_.number_float(v, text); }
+  bool string(json::string_t& v) { return dom_.string(v); }
+  bool binary(json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) { return open() && dom_.start_object(n); }
+  bool key(json::string_t& k) { return dom_.key(k); }
+  bool end_object() { return close() && dom_.end_object(); }
+  bool start_array(std::size_t n) { return open() && dom_.start_array(n); }
+  bool end_array() { return close() && dom_.end_array(); }
+  bool parse_error(std::size_t at, const std::string& token, const nlohmann::detail::exception& e) {
+    return dom_.parse_error(at, token, e);
+  }
+
+ private:
+  bool open() {
+    if (++depth_ > limits::kMaxJsonDepth) throw TooDeep{};
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  int depth_ = 0;
+};
 
 }  // namespace
 
 nlohmann::json parse_json(const char* begin, const char* end, const std::string& source) {
-  // The callback sees every value start with its depth before the value is
-  // built, so a deep nest stops at the limit instead of growing without bound.
-  const nlohmann::json::parser_callback_t bound = [](int depth, nlohmann::json::parse_event_t event,
-                                                     nlohmann::json&) {
-    if ((event == nlohmann::json::parse_event_t::object_start || event == nlohmann::json::parse_event_t::array_start) &&
-        depth >= limits::kMaxJsonDepth)
-      throw TooDeep{};
-    return true;
-  };
+  json result;
+  BoundedDomParser parser(result);
   try {
-    return nlohmann::json::parse(begin, end, bound);
+    json::sax_parse(begin, end, &parser);
   } catch (const TooDeep&) {
     throw Error(source + ": JSON nested deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels");
-  } catch (const nlohmann::json::exception& e) {
+  } catch (const json::exception& e) {
     throw Error(source + ": malformed JSON: " + printable_name(e.what()));
   }
+  return result;
 }
 
 nlohmann::json parse_json(const std::string& text, const std::string& source) {
