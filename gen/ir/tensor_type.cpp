@@ -24,9 +24,13 @@ std::size_t dtype_size(DType dtype) {
 }
 
 int64_t num_elements(const Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
+  // A zero dimension empties the tensor whatever the others claim, and is
+  // found first so that their product cannot overflow on the way.
+  for (int64_t d : shape)
+    if (d == 0) return 0;
+  uint64_t n = 1;  // shapes past the limits are refused by checked_tensor_bytes before they get here
+  for (int64_t d : shape) n *= static_cast<uint64_t>(d);
+  return static_cast<int64_t>(n);
 }
 
 std::string shape_str(const Shape& shape) {

@@ -100,6 +100,13 @@ TEST(HostileFiles, ParamsDimsThatOverflowAreRefusedNamingTheArray) {
                "w.params: truncated: array 0 of shape (1000, 1000) needs 4000000 data bytes");
 }
 
+// Found by fuzzing: the product of the other dims overflowed before the 0 was seen.
+TEST(HostileFiles, ParamsEmptyArrayWithHugeDimsIsEmpty) {
+  const auto arrays = parse_mxnet_params(params_claiming({1ull << 40, 1ull << 40, 0}), "w.params");
+  EXPECT_EQ(arrays.at("arg:fc").type.num_elements(), 0);
+  EXPECT_EQ(num_elements({int64_t{1} << 40, int64_t{1} << 40, 0}), 0);
+}
+
 TEST(HostileFiles, ParamsNamesMustBeText) {
   auto bytes = params_claiming({0});
   bytes.back() = 0xff;  // the name's last byte
@@ -166,6 +173,12 @@ TEST(HostileFiles, RandomWeightsNameFileAndNodeAndAllocateNothingAbsurd) {
             std::string::npos)
       << message;
   EXPECT_NE(message.find("limit of --random-weights"), std::string::npos) << message;
+  // Found by fuzzing: a node without its inputs reached the shape rule.
+  const auto bare = parse_json(R"({"nodes": [{"op": "null", "name": "data"}, {"op": "squeeze", "name": "sq"}],
+      "arg_nodes": [], "heads": [[1, 0]]})", "s-symbol.json");
+  options.input_shapes.clear();
+  EXPECT_ERROR(import_mxnet_symbol(bare, "s-symbol.json", nullptr, "", options),
+               "s-symbol.json: node 'sq' (squeeze): has 0 inputs, expected 1");
   // Attributes the op refuses are named with the file and node too.
   const auto bad = parse_json(R"({"nodes": [{"op": "null", "name": "data"}, {"op": "null", "name": "fc_weight"},
       {"op": "FullyConnected", "name": "fc", "attrs": {"num_hidden": "-5", "no_bias": "True"},
