@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ir/error.h"
+#include "ir/names.h"
 
 namespace hybgen {
 
@@ -37,7 +38,7 @@ bool Graph::is_output(const std::string& value) const {
 
 const TensorType& Graph::type(const std::string& value) const {
   auto it = types.find(value);
-  if (it == types.end()) throw Error("value '" + value + "' has no known type (run shape inference first)");
+  if (it == types.end()) throw Error("value " + quoted_name(value) + " has no known type (run shape inference first)");
   return it->second;
 }
 
@@ -57,6 +58,30 @@ std::vector<int> Graph::consumers(const std::string& value) const {
         break;
       }
   return result;
+}
+
+ValueIndex::ValueIndex(const Graph& graph) {
+  producer_.reserve(graph.nodes.size());
+  consumers_.reserve(graph.nodes.size());
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const int index = static_cast<int>(i);
+    for (const auto& out : graph.nodes[i].outputs) producer_.emplace(out, index);  // keeps the first
+    for (const auto& in : graph.nodes[i].inputs) {
+      std::vector<int>& readers = consumers_[in];
+      if (readers.empty() || readers.back() != index) readers.push_back(index);  // a node reading twice counts once
+    }
+  }
+}
+
+int ValueIndex::producer(const std::string& value) const {
+  auto it = producer_.find(value);
+  return it == producer_.end() ? -1 : it->second;
+}
+
+const std::vector<int>& ValueIndex::consumers(const std::string& value) const {
+  static const std::vector<int> none;
+  auto it = consumers_.find(value);
+  return it == consumers_.end() ? none : it->second;
 }
 
 std::size_t Graph::weight_bytes() const {

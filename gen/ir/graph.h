@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/attrs.h"
@@ -62,13 +63,35 @@ struct Graph {
   // Throws Error when the value's type is not known yet.
   const TensorType& type(const std::string& value) const;
   // Index of the node producing `value`, or -1 for inputs and constants.
+  // Scans every node: a pass asking per node uses a ValueIndex instead.
   int producer(const std::string& value) const;
-  // Indices of the nodes reading `value`, in node order.
+  // Indices of the nodes reading `value`, in node order. Scans every node.
   std::vector<int> consumers(const std::string& value) const;
   // Total number of weight elements.
   int64_t parameter_count() const;
   // Total bytes of the weights.
   std::size_t weight_bytes() const;
+};
+
+// Graph::producer and Graph::consumers for every value at once, built in one
+// walk over the nodes: a pass that asks per node stays linear in the graph
+// (asking the Graph itself per node is quadratic). A snapshot of
+// graph.nodes: build it again after nodes, their inputs or outputs change.
+//
+//   const ValueIndex index(graph);
+//   for (int reader : index.consumers(value)) ...
+//   if (index.producer(value) < 0) ...   // a graph input or constant
+class ValueIndex {
+ public:
+  explicit ValueIndex(const Graph& graph);
+  // As Graph::producer: the first node producing `value`, or -1.
+  int producer(const std::string& value) const;
+  // As Graph::consumers: the nodes reading `value`, each once, in node order.
+  const std::vector<int>& consumers(const std::string& value) const;
+
+ private:
+  std::unordered_map<std::string, int> producer_;
+  std::unordered_map<std::string, std::vector<int>> consumers_;
 };
 
 }  // namespace hybgen

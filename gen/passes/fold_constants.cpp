@@ -61,6 +61,10 @@ void evaluate(Graph& graph, const Node& node) {
 }  // namespace
 
 bool fold_constants(Graph& graph) {
+  // A node becomes foldable only once another folded, so when none is now,
+  // nothing will be (and the order need not be worked out).
+  if (std::none_of(graph.nodes.begin(), graph.nodes.end(), [&](const Node& n) { return foldable(graph, n); }))
+    return false;
   std::vector<bool> folded(graph.nodes.size(), false);
   std::vector<std::string> touched;  // constants that may be unread afterwards
   for (int index : topological_order(graph)) {

@@ -20,8 +20,14 @@
 // producer's node name (NAME_weight, NAME_bias); only the copy changes.
 // Each producer folds readers until its reader no longer matches, so a
 // lowered BatchNorm (mul, then add) folds entirely into the convolution.
+//
+// Readers, fresh names and unread constants come from a RewriteIndex kept
+// current through the pass, and a folded reader is only marked gone until
+// the end (node indices stay put), so a graph with a fold every few nodes is
+// not rewritten in quadratic time.
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "ops/op.h"
 #include "ops/op_util.h"
@@ -112,34 +118,38 @@ std::optional<ChannelAffine> match_reader(const Graph& graph, const Node& reader
 // Input `slot` of node `index` as a constant this node alone reads, so it can
 // change in place: itself when nothing else reads it, else a copy under a
 // fresh name derived from the node's name.
-float* writable_constant(Graph& graph, int index, std::size_t slot, const std::string& suffix) {
+float* writable_constant(Graph& graph, RewriteIndex& nodes, int index, std::size_t slot, const std::string& suffix) {
   Node& node = graph.nodes[index];
   const std::string value = node.inputs[slot];
-  const bool shared = graph.is_output(value) || graph.consumers(value).size() > 1 ||
+  const bool shared = graph.is_output(value) || nodes.readers(value).size() > 1 ||
                       std::count(node.inputs.begin(), node.inputs.end(), value) > 1;
   if (shared) {
-    const std::string copy = fresh_name(graph, node.name + suffix);
+    const std::string copy = nodes.fresh_name(graph, node.name + suffix);
     graph.add_constant(copy, graph.constants.at(value));
+    nodes.remove(node, index);
     node.inputs[slot] = copy;
+    nodes.add(node, index);
   }
   return graph.constants.at(node.inputs[slot]).f32_data();
 }
 
-void apply(Graph& graph, int producer, const ChannelAffine& affine) {
+void apply(Graph& graph, RewriteIndex& nodes, int producer, const ChannelAffine& affine) {
   const int64_t channels = static_cast<int64_t>(affine.k.size());
   if (graph.nodes[producer].inputs.size() < 3) {
     Node& node = graph.nodes[producer];
-    const std::string bias = fresh_name(graph, node.name + "_bias");
+    const std::string bias = nodes.fresh_name(graph, node.name + "_bias");
     graph.add_constant(bias, Constant::f32({channels}, std::vector<float>(channels, 0.0f)));
+    nodes.remove(node, producer);
     node.inputs.push_back(bias);
+    nodes.add(node, producer);
     node.attrs.set("no_bias", false);
   }
-  float* bias = writable_constant(graph, producer, 2, "_bias");
+  float* bias = writable_constant(graph, nodes, producer, 2, "_bias");
   if (affine.kind == Affine::kAdd || affine.kind == Affine::kSubtract) {
     for (int64_t c = 0; c < channels; ++c) bias[c] += affine.kind == Affine::kAdd ? affine.k[c] : -affine.k[c];
     return;
   }
-  float* weight = writable_constant(graph, producer, 1, "_weight");
+  float* weight = writable_constant(graph, nodes, producer, 1, "_weight");
   const int64_t row = graph.type(graph.nodes[producer].inputs[1]).num_elements() / channels;
   for (int64_t c = 0; c < channels; ++c) {
     const float k = affine.k[c];
@@ -154,8 +164,9 @@ void apply(Graph& graph, int producer, const ChannelAffine& affine) {
 }
 
 // Folds the reader of node `producer`'s output into it when the rules above
-// allow; `producer` follows the node when erasing the reader shifts it.
-bool fold_reader(Graph& graph, int& producer) {
+// allow. `nodes` (made here when first needed) indexes the nodes not
+// `removed`; the folded reader joins those.
+bool fold_reader(Graph& graph, int producer, std::optional<RewriteIndex>& nodes, std::vector<bool>& removed) {
   const Node& node = graph.nodes[producer];
   if (node.outputs.size() != 1 || node.inputs.size() < 2) return false;
   const std::string produced = node.outputs[0];
@@ -164,29 +175,39 @@ bool fold_reader(Graph& graph, int& producer) {
   if (!axis || graph.is_output(produced)) return false;
   for (std::size_t i = 1; i < node.inputs.size(); ++i)
     if (!has_constant_data(graph, node.inputs[i])) return false;
-  const std::vector<int> readers = graph.consumers(produced);
+  if (!nodes) nodes.emplace(graph);
+  const std::set<int>& readers = nodes->readers(produced);
   if (readers.size() != 1) return false;
-  const int reader = readers[0];
+  const int reader = *readers.begin();
   const std::optional<ChannelAffine> affine = match_reader(graph, graph.nodes[reader], produced, out, *axis);
   if (!affine) return false;
   if (affine->kind == Affine::kDivide && std::count(affine->k.begin(), affine->k.end(), 0.0f) > 0) return false;
 
-  apply(graph, producer, *affine);
+  apply(graph, *nodes, producer, *affine);
+  nodes->remove(graph.nodes[producer], producer);
+  nodes->remove(graph.nodes[reader], reader);
   graph.nodes[producer].outputs[0] = graph.nodes[reader].outputs[0];
+  nodes->add(graph.nodes[producer], producer);
   graph.types.erase(produced);
-  graph.nodes.erase(graph.nodes.begin() + reader);
-  if (reader < producer) --producer;
-  erase_unread_constants(graph, {affine->constant});
+  removed[reader] = true;
+  nodes->erase_unread_constants(graph, {affine->constant});
   return true;
 }
 
 }  // namespace
 
 bool fold_scale_shift(Graph& graph) {
+  std::optional<RewriteIndex> nodes;
+  std::vector<bool> removed(graph.nodes.size(), false);
   bool changed = false;
   for (int producer = 0; producer < static_cast<int>(graph.nodes.size()); ++producer)
-    while (fold_reader(graph, producer)) changed = true;
-  return changed;
+    while (!removed[producer] && fold_reader(graph, producer, nodes, removed)) changed = true;
+  if (!changed) return false;
+  std::vector<Node> kept;
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i)
+    if (!removed[i]) kept.push_back(std::move(graph.nodes[i]));
+  graph.nodes = std::move(kept);
+  return true;
 }
 
 }  // namespace hybgen

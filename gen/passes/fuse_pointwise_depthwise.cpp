@@ -57,9 +57,9 @@ bool is_depthwise_of(const Graph& graph, const Node& node, const std::string& va
 }
 
 // The node that alone reads `value`, when `value` is no graph output.
-std::optional<int> only_reader(const Graph& graph, const std::string& value) {
+std::optional<int> only_reader(const Graph& graph, const LazyValueIndex& index, const std::string& value) {
   if (graph.is_output(value)) return std::nullopt;
-  const std::vector<int> readers = graph.consumers(value);
+  const std::vector<int>& readers = index.get().consumers(value);
   if (readers.size() != 1) return std::nullopt;
   return readers[0];
 }
@@ -93,10 +93,10 @@ std::string bias_of(Graph& graph, const Node& node, int64_t channels) {
 
 // Fuses the chain starting at pointwise node `first` when it matches;
 // returns the lowest index of a node it removed or replaced, or nullopt.
-std::optional<int> fuse_at(Graph& graph, int first) {
+std::optional<int> fuse_at(Graph& graph, const LazyValueIndex& index, int first) {
   const Node& pointwise = graph.nodes[first];
   if (!is_pointwise(graph, pointwise)) return std::nullopt;
-  std::optional<int> next = only_reader(graph, pointwise.outputs[0]);
+  std::optional<int> next = only_reader(graph, index, pointwise.outputs[0]);
   if (!next) return std::nullopt;
   std::optional<int> activation;
   Attrs attrs;
@@ -104,7 +104,7 @@ std::optional<int> fuse_at(Graph& graph, int first) {
   if (std::optional<Attrs> act = activation_attrs(graph.nodes[*next])) {
     activation = next;
     attrs = *act;
-    next = only_reader(graph, graph.nodes[*activation].outputs[0]);
+    next = only_reader(graph, index, graph.nodes[*activation].outputs[0]);
     if (!next) return std::nullopt;
   }
   const std::string mid = activation ? graph.nodes[*activation].outputs[0] : pointwise.outputs[0];

@@ -112,8 +112,8 @@ bool is_view_step(const Node& node) {
   return node.inputs.size() == 1 && node.outputs.size() == 1 && (def.view || def.name == "transpose");
 }
 
-bool only_read_by(const Graph& graph, const std::string& value, int reader) {
-  const std::vector<int> readers = graph.consumers(value);
+bool only_read_by(const Graph& graph, const ValueIndex& index, const std::string& value, int reader) {
+  const std::vector<int>& readers = index.consumers(value);
   return !graph.is_output(value) && readers.size() == 1 && readers[0] == reader;
 }
 
@@ -139,10 +139,10 @@ std::vector<int64_t> matrix_strides(const View& v, bool transposed) {
 
 // Nodes (indices) from a source tensor to `value` through view steps,
 // nearest first, each read by nothing else.
-std::vector<int> chain_into(const Graph& graph, std::string value, int reader) {
+std::vector<int> chain_into(const Graph& graph, const ValueIndex& index, std::string value, int reader) {
   std::vector<int> chain;
-  for (int p = graph.producer(value); p >= 0 && is_view_step(graph.nodes[p]) && only_read_by(graph, value, reader);
-       p = graph.producer(value)) {
+  for (int p = index.producer(value); p >= 0 && is_view_step(graph.nodes[p]) && only_read_by(graph, index, value, reader);
+       p = index.producer(value)) {
     chain.push_back(p);
     reader = p;
     value = graph.nodes[p].inputs[0];
@@ -152,10 +152,10 @@ std::vector<int> chain_into(const Graph& graph, std::string value, int reader) {
 
 // Nodes from `value` on through view steps, nearest first, while each value
 // has that step alone as reader.
-std::vector<int> chain_out_of(const Graph& graph, std::string value) {
+std::vector<int> chain_out_of(const Graph& graph, const ValueIndex& index, std::string value) {
   std::vector<int> chain;
   for (;;) {
-    const std::vector<int> readers = graph.consumers(value);
+    const std::vector<int>& readers = index.consumers(value);
     if (graph.is_output(value) || readers.size() != 1 || !is_view_step(graph.nodes[readers[0]])) break;
     chain.push_back(readers[0]);
     value = graph.nodes[readers[0]].outputs[0];
@@ -222,15 +222,16 @@ std::optional<Node> strided_node(const Graph& graph, const std::string& name, co
 // Fuses batch_dot `index` when a chain folds: the first combination of sides
 // the op accepts, the longest chains first. Returns the lowest index of a
 // node it removed or replaced, or nullopt.
-std::optional<int> fuse_at(Graph& graph, int index) {
+std::optional<int> fuse_at(Graph& graph, const LazyValueIndex& values, int index) {
   const Node& dot = graph.nodes[index];
   if (find_op(dot.op).name != "batch_dot" || graph.type(dot.outputs[0]).shape.size() != 3) return std::nullopt;
   const Attrs attrs = normalize_attrs(find_op(dot.op), dot.attrs);
   const bool ta = attrs.get_bool("transpose_a"), tb = attrs.get_bool("transpose_b");
   const Shape& result = graph.type(dot.outputs[0]).shape;
   const std::vector<int64_t> dims{result[0], result[1], result[2], graph.type(dot.inputs[0]).shape[ta ? 1 : 2]};
-  const std::vector<int> in_a = chain_into(graph, dot.inputs[0], index), in_b = chain_into(graph, dot.inputs[1], index);
-  const std::vector<int> out = chain_out_of(graph, dot.outputs[0]);
+  const std::vector<int> in_a = chain_into(graph, values.get(), dot.inputs[0], index),
+                         in_b = chain_into(graph, values.get(), dot.inputs[1], index);
+  const std::vector<int> out = chain_out_of(graph, values.get(), dot.outputs[0]);
   for (const Side& a : sides_of(graph, in_a, dot.inputs[0], false, ta))
     for (const Side& b : sides_of(graph, in_b, dot.inputs[1], false, tb))
       for (const Side& y : sides_of(graph, out, dot.outputs[0], true, false)) {

@@ -16,7 +16,12 @@
 // Why: fold_scale_shift then moves both ops into the weights of a preceding
 // convolution or dense layer; elsewhere they are two elementwise ops that
 // fusion can merge with their neighbours.
+//
+// The new node list is built in one walk, and fresh names and unread
+// statistics come from a RewriteIndex kept current through it, so a graph
+// with a BatchNorm every few nodes is not rewritten in quadratic time.
 #include <cmath>
+#include <optional>
 
 #include "ops/op.h"
 #include "ops/op_util.h"
@@ -34,7 +39,7 @@ bool lowerable(const Graph& graph, const Node& node) {
 }
 
 // The mul and add replacing `bn`, with their new constants added to the graph.
-std::vector<Node> lower(Graph& graph, const Node& bn) {
+std::vector<Node> lower(Graph& graph, const RewriteIndex& index, const Node& bn) {
   const Attrs attrs = normalize_attrs(find_op(bn.op), bn.attrs);
   const Shape& data = graph.type(bn.inputs[0]).shape;
   const int axis = normalize_axis(attrs.get_int("axis"), data.size());
@@ -55,11 +60,11 @@ std::vector<Node> lower(Graph& graph, const Node& bn) {
   Shape along_axis{channels};
   along_axis.resize(data.size() - axis, 1);
 
-  const std::string scale_name = fresh_name(graph, bn.name + "_scale");
+  const std::string scale_name = index.fresh_name(graph, bn.name + "_scale");
   graph.add_constant(scale_name, Constant::f32(along_axis, scale));
-  const std::string shift_name = fresh_name(graph, bn.name + "_shift");
+  const std::string shift_name = index.fresh_name(graph, bn.name + "_shift");
   graph.add_constant(shift_name, Constant::f32(along_axis, shift));
-  const std::string mul_name = fresh_name(graph, bn.name + "_mul");
+  const std::string mul_name = index.fresh_name(graph, bn.name + "_mul");
   graph.types[mul_name] = graph.type(bn.inputs[0]);
   return {Node{mul_name, "broadcast_mul", {}, {bn.inputs[0], scale_name}, {mul_name}},
           Node{bn.name, "broadcast_add", {}, {mul_name, shift_name}, bn.outputs}};
@@ -68,18 +73,31 @@ std::vector<Node> lower(Graph& graph, const Node& bn) {
 }  // namespace
 
 bool lower_batch_norm(Graph& graph) {
-  bool changed = false;
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-    if (!lowerable(graph, graph.nodes[i])) continue;
-    const Node bn = graph.nodes[i];
-    const std::vector<Node> replacement = lower(graph, bn);
-    graph.nodes[i] = replacement[0];
-    graph.nodes.insert(graph.nodes.begin() + static_cast<long>(i) + 1, replacement[1]);
-    ++i;
-    erase_unread_constants(graph, {bn.inputs.begin() + 1, bn.inputs.end()});
-    changed = true;
+  const int count = static_cast<int>(graph.nodes.size());
+  std::optional<RewriteIndex> index;  // made at the first BatchNorm that lowers
+  std::vector<Node> nodes;            // the new list, once one does
+  for (int i = 0; i < count; ++i) {
+    if (!lowerable(graph, graph.nodes[i])) {
+      if (index) nodes.push_back(std::move(graph.nodes[i]));
+      continue;
+    }
+    if (!index) {
+      index.emplace(graph);
+      nodes.reserve(graph.nodes.size() + 1);
+      for (int j = 0; j < i; ++j) nodes.push_back(std::move(graph.nodes[j]));
+    }
+    const Node bn = std::move(graph.nodes[i]);
+    std::vector<Node> replacement = lower(graph, *index, bn);
+    index->remove(bn, i);
+    index->add(replacement[0], i);
+    index->add(replacement[1], count + i);  // any id no other node has
+    nodes.push_back(std::move(replacement[0]));
+    nodes.push_back(std::move(replacement[1]));
+    index->erase_unread_constants(graph, {bn.inputs.begin() + 1, bn.inputs.end()});
   }
-  return changed;
+  if (!index) return false;
+  graph.nodes = std::move(nodes);
+  return true;
 }
 
 }  // namespace hybgen

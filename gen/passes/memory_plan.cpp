@@ -1,8 +1,49 @@
 #include "passes/memory_plan.h"
 
+#include <algorithm>
+#include <iterator>
+#include <queue>
+#include <set>
+#include <utility>
+
 #include "ir/error.h"
 
 namespace hybgen {
+namespace {
+
+// Whether two blocks with bytes overlap while both are live, by a sweep over
+// the steps: the blocks live at the current step are kept sorted by offset,
+// and since they never overlap each other (else the sweep stopped), a block
+// coming alive can only overlap its neighbours in that order. O(n log n)
+// rather than a look at every pair.
+bool any_live_overlap(const std::vector<ArenaBlock>& blocks) {
+  std::vector<std::size_t> by_start;
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    if (blocks[i].bytes) by_start.push_back(i);
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](std::size_t x, std::size_t y) { return blocks[x].first_step < blocks[y].first_step; });
+  std::set<std::pair<std::size_t, std::size_t>> live;  // (offset, block)
+  using Ending = std::pair<int, std::size_t>;           // (last_step, block)
+  std::priority_queue<Ending, std::vector<Ending>, std::greater<Ending>> ends;
+  for (std::size_t i : by_start) {
+    const ArenaBlock& a = blocks[i];
+    while (!ends.empty() && ends.top().first < a.first_step) {
+      live.erase({blocks[ends.top().second].offset, ends.top().second});
+      ends.pop();
+    }
+    auto next = live.lower_bound({a.offset, 0});
+    if (next != live.end() && next->first < a.offset + a.bytes) return true;
+    if (next != live.begin()) {
+      const ArenaBlock& before = blocks[std::prev(next)->second];
+      if (before.offset + before.bytes > a.offset) return true;
+    }
+    live.emplace(a.offset, i);
+    ends.emplace(a.last_step, i);
+  }
+  return false;
+}
+
+}  // namespace
 
 const BufferPlacement* MemoryPlan::find(const std::string& value) const {
   for (const auto& b : buffers)
@@ -20,15 +61,17 @@ void MemoryPlan::verify() const {
                   ", past the arena's " + std::to_string(arena_bytes) + " bytes");
     if (a.first_step > a.last_step) throw Error("memory plan: block '" + a.name + "' dies before it is made");
   }
-  for (std::size_t i = 0; i < blocks.size(); ++i)
-    for (std::size_t j = i + 1; j < blocks.size(); ++j) {
-      const auto& a = blocks[i];
-      const auto& b = blocks[j];
-      if (a.bytes && b.bytes && a.live_together(b) && a.overlaps(b))
-        throw Error("memory plan: '" + a.name + "' [" + std::to_string(a.offset) + ", " +
-                    std::to_string(a.offset + a.bytes) + ") and '" + b.name + "' [" + std::to_string(b.offset) + ", " +
-                    std::to_string(b.offset + b.bytes) + ") overlap while both are live");
-    }
+  // The pairs are looked at one by one only to name the first that overlaps.
+  if (any_live_overlap(blocks))
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+      for (std::size_t j = i + 1; j < blocks.size(); ++j) {
+        const auto& a = blocks[i];
+        const auto& b = blocks[j];
+        if (a.bytes && b.bytes && a.live_together(b) && a.overlaps(b))
+          throw Error("memory plan: '" + a.name + "' [" + std::to_string(a.offset) + ", " +
+                      std::to_string(a.offset + a.bytes) + ") and '" + b.name + "' [" + std::to_string(b.offset) +
+                      ", " + std::to_string(b.offset + b.bytes) + ") overlap while both are live");
+      }
   for (const auto& v : buffers) {
     if (v.block < 0 || v.block >= static_cast<int>(blocks.size()))
       throw Error("memory plan: '" + v.value + "' names no block");

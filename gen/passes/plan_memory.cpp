@@ -24,11 +24,17 @@
 // (first fit over the gaps). The order of placement matters, so several
 // orders are tried and the smallest arena kept. The lower bound is the most
 // block bytes live at any one step: no placement can beat it.
+//
+// Cost: a block meets only the placed blocks live at the same time (found
+// through an interval index, LiveBlocks), and the bytes live per step come
+// from a running sum over the blocks' starts and ends, so planning a long
+// graph grows with its blocks and their overlaps, not with their square.
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <set>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "ops/op.h"
 #include "passes/passes.h"
@@ -46,17 +52,20 @@ struct Where {
 struct Blocks {
   std::vector<ArenaBlock> blocks;
   std::vector<std::vector<std::string>> values;  // per block
-  std::map<std::string, Where> where;
+  std::vector<int> last_use;                     // per block, the last step any of its values is read
+  std::unordered_map<std::string, Where> where;
 
-  int create(const std::string& value, std::size_t bytes) {
+  int create(const std::string& value, std::size_t bytes, int last) {
     blocks.push_back(ArenaBlock{value, 0, bytes, 0, 0});
     values.push_back({value});
+    last_use.push_back(last);
     where[value] = {static_cast<int>(blocks.size()) - 1, 0};
     return static_cast<int>(blocks.size()) - 1;
   }
-  void alias(const std::string& value, const Where& at) {
+  void alias(const std::string& value, const Where& at, int last) {
     where[value] = at;
     values[at.block].push_back(value);
+    last_use[at.block] = std::max(last_use[at.block], last);
   }
   // Moves every value of block `from` into block `into`, `offset` bytes in.
   void merge(int from, int into, std::size_t offset) {
@@ -66,6 +75,7 @@ struct Blocks {
     }
     values[from].clear();
     blocks[from].bytes = 0;
+    last_use[into] = std::max(last_use[into], last_use[from]);
   }
   // The block holds exactly this value's bytes (so it can move whole).
   bool owns_exactly(const std::string& value, std::size_t bytes) const {
@@ -74,16 +84,52 @@ struct Blocks {
   }
 };
 
+// The placed blocks, found by the steps they live at: a segment tree over
+// the steps holds each block at the O(log steps) tree nodes that together
+// cover its life, so the blocks live at step s lie on the path from the root
+// to s's leaf. The blocks live at some step of [first, last] are those live
+// at `first` and those that start after it, up to `last` (by first step).
+class LiveBlocks {
+ public:
+  explicit LiveBlocks(int steps) {
+    while (leaves_ < steps) leaves_ *= 2;
+    tree_.resize(2 * static_cast<std::size_t>(leaves_));
+  }
+  // `first` <= `last`, both in [0, steps).
+  void add(std::size_t block, int first, int last) {
+    for (int lo = first + leaves_, hi = last + leaves_ + 1; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) tree_[lo++].push_back(block);
+      if (hi & 1) tree_[--hi].push_back(block);
+    }
+    starts_.emplace(first, block);
+  }
+  // Calls f(block) once for each block added that lives at a step of [first, last].
+  template <class F>
+  void for_each_live_in(int first, int last, F f) const {
+    for (int node = first + leaves_; node >= 1; node /= 2)
+      for (std::size_t block : tree_[node]) f(block);
+    for (auto it = starts_.upper_bound(first); it != starts_.end() && it->first <= last; ++it) f(it->second);
+  }
+
+ private:
+  int leaves_ = 1;
+  std::vector<std::vector<std::size_t>> tree_;
+  std::multimap<int, std::size_t> starts_;
+};
+
 // Places blocks in `order` (indices into `blocks`); returns the arena size.
-std::size_t place(std::vector<ArenaBlock>& blocks, const std::vector<std::size_t>& order, std::size_t align) {
-  std::vector<std::size_t> placed;
+// `steps`: the kernels; every block lives within [0, steps).
+std::size_t place(std::vector<ArenaBlock>& blocks, const std::vector<std::size_t>& order, std::size_t align,
+                  int steps) {
+  LiveBlocks placed(steps);
   std::size_t arena = 0;
   for (std::size_t index : order) {
     ArenaBlock& b = blocks[index];
     // Busy intervals of the placed blocks live at the same time, by offset.
     std::vector<std::pair<std::size_t, std::size_t>> busy;
-    for (std::size_t p : placed)
-      if (blocks[p].live_together(b)) busy.emplace_back(blocks[p].offset, blocks[p].offset + blocks[p].bytes);
+    placed.for_each_live_in(b.first_step, b.last_step, [&](std::size_t p) {
+      busy.emplace_back(blocks[p].offset, blocks[p].offset + blocks[p].bytes);
+    });
     std::sort(busy.begin(), busy.end());
     std::size_t offset = 0;
     for (const auto& [begin, end] : busy) {
@@ -92,20 +138,35 @@ std::size_t place(std::vector<ArenaBlock>& blocks, const std::vector<std::size_t
     }
     b.offset = offset;
     arena = std::max(arena, offset + b.bytes);
-    placed.push_back(index);
+    placed.add(index, b.first_step, b.last_step);
   }
   return arena;
 }
 
-std::size_t peak_live_bytes(const std::vector<ArenaBlock>& blocks, int steps) {
-  std::size_t peak = 0;
-  for (int step = 0; step < steps; ++step) {
-    std::size_t live = 0;
-    for (const auto& block : blocks)
-      if (block.first_step <= step && step <= block.last_step) live += block.bytes;
-    peak = std::max(peak, live);
+// Bytes of the blocks live at each step of [0, steps): a running sum of the
+// bytes that start and end at each step.
+std::vector<std::size_t> live_bytes_per_step(const std::vector<ArenaBlock>& blocks, int steps,
+                                             const std::vector<bool>* skip = nullptr) {
+  std::vector<std::size_t> starting(steps + 1, 0), ending(steps + 1, 0);
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    if (skip && (*skip)[i]) continue;
+    const int first = std::max(blocks[i].first_step, 0), last = std::min(blocks[i].last_step, steps - 1);
+    if (first > last) continue;
+    starting[first] += blocks[i].bytes;
+    ending[last + 1] += blocks[i].bytes;
   }
-  return peak;
+  std::vector<std::size_t> live(steps, 0);
+  std::size_t running = 0;
+  for (int step = 0; step < steps; ++step) {
+    running = running + starting[step] - ending[step];
+    live[step] = running;
+  }
+  return live;
+}
+
+std::size_t peak_live_bytes(const std::vector<ArenaBlock>& blocks, int steps) {
+  const std::vector<std::size_t> live = live_bytes_per_step(blocks, steps);
+  return live.empty() ? 0 : *std::max_element(live.begin(), live.end());
 }
 
 // Scratch that can shrink (OpDef::fit_scratch: im2col tiles) sized to what
@@ -118,19 +179,17 @@ std::size_t peak_live_bytes(const std::vector<ArenaBlock>& blocks, int steps) {
 // A scratch block lives at its kernel's step alone: its first_step is the
 // kernel's index; `full_peak` is peak_live_bytes of the blocks as given.
 std::size_t fit_scratch_blocks(const Graph& graph, const std::vector<Kernel>& kernels, const CppTarget& target,
-                               const std::set<std::string>& scratch, std::size_t full_peak, bool apply,
-                               std::vector<ArenaBlock>& blocks, std::map<std::string, std::size_t>& bytes_of) {
+                               const std::unordered_set<std::string>& scratch, std::size_t full_peak, bool apply,
+                               std::vector<ArenaBlock>& blocks,
+                               std::unordered_map<std::string, std::size_t>& bytes_of) {
   const int steps = static_cast<int>(kernels.size());
   std::vector<bool> fittable(blocks.size(), false);
   for (std::size_t i = 0; i < blocks.size(); ++i)
     fittable[i] = scratch.count(blocks[i].name) &&
                   kernel_scratch_bytes(graph, kernels[blocks[i].first_step], target, 0) < blocks[i].bytes;
   if (std::find(fittable.begin(), fittable.end(), true) == fittable.end()) return 0;
-  std::vector<std::size_t> rest(steps, 0);  // per step, live bytes besides the fittable scratch
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    if (fittable[i]) continue;
-    for (int step = blocks[i].first_step; step <= blocks[i].last_step; ++step) rest[step] += blocks[i].bytes;
-  }
+  // Per step, live bytes besides the fittable scratch.
+  const std::vector<std::size_t> rest = live_bytes_per_step(blocks, steps, &fittable);
   const std::size_t rest_peak = *std::max_element(rest.begin(), rest.end());
   std::vector<ArenaBlock> fitted = blocks;
   for (std::size_t i = 0; i < fitted.size(); ++i) {
@@ -152,8 +211,10 @@ std::size_t fit_scratch_blocks(const Graph& graph, const std::vector<Kernel>& ke
 MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, const CppTarget& target,
                        bool share_buffers, bool small_arena) {
   MemoryPlan plan;
-  auto in_arena = [&](const std::string& v) { return !graph.is_output(v) && !graph.is_input(v) && !graph.is_constant(v); };
-  std::map<std::string, int> made, last_read;
+  std::unordered_set<std::string> outside(graph.inputs.begin(), graph.inputs.end());  // the caller's
+  outside.insert(graph.outputs.begin(), graph.outputs.end());
+  auto in_arena = [&](const std::string& v) { return !outside.count(v) && !graph.is_constant(v); };
+  std::unordered_map<std::string, int> made, last_read;
   for (int step = 0; step < static_cast<int>(kernels.size()); ++step) {
     for (const auto& in : kernels[step].inputs) last_read[in] = step;
     for (const auto& out : kernels[step].outputs) made[out] = step;
@@ -164,8 +225,8 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
   };
 
   Blocks b;
-  std::map<std::string, std::size_t> bytes_of;
-  std::set<std::string> scratch_values;  // the kernels' scratch buffers
+  std::unordered_map<std::string, std::size_t> bytes_of;
+  std::unordered_set<std::string> scratch_values;  // the kernels' scratch buffers
   auto value_bytes = [&](const std::string& v) {
     auto it = bytes_of.find(v);
     return it != bytes_of.end() ? it->second : graph.type(v).bytes();
@@ -178,16 +239,16 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
       bytes_of[name] = scratch;
       made[name] = step;
       scratch_values.insert(name);
-      b.create(name, scratch);
+      b.create(name, scratch, step);  // read at its own step only
     }
     for (const auto& out : k.outputs) {
       if (!in_arena(out)) continue;
       if (k.kind == KernelKind::kView) {
         auto src = b.where.find(first.inputs[0]);
-        if (src != b.where.end()) b.alias(out, src->second);
+        if (src != b.where.end()) b.alias(out, src->second, last_use(out));
         continue;  // a view of an input or a weight is that pointer, not arena bytes
       }
-      b.create(out, graph.type(out).bytes());
+      b.create(out, graph.type(out).bytes(), last_use(out));
     }
     if (!share_buffers) continue;
 
@@ -214,9 +275,7 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
         if (!b.where.count(in) || graph.type(in).shape != graph.type(out).shape) continue;
         if (!b.owns_exactly(in, bytes)) continue;
         const int block = b.where.at(in).block;
-        int block_last = 0;
-        for (const auto& v : b.values[block]) block_last = std::max(block_last, last_use(v));
-        if (block_last != step) continue;
+        if (b.last_use[block] != step) continue;
         b.merge(b.where.at(out).block, block, 0);
         break;
       }
@@ -246,7 +305,7 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
 
   using Less = std::function<bool(const ArenaBlock&, const ArenaBlock&)>;
   auto key = [](long long primary, long long secondary, const ArenaBlock& x) {
-    return std::make_tuple(primary, secondary, x.name);
+    return std::tuple<long long, long long, const std::string&>(primary, secondary, x.name);  // no copy of the name
   };
   const std::vector<std::pair<std::string, Less>> strategies = {
       {"greedy-by-size",
@@ -278,7 +337,7 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
     std::vector<std::size_t> order(trial.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return less(trial[x], trial[y]); });
-    const std::size_t arena = place(trial, order, plan.alignment);
+    const std::size_t arena = place(trial, order, plan.alignment, static_cast<int>(kernels.size()));
     plan.arena_by_strategy[name] = arena;
     if (first || arena < plan.arena_bytes) {
       plan.arena_bytes = arena;

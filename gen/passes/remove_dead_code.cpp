@@ -5,8 +5,9 @@
 // even when nothing reads them: they are the generated function's signature.
 // The order of the remaining nodes is kept. A multi-output node stays whole
 // when any one of its outputs is used.
-#include <map>
-#include <set>
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "passes/passes.h"
 #include "passes/rewrite_util.h"
@@ -14,12 +15,12 @@
 namespace hybgen {
 
 bool remove_dead_code(Graph& graph) {
-  std::map<std::string, int> producer;
+  std::unordered_map<std::string, int> producer;
   for (std::size_t i = 0; i < graph.nodes.size(); ++i)
     for (const auto& out : graph.nodes[i].outputs) producer[out] = static_cast<int>(i);
 
   std::vector<bool> live(graph.nodes.size(), false);
-  std::set<std::string> needed(graph.outputs.begin(), graph.outputs.end());
+  std::unordered_set<std::string> needed(graph.outputs.begin(), graph.outputs.end());
   std::vector<std::string> work(graph.outputs.begin(), graph.outputs.end());
   while (!work.empty()) {
     const std::string value = work.back();
@@ -31,17 +32,18 @@ bool remove_dead_code(Graph& graph) {
       if (needed.insert(in).second) work.push_back(in);
   }
 
-  bool changed = false;
-  std::vector<Node> kept;
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-    if (live[i]) {
-      kept.push_back(std::move(graph.nodes[i]));
-      continue;
+  const bool changed = std::find(live.begin(), live.end(), false) != live.end();
+  if (changed) {
+    std::vector<Node> kept;
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+      if (live[i]) {
+        kept.push_back(std::move(graph.nodes[i]));
+        continue;
+      }
+      for (const auto& out : graph.nodes[i].outputs) graph.types.erase(out);
     }
-    for (const auto& out : graph.nodes[i].outputs) graph.types.erase(out);
-    changed = true;
+    graph.nodes = std::move(kept);
   }
-  graph.nodes = std::move(kept);
 
   std::vector<std::string> constants;
   for (const auto& [name, constant] : graph.constants) constants.push_back(name);

@@ -4,55 +4,66 @@
 // when the identity produces a graph output, the node feeding it is renamed
 // to produce that name; if the input is itself a graph input, weight or
 // output, the identity stays (it becomes a copy).
-#include <algorithm>
+//
+// One walk over the nodes: each rename is recorded (old name -> new name) and
+// applied to the nodes that remain once, at the end, rather than to every
+// node per identity, so many identities cost no more than one. It gives the
+// same graph as renaming at once: graph inputs, constants and graph outputs
+// are never renamed, and a name renamed away never comes back, so a value's
+// current name is its recorded renames followed to the end.
+#include <string>
+#include <unordered_map>
 
 #include "ops/op.h"
 #include "passes/passes.h"
 
 namespace hybgen {
-namespace {
-
-void rename_value(Graph& g, const std::string& from, const std::string& to) {
-  for (Node& n : g.nodes) {
-    std::replace(n.inputs.begin(), n.inputs.end(), from, to);
-    std::replace(n.outputs.begin(), n.outputs.end(), from, to);
-  }
-  std::replace(g.outputs.begin(), g.outputs.end(), from, to);
-  auto it = g.types.find(from);
-  if (it != g.types.end()) {
-    g.types[to] = it->second;
-    g.types.erase(from);
-  }
-}
-
-}  // namespace
 
 bool remove_identities(Graph& graph) {
+  std::unordered_map<std::string, std::string> renamed;  // a name renamed away -> the name it took
+  auto current = [&](const std::string& value) {
+    auto head = renamed.find(value);
+    if (head == renamed.end()) return value;
+    std::string name = head->second;
+    for (auto it = renamed.find(name); it != renamed.end(); it = renamed.find(name)) name = it->second;
+    head->second = name;  // the next lookup of `value` takes one step
+    return name;
+  };
+  std::vector<bool> removed(graph.nodes.size(), false);
   bool changed = false;
-  for (std::size_t i = 0; i < graph.nodes.size();) {
-    const Node node = graph.nodes[i];
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
     const OpDef& def = find_op(node.op);
-    if (!def.is_identity || !def.is_identity(node.attrs) || node.inputs.empty() || node.outputs.size() != 1) {
-      ++i;
-      continue;
-    }
-    const std::string in = node.inputs[0], out = node.outputs[0];
+    if (!def.is_identity || !def.is_identity(node.attrs) || node.inputs.empty() || node.outputs.size() != 1) continue;
+    const std::string in = current(node.inputs[0]), out = current(node.outputs[0]);
     if (graph.is_output(out)) {
-      if (graph.is_input(in) || graph.is_constant(in) || graph.is_output(in)) {
-        ++i;
-        continue;
+      if (graph.is_input(in) || graph.is_constant(in) || graph.is_output(in)) continue;
+      graph.types.erase(out);
+      renamed[in] = out;  // the node feeding the identity now makes the graph output
+      auto it = graph.types.find(in);
+      if (it != graph.types.end()) {
+        const TensorType type = it->second;
+        graph.types.erase(it);
+        graph.types[out] = type;
       }
-      graph.nodes.erase(graph.nodes.begin() + static_cast<long>(i));
-      graph.types.erase(out);
-      rename_value(graph, in, out);
     } else {
-      graph.nodes.erase(graph.nodes.begin() + static_cast<long>(i));
       graph.types.erase(out);
-      rename_value(graph, out, in);
+      renamed[out] = in;  // readers of the identity read its input
     }
+    removed[i] = true;
     changed = true;
   }
-  return changed;
+  if (!changed) return false;
+  std::vector<Node> kept;
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (removed[i]) continue;
+    Node& node = graph.nodes[i];
+    for (auto& v : node.inputs) v = current(v);
+    for (auto& v : node.outputs) v = current(v);
+    kept.push_back(std::move(node));
+  }
+  graph.nodes = std::move(kept);
+  return true;
 }
 
 }  // namespace hybgen

@@ -12,10 +12,17 @@
 //    made, finishing one branch before starting the next.
 // Each candidate is planned with plan_memory and the smallest arena wins;
 // ties keep the earlier candidate, so the result is deterministic.
+//
+// Cost: the ready kernels are kept ordered (memory-greedy: by the bytes they
+// would add, updated only for the kernel whose input becomes last-read), so
+// a wide graph with thousands of kernels ready at once is not scanned whole
+// at every step.
 #include <algorithm>
-#include <functional>
-#include <map>
 #include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 #include "passes/passes.h"
 
@@ -23,44 +30,108 @@ namespace hybgen {
 namespace {
 
 struct KernelDag {
-  std::vector<std::vector<int>> readers;  // kernel -> kernels reading its outputs
+  std::vector<std::vector<int>> readers;  // kernel -> kernels reading its outputs, in kernel order
   std::vector<int> pending;               // kernel -> producers not yet run
-  std::vector<std::set<int>> producers;
 };
 
 KernelDag build_dag(const std::vector<Kernel>& kernels) {
-  std::map<std::string, int> maker;
+  std::unordered_map<std::string, int> maker;
   for (int k = 0; k < static_cast<int>(kernels.size()); ++k)
     for (const auto& out : kernels[k].outputs) maker[out] = k;
   KernelDag dag;
   dag.readers.resize(kernels.size());
-  dag.producers.resize(kernels.size());
+  std::vector<std::set<int>> producers(kernels.size());
   for (int k = 0; k < static_cast<int>(kernels.size()); ++k)
     for (const auto& in : kernels[k].inputs) {
       auto it = maker.find(in);
-      if (it != maker.end() && dag.producers[k].insert(it->second).second) dag.readers[it->second].push_back(k);
+      if (it != maker.end() && producers[k].insert(it->second).second) dag.readers[it->second].push_back(k);
     }
-  for (const auto& p : dag.producers) dag.pending.push_back(static_cast<int>(p.size()));
+  for (const auto& p : producers) dag.pending.push_back(static_cast<int>(p.size()));
   return dag;
 }
 
-// Runs a list schedule: `pick` chooses among the ready kernels (sorted by
-// index) given the previously scheduled one (-1 at the start).
-using Pick = std::function<int(const std::vector<int>& ready, int previous)>;
-
-std::vector<int> list_schedule(const std::vector<Kernel>& kernels, const Pick& pick) {
-  KernelDag dag = build_dag(kernels);
-  std::vector<int> ready, order;
-  for (int k = 0; k < static_cast<int>(kernels.size()); ++k)
-    if (dag.pending[k] == 0) ready.push_back(k);
+// Depth-first: the lowest ready kernel that reads what the previous kernel
+// made, else the lowest ready kernel.
+std::vector<int> depth_first_order(const KernelDag& dag) {
+  const int count = static_cast<int>(dag.pending.size());
+  std::vector<int> pending = dag.pending, order;
+  std::set<int> ready;
+  std::vector<bool> is_ready(count, false);
+  for (int k = 0; k < count; ++k)
+    if (pending[k] == 0) ready.insert(k), is_ready[k] = true;
   int previous = -1;
   while (!ready.empty()) {
-    const int chosen = pick(ready, previous);
-    ready.erase(std::find(ready.begin(), ready.end(), chosen));
+    int chosen = *ready.begin();
+    if (previous >= 0)
+      for (int r : dag.readers[previous])  // in kernel order: the first ready one is the lowest
+        if (is_ready[r]) {
+          chosen = r;
+          break;
+        }
+    ready.erase(chosen);
+    is_ready[chosen] = false;
     order.push_back(chosen);
     for (int r : dag.readers[chosen])
-      if (--dag.pending[r] == 0) ready.insert(std::upper_bound(ready.begin(), ready.end(), r), r);
+      if (--pending[r] == 0) ready.insert(r), is_ready[r] = true;
     previous = chosen;
+  }
+  return order;
+}
+
+// Memory-greedy: the ready kernel that adds the fewest arena bytes (its
+// outputs, minus the inputs no other kernel left to run reads), the lowest
+// on a tie. A kernel's bytes change only when one of its inputs comes to
+// have it as its last reader (or none), so only then is it ranked anew.
+std::vector<int> memory_greedy_order(const Graph& graph, const std::vector<Kernel>& kernels, const KernelDag& dag) {
+  const int count = static_cast<int>(kernels.size());
+  std::unordered_set<std::string> outside(graph.inputs.begin(), graph.inputs.end());
+  outside.insert(graph.outputs.begin(), graph.outputs.end());
+  auto arena_bytes = [&](const std::string& v) {
+    return outside.count(v) || graph.is_constant(v) ? 0.0 : static_cast<double>(graph.type(v).bytes());
+  };
+  // Readers left per value (one per kernel input), and which kernels read it.
+  std::unordered_map<std::string, int> remaining;
+  std::unordered_map<std::string, std::vector<int>> read_by;
+  for (int k = 0; k < count; ++k)
+    for (const auto& in : kernels[k].inputs) {
+      ++remaining[in];
+      read_by[in].push_back(k);
+    }
+  auto added_bytes = [&](int k) {
+    double delta = 0;
+    for (const auto& out : kernels[k].outputs) delta += kernels[k].kind == KernelKind::kView ? 0 : arena_bytes(out);
+    for (const auto& in : kernels[k].inputs)
+      if (remaining[in] == 1) delta -= arena_bytes(in);
+    return delta;
+  };
+  std::vector<int> pending = dag.pending, order;
+  std::vector<double> rank(count, 0);  // of the ready kernels: their added_bytes
+  std::vector<bool> is_ready(count, false);
+  std::set<std::pair<double, int>> ready;
+  auto make_ready = [&](int k) {
+    rank[k] = added_bytes(k);
+    is_ready[k] = true;
+    ready.emplace(rank[k], k);
+  };
+  for (int k = 0; k < count; ++k)
+    if (pending[k] == 0) make_ready(k);
+  while (!ready.empty()) {
+    const int chosen = ready.begin()->second;
+    ready.erase(ready.begin());
+    is_ready[chosen] = false;
+    order.push_back(chosen);
+    for (const auto& in : kernels[chosen].inputs) {
+      const int left = --remaining[in];
+      if (left > 1) continue;
+      for (int k : read_by[in])  // now last-read (or unread): rank its ready readers anew
+        if (is_ready[k]) {
+          ready.erase({rank[k], k});
+          rank[k] = added_bytes(k);
+          ready.emplace(rank[k], k);
+        }
+    }
+    for (int r : dag.readers[chosen])
+      if (--pending[r] == 0) make_ready(r);
   }
   return order;
 }
@@ -71,44 +142,12 @@ std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> ker
                                      bool small_arena) {
   if (kernels.size() < 3) return kernels;
   const KernelDag dag = build_dag(kernels);
-  // Readers left per value, to know when a kernel frees an input.
-  std::map<std::string, int> reader_count;
-  for (const auto& k : kernels)
-    for (const auto& in : k.inputs) ++reader_count[in];
-  auto arena_bytes = [&](const std::string& v) {
-    return graph.is_input(v) || graph.is_output(v) || graph.is_constant(v) ? 0.0
-                                                                            : static_cast<double>(graph.type(v).bytes());
-  };
-
   std::vector<std::vector<int>> candidates;
   std::vector<int> given(kernels.size());
   for (std::size_t i = 0; i < given.size(); ++i) given[i] = static_cast<int>(i);
   candidates.push_back(given);
-
-  std::map<std::string, int> remaining = reader_count;
-  candidates.push_back(list_schedule(kernels, [&](const std::vector<int>& ready, int) {
-    int best = ready.front();
-    double best_delta = 0;
-    for (int k : ready) {
-      double delta = 0;
-      for (const auto& out : kernels[k].outputs) delta += kernels[k].kind == KernelKind::kView ? 0 : arena_bytes(out);
-      for (const auto& in : kernels[k].inputs)
-        if (remaining[in] == 1) delta -= arena_bytes(in);
-      if (k == ready.front() || delta < best_delta) {
-        best = k;
-        best_delta = delta;
-      }
-    }
-    for (const auto& in : kernels[best].inputs) --remaining[in];
-    return best;
-  }));
-
-  candidates.push_back(list_schedule(kernels, [&](const std::vector<int>& ready, int previous) {
-    if (previous >= 0)
-      for (int k : ready)
-        if (dag.producers[k].count(previous)) return k;
-    return ready.front();
-  }));
+  candidates.push_back(memory_greedy_order(graph, kernels, dag));
+  candidates.push_back(depth_first_order(dag));
 
   std::vector<Kernel> best;
   std::size_t best_arena = 0;
