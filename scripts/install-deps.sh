@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages hybgen builds with, if any is missing; with
 # --test also what the test suite runs the NEON kernels with (an AArch64 cross
-# compiler and qemu's user-mode emulator; without them those tests skip).
+# compiler and qemu's user-mode emulator; without them those tests skip) and
+# what its sanitizer and fuzzing stage builds with (clang and its sanitizer and
+# libFuzzer runtimes); with --fuzz the latter only (scripts/fuzz.sh).
 # Safe to run again: installed packages are left alone.
 set -euo pipefail
 packages=(cmake make g++ nlohmann-json3-dev libcli11-dev libopenblas-dev libgtest-dev)
-if [ "${1:-}" = "--test" ]; then packages+=(g++-aarch64-linux-gnu qemu-user); fi
+clang_packages=(clang libclang-rt-14-dev)
+case "${1:-}" in
+  --test) packages+=(g++-aarch64-linux-gnu qemu-user "${clang_packages[@]}") ;;
+  --fuzz) packages+=("${clang_packages[@]}") ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

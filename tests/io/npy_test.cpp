@@ -159,6 +159,93 @@ TEST_F(Npy, RejectsShapeLargerThanTheFile) {
   EXPECT_ERROR(read_npy(q), "must hold non-negative integers");
 }
 
+TEST_F(Npy, ParsesEveryDictLiteralSpelling) {
+  // Double quotes, no trailing comma, keys in another order, spaces and tabs
+  // anywhere, an extra key, Python 2's long suffix: the same array.
+  for (const std::string header :
+       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 1), }\n",
+        "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (2, 1)}",
+        "{ 'shape' : ( 2 ,1 ) ,\t'fortran_order':False,'descr':'<f4' }   \n",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2L, 1L), 'extra': [None, (1, 'a')]}\n"}) {
+    const NpyArray a = parse_npy(npy_bytes(1, header, raw(std::vector<float>{1.0f, 2.0f})), "x.npy");
+    EXPECT_EQ(a.shape, (Shape{2, 1})) << header;
+    EXPECT_EQ(a.data, (std::vector<float>{1.0f, 2.0f})) << header;
+  }
+}
+
+TEST_F(Npy, RejectsMalformedHeaders) {
+  const std::vector<uint8_t> data(16);
+  const auto error = [&](const std::string& header) { return testing::error_of([&] { parse_npy(npy_bytes(1, header, data), "x.npy"); }); };
+  EXPECT_NE(error("'descr': '<f4'").find("x.npy: malformed header at byte 0: expected '{'"), std::string::npos);
+  EXPECT_NE(error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)").find("expected ',' or '}'"), std::string::npos);
+  EXPECT_NE(error("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x").find("only spaces"), std::string::npos);
+  EXPECT_NE(error("{'descr': '<f4', 'fortran_order': false, 'shape': (2,)}").find("expected a value"), std::string::npos);
+  EXPECT_NE(error("{'descr': '<f4, 'fortran_order': False}").find("malformed header"), std::string::npos);
+  EXPECT_NE(error("{'descr': [('x', '<f4')], 'fortran_order': False, 'shape': (2,)}").find("structured arrays are not supported"),
+            std::string::npos);
+  EXPECT_NE(error("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}").find("header has no 'fortran_order'"), std::string::npos);
+  EXPECT_NE(error("{'descr': '<f4', 'fortran_order': False}").find("header has no 'shape'"), std::string::npos);
+  EXPECT_NE(error("{'descr': '<f4', 'fortran_order': False, 'shape': 2}").find("'shape' is 2, not a tuple of integers"),
+            std::string::npos);
+  EXPECT_NE(error("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 'a')}").find("is not a tuple of integers"),
+            std::string::npos);
+  EXPECT_NE(error("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}").find("a dimension too large"),
+            std::string::npos);
+}
+
+TEST_F(Npy, LongHeaderFieldsGiveAnErrorNotACrash) {
+  // Regression: the regexes that read the header recursed per character and a
+  // field of 30 000+ characters overflowed the stack (SIGSEGV). A version 1.0
+  // header holds at most 65 535 bytes, so these use 2.0.
+  const std::string long_text(100000, 'a');
+  const std::vector<uint8_t> data(16);
+  std::string message = testing::error_of(
+      [&] { parse_npy(npy_bytes(2, "{'descr': '" + long_text + "', 'fortran_order': False, 'shape': (2,), }\n", data), "x.npy"); });
+  EXPECT_NE(message.find("x.npy: dtype 'aaaa"), std::string::npos) << message.substr(0, 200);
+  EXPECT_LT(message.size(), 400u) << "the field is cut short in the message";
+
+  message = testing::error_of([&] { parse_npy(npy_bytes(2, "{'descr': '" + long_text, data), "x.npy"); });
+  EXPECT_NE(message.find("expected the closing quote of a string"), std::string::npos) << message.substr(0, 200);
+  EXPECT_LT(message.size(), 400u);
+
+  std::string dims;
+  for (int i = 0; i < 50000; ++i) dims += "1,";
+  message = testing::error_of(
+      [&] { parse_npy(npy_bytes(2, "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }\n", data), "x.npy"); });
+  EXPECT_NE(message.find("50000 dimensions, more than the limit of 32"), std::string::npos) << message.substr(0, 200);
+  EXPECT_LT(message.size(), 400u);
+
+  message = testing::error_of([&] {
+    parse_npy(npy_bytes(2, "{'descr': '<f4', 'fortran_order': False, 'shape': " + std::string(100000, '(') , data), "x.npy");
+  });
+  EXPECT_NE(message.find("nested tuples or lists"), std::string::npos) << message.substr(0, 200);
+
+  message = testing::error_of([&] { parse_npy(npy_bytes(2, "{'" + long_text + "': 1, 'descr': '<f4'}", data), "x.npy"); });
+  EXPECT_NE(message.find("header has no 'fortran_order'"), std::string::npos) << message.substr(0, 200);
+  EXPECT_LT(message.size(), 400u);
+
+  // Long runs of padding are still fine.
+  const NpyArray a = parse_npy(npy_bytes(2, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }" +
+                                                std::string(100000, ' ') + "\n",
+                                            raw(std::vector<float>{1.0f, 2.0f})),
+                               "x.npy");
+  EXPECT_EQ(a.data, (std::vector<float>{1.0f, 2.0f}));
+}
+
+TEST_F(Npy, RejectsShapesPastTheLimitsPerTensor) {
+  // 33 dimensions of 1: the data is there, the rank is past ir/limits.h.
+  std::string dims;
+  for (int i = 0; i < 33; ++i) dims += "1, ";
+  EXPECT_ERROR(parse_npy(npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }\n",
+                                   std::vector<uint8_t>(4)),
+                         "x.npy"),
+               "x.npy: 33 dimensions, more than the limit of 32");
+}
+
+TEST_F(Npy, ReadRefusesWhatIsNotARegularFile) {
+  EXPECT_ERROR(read_npy("/dev/zero"), "/dev/zero: not a regular file");
+}
+
 TEST_F(Npy, MissingFileNamesThePath) {
   EXPECT_ERROR(read_npy(path("none.npy")), path("none.npy") + ": cannot open: No such file");
 }
