@@ -40,10 +40,10 @@ int run_inspect(const InspectFlags& flags) {
   CompileOptions compile{!flags.no_optimize, nullptr, cpp_target(flags.target), flags.small_arena};
   PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
   compile.observer = dumps.observer();
-  const Graph loaded = load_any_model(flags.model.source(/*weights_optional=*/true));
+  Graph loaded = load_any_model(flags.model.source(/*weights_optional=*/true));
   CompiledGraph c;
   try {
-    c = compile_graph(loaded, compile);
+    c = compile_graph(std::move(loaded), compile);
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
