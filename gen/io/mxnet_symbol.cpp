@@ -380,7 +380,7 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
     for (const auto& [key, text] : node_attrs(n, where)) {
       if (key.rfind("__", 0) == 0 || kIgnoredAttrs.count(key)) continue;
       auto spec = std::find_if(defs[i]->attrs.begin(), defs[i]->attrs.end(),
-                               [&](const AttrSpec& s) { return s.name == key; });
+                               [&key = key](const AttrSpec& s) { return s.name == key; });
       if (spec == defs[i]->attrs.end()) {
         if (key == "layout" && (text == "NCHW" || text == "NCW" || text == "NCDHW" || text == "None")) continue;
         throw Error(where + ": attribute " + quoted_name(key) + " = " + quoted_name(text) + " is not supported by hybgen's " +

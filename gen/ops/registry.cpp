@@ -68,7 +68,7 @@ std::vector<const OpDef*> all_ops() {
 Attrs normalize_attrs(const OpDef& def, const Attrs& attrs) {
   Attrs out;
   for (const auto& [name, value] : attrs.values()) {
-    auto spec = std::find_if(def.attrs.begin(), def.attrs.end(), [&](const AttrSpec& s) { return s.name == name; });
+    auto spec = std::find_if(def.attrs.begin(), def.attrs.end(), [&name = name](const AttrSpec& s) { return s.name == name; });
     if (spec == def.attrs.end()) {
       std::string known;
       for (const auto& s : def.attrs) known += (known.empty() ? "" : ", ") + s.name;

@@ -336,7 +336,7 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
     std::vector<ArenaBlock> trial = blocks;
     std::vector<std::size_t> order(trial.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return less(trial[x], trial[y]); });
+    std::stable_sort(order.begin(), order.end(), [&, &less = less](std::size_t x, std::size_t y) { return less(trial[x], trial[y]); });
     const std::size_t arena = place(trial, order, plan.alignment, static_cast<int>(kernels.size()));
     plan.arena_by_strategy[name] = arena;
     if (first || arena < plan.arena_bytes) {
