@@ -13,6 +13,8 @@
 #include <typeinfo>
 #include <vector>
 
+#include "io/json_util.h"
+#include "io/model_json.h"
 #include "ir/error.h"
 
 namespace hybgen::fuzz {
@@ -46,6 +48,15 @@ inline void check(bool holds, const char* message) {
 
 inline std::vector<uint8_t> bytes_of(const uint8_t* data, std::size_t size) {
   return std::vector<uint8_t>(data, data + size);
+}
+
+// The graph of model.json bytes, as `hybgen` reads one; false when a reader
+// refused them (with hybgen::Error, the only way it may).
+inline bool graph_of(const uint8_t* data, std::size_t size, Graph& graph) {
+  const char* text = reinterpret_cast<const char*>(data);
+  nlohmann::json json;
+  if (!returns_or_errors("parse_json", [&] { json = parse_json(text, text + size, "fuzz.json"); })) return false;
+  return returns_or_errors("graph_from_json", [&] { graph = graph_from_json(json, "fuzz.json"); });
 }
 
 // A byte summarising the whole input, for choices (a target, an option) that

@@ -38,11 +38,8 @@ void compile_and_emit(const hybgen::Graph& graph, const hybgen::CompileOptions& 
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   using namespace hybgen;
-  const char* text = reinterpret_cast<const char*>(data);
-  nlohmann::json json;
-  if (!fuzz::returns_or_errors("parse_json", [&] { json = parse_json(text, text + size, "fuzz.json"); })) return 0;
   Graph graph;
-  if (!fuzz::returns_or_errors("graph_from_json", [&] { graph = graph_from_json(json, "fuzz.json"); })) return 0;
+  if (!fuzz::graph_of(data, size, graph)) return 0;
 
   // Sizes computed without overflow (a shape may hold 0 and a huge dimension).
   uint64_t total = 0;

@@ -69,8 +69,7 @@ nlohmann::json parse_json(const std::string& text, const std::string& source) {
 }
 
 nlohmann::json read_json_file(const std::string& path) {
-  check_file_size(path, limits::kMaxJsonFileBytes);
-  return parse_json(read_file_text(path), path);
+  return parse_json(read_file_text(path, limits::kMaxJsonFileBytes), path);
 }
 
 std::string json_excerpt(const nlohmann::json& value, std::size_t max_chars) {

@@ -20,7 +20,7 @@ namespace hybgen {
 nlohmann::json parse_json(const char* begin, const char* end, const std::string& source);
 nlohmann::json parse_json(const std::string& text, const std::string& source);
 
-// check_file_size(path, limits::kMaxJsonFileBytes), then parse_json.
+// read_file_text (a regular file of at most limits::kMaxJsonFileBytes), then parse_json.
 nlohmann::json read_json_file(const std::string& path);
 
 // A value for a message: its JSON text, cut after `max_chars` characters.

