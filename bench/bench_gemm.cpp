@@ -283,9 +283,10 @@ int main(int argc, char** argv) {
 
   std::printf("bench_gemm: %s, kernel path %s (NR %d, MR %d), OpenBLAS single-threaded, %d rounds\n",
               cpu_model().c_str(), simd_path().c_str(), HG_GEMM_NR, HG_GEMM_MR, rounds);
-  if (hybgen::gemm_nr(kGemmTarget) != HG_GEMM_NR || hybgen::gemm_mr(kGemmTarget) != HG_GEMM_MR)
+  const hybgen::Target& packed_for = hybgen::find_target(kGemmTarget);
+  if (packed_for.gemm_nr != HG_GEMM_NR || packed_for.gemm_mr != HG_GEMM_MR)
     std::printf("warning: the generator packs %s with NR %d, MR %d; this build of gemm.inc uses NR %d, MR %d\n",
-                kGemmTarget, hybgen::gemm_nr(kGemmTarget), hybgen::gemm_mr(kGemmTarget), HG_GEMM_NR, HG_GEMM_MR);
+                kGemmTarget, packed_for.gemm_nr, packed_for.gemm_mr, HG_GEMM_NR, HG_GEMM_MR);
   std::printf("FMA peak measured now: %.1f GFLOP/s\n", bench::fma_peak_gflops());
   bool ok = true;
   for (auto& c : cases) {

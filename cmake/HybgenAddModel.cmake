@@ -1,6 +1,6 @@
 # hybgen_add_model(TARGET <target> MODEL <model.json>
 #                  [WEIGHTS <model.safetensors>] [NAMESPACE <ns>] [NAME <stem>]
-#                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a|native]
+#                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a|native|cuda]
 #                  [EXTERNAL_WEIGHTS] [SMALL_ARENA])
 #
 # Generates C++ for a model at build time and wraps it in a static library
@@ -25,6 +25,14 @@
 # to compile or kept apart from the code. SMALL_ARENA is hybgen's
 # --small-arena: im2col columns shrink to fit beside the activations, for a
 # smaller arena at some speed.
+# ARCH cuda generates CUDA (NAME.cu, NAME.h, NAME_weights.cpp that init()
+# uploads): the caller's project must have enabled the CUDA language
+# (project(... LANGUAGES CXX CUDA) or enable_language(CUDA) at file scope;
+# CMake does not allow it inside a function). The library compiles NAME.cu
+# for the target property CUDA_ARCHITECTURES: CMAKE_CUDA_ARCHITECTURES when
+# the caller chose it (-D, CUDAARCHS or set() before the call), else 80;90
+# (the generated code needs sm_80 or later). It links CUDA::cudart
+# publicly (NAME.h includes <cuda_runtime.h>).
 # The best --target this (build) machine runs.
 function(_hybgen_native_arch out)
   set(arch generic)
@@ -78,8 +86,20 @@ function(hybgen_add_model)
     set(arch "${HG_ARCH}")
   endif()
 
+  set(code_ext cpp)
+  if(arch STREQUAL "cuda")
+    set(code_ext cu)
+    get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+    if(NOT "CUDA" IN_LIST languages OR NOT CMAKE_CUDA_COMPILER)
+      message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET} ... ARCH cuda): the CUDA language is not enabled. "
+                          "Add CUDA to the project's languages (project(<name> LANGUAGES CXX CUDA)) or call "
+                          "enable_language(CUDA) at file scope before hybgen_add_model; CMake needs nvcc for it "
+                          "(set CMAKE_CUDA_COMPILER or put nvcc on the PATH).")
+    endif()
+  endif()
+
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/hybgen/${HG_TARGET}")
-  set(sources "${out_dir}/${name}.cpp" "${out_dir}/${name}.h")
+  set(sources "${out_dir}/${name}.${code_ext}" "${out_dir}/${name}.h")
   set(generate_flags "")
   if(HG_EXTERNAL_WEIGHTS)
     set(weights_output "${out_dir}/${name}.weights.bin")
@@ -92,7 +112,7 @@ function(hybgen_add_model)
     list(APPEND generate_flags "--small-arena")
   endif()
   add_custom_command(
-    OUTPUT "${out_dir}/${name}.cpp" "${out_dir}/${name}.h" "${weights_output}" "${out_dir}/${name}.manifest.json"
+    OUTPUT "${out_dir}/${name}.${code_ext}" "${out_dir}/${name}.h" "${weights_output}" "${out_dir}/${name}.manifest.json"
     COMMAND hybgen::hybgen "${model}" -o "${out_dir}" --weights "${weights}" --name "${name}"
             --namespace "${namespace}" --target "${arch}" ${generate_flags}
     DEPENDS "${model}" "${weights}" hybgen::hybgen
@@ -105,6 +125,20 @@ function(hybgen_add_model)
   if(HG_ARCH STREQUAL "native")
     # This machine's own -march: the target's instructions, tuned for this CPU.
     target_compile_options(${HG_TARGET} PRIVATE "-march=native")
+  elseif(arch STREQUAL "cuda")
+    # The caller's CMAKE_CUDA_ARCHITECTURES if it chose one; CMake's own
+    # default (the compiler's, cached with this help string) does not count.
+    get_property(arch_help CACHE CMAKE_CUDA_ARCHITECTURES PROPERTY HELPSTRING)
+    if(NOT CMAKE_CUDA_ARCHITECTURES
+       OR (arch_help STREQUAL "CUDA architectures" AND "$ENV{CUDAARCHS}" STREQUAL ""
+           AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "$CACHE{CMAKE_CUDA_ARCHITECTURES}"))
+      set_target_properties(${HG_TARGET} PROPERTIES CUDA_ARCHITECTURES "80;90")
+    endif()
+    target_compile_features(${HG_TARGET} PRIVATE cuda_std_17)
+    if(NOT TARGET CUDA::cudart)
+      find_package(CUDAToolkit REQUIRED)
+    endif()
+    target_link_libraries(${HG_TARGET} PUBLIC CUDA::cudart)
   elseif(NOT arch STREQUAL "generic")
     target_compile_options(${HG_TARGET} PRIVATE "-march=${arch}")
   endif()

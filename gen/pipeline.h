@@ -21,7 +21,7 @@ struct CompiledGraph {
   Graph graph;                  // validated, shapes inferred, simplified, scheduled
   std::vector<Kernel> kernels;  // what the emitters print, in execution order
   MemoryPlan plan;              // over the kernel order, with the scratch its kernels take on `target`
-  CppTarget target;             // CompileOptions::target
+  Target target = default_target();  // CompileOptions::target
 };
 
 // Called after each pass with its name and the state so far (kernels and
@@ -33,9 +33,9 @@ struct CompileOptions {
   // node in the graph's own order, as the reference interpreter runs it.
   bool optimize = true;
   PassObserver observer;
-  // What the code is generated for (--target; ops/gemm_pack.h: cpp_target):
-  // the kernels' scratch, and so the arena, differ between targets.
-  CppTarget target;
+  // What the code is generated for (--target; targets/target.h): the
+  // kernels' scratch, and so the arena, differ between targets.
+  Target target = default_target();
   // Shrink scratch that would set the arena (im2col tiles) into the room the
   // activations leave: a smaller arena, slower convolutions (--small-arena).
   bool small_arena = false;

@@ -3,11 +3,28 @@
 #include <algorithm>
 #include <cstring>
 
+#include "passes/passes.h"
+
 namespace hybgen {
+namespace {
+
+// The graph as written, checked and typed: the reference runs no pass that
+// changes what it computes (no folding, no fusion), only the analyses that
+// any run needs, so it depends on no part of the optimizing pipeline.
+Graph checked(Graph graph) {
+  validate(graph);
+  infer_shapes(graph);
+  if (remove_identities(graph)) infer_shapes(graph);  // Dropout at inference
+  schedule(graph);
+  return graph;
+}
+
+}  // namespace
 
 Interpreter::Interpreter(const Graph& graph, std::map<std::string, Tensor> bound_constants)
-    : compiled_(compile_graph(graph, CompileOptions{false, nullptr, {}})) {
-  const Graph& g = compiled_.graph;
+    : graph_(checked(graph)),
+      plan_(plan_memory(graph_, unfused_kernels(graph_), default_target(), /*share_buffers=*/false)) {
+  const Graph& g = graph_;
   for (const auto& [name, c] : g.constants) {
     auto it = bound_constants.find(name);
     if (it != bound_constants.end()) {
@@ -20,7 +37,7 @@ Interpreter::Interpreter(const Graph& graph, std::map<std::string, Tensor> bound
       throw Error("constant " + quoted_name(name) + " has no data (load the weights, or initialize the parameters)");
     }
   }
-  arena_.resize((compiled_.plan.arena_bytes + sizeof(float) - 1) / sizeof(float));
+  arena_.resize((plan_.arena_bytes + sizeof(float) - 1) / sizeof(float));
   for (const Node& node : g.nodes) {
     Step step{&find_op(node.op), &node, {}, {}, {}, {}};
     for (const auto& in : node.inputs) {
@@ -36,7 +53,7 @@ Interpreter::Interpreter(const Graph& graph, std::map<std::string, Tensor> bound
 }
 
 Interpreter::Slot Interpreter::slot_for(const std::string& value) const {
-  const Graph& g = compiled_.graph;
+  const Graph& g = graph_;
   Slot s{Slot::kArena};
   const auto out = std::find(g.outputs.begin(), g.outputs.end(), value);
   const auto in = std::find(g.inputs.begin(), g.inputs.end(), value);
@@ -50,7 +67,7 @@ Interpreter::Slot Interpreter::slot_for(const std::string& value) const {
     s.kind = Slot::kConstant;
     s.constant = &constants_.at(value);
   } else {
-    const BufferPlacement* b = compiled_.plan.find(value);
+    const BufferPlacement* b = plan_.find(value);
     if (!b) throw Error("value " + quoted_name(value) + " has no place in the memory plan");
     s.offset = b->offset / sizeof(float);
   }
@@ -58,7 +75,7 @@ Interpreter::Slot Interpreter::slot_for(const std::string& value) const {
 }
 
 std::vector<Tensor> Interpreter::run(const std::map<std::string, Tensor>& inputs) {
-  const Graph& g = compiled_.graph;
+  const Graph& g = graph_;
   std::vector<const Tensor*> in(g.inputs.size());
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     auto it = inputs.find(g.inputs[i]);

@@ -4,7 +4,8 @@
 //   Interpreter interp(load_model("mlp.json"));
 //   std::vector<Tensor> out = interp.run({{"data", x}});   // graph.outputs order
 //
-// The constructor runs the pass pipeline once and resolves every buffer; run()
+// The constructor checks and types the graph once (no optimizing pass) and
+// resolves every buffer; run()
 // keeps intermediates in one arena sized by the memory plan.
 #pragma once
 
@@ -13,7 +14,8 @@
 #include <vector>
 
 #include "ops/op.h"
-#include "pipeline.h"
+#include "passes/kernels.h"
+#include "passes/memory_plan.h"
 #include "runtime-lite/tensor.h"
 
 namespace hybgen {
@@ -26,8 +28,8 @@ class Interpreter {
   Interpreter(const Interpreter&) = delete;  // steps point into the compiled graph
   Interpreter& operator=(const Interpreter&) = delete;
 
-  const Graph& graph() const { return compiled_.graph; }
-  const MemoryPlan& plan() const { return compiled_.plan; }
+  const Graph& graph() const { return graph_; }
+  const MemoryPlan& plan() const { return plan_; }
 
   // Every graph input by name, with the graph's shape; Error naming the input otherwise.
   std::vector<Tensor> run(const std::map<std::string, Tensor>& inputs);
@@ -48,7 +50,8 @@ class Interpreter {
   };
   Slot slot_for(const std::string& value) const;
 
-  CompiledGraph compiled_;
+  Graph graph_;      // validated, typed, scheduled; nothing rewritten but Dropout
+  MemoryPlan plan_;  // one buffer per value, no sharing
   std::map<std::string, Tensor> constants_;
   std::vector<Step> steps_;
   std::vector<float> arena_;

@@ -3,7 +3,6 @@
 #include <sstream>
 
 #include "ir/error.h"
-#include "ops/gemm_pack.h"
 #include "passes/kernels.h"
 #include "pipeline.h"
 #include "verify/generated_build.h"
@@ -13,10 +12,54 @@ namespace hybgen {
 namespace {
 
 // BenchOptions::cxx_flags when given, else the default for `target`.
-std::string cxx_flags_for(const BenchOptions& options, const std::string& target) {
+std::string cxx_flags_for(const BenchOptions& options, const Target& target) {
   if (!options.cxx_flags.empty()) return options.cxx_flags;
-  return target == host_target() || target == "generic" ? "-std=c++11 -O3 -march=native"
-                                                        : "-std=c++11 -O3 -mtune=native";
+  return &target == &host_target() || target.isa == Isa::kPortable ? "-std=c++11 -O3 -march=native"
+                                                                            : "-std=c++11 -O3 -mtune=native";
+}
+
+// The CUDA code, timed by CUDA events: run() and a replayed CUDA Graph.
+BenchResult bench_cuda(const CompiledGraph& compiled, const BenchOptions& options, const Graph& model) {
+  if (options.profile) throw Error("bench: --profile times the C++ backend's kernels; use Nsight Systems for CUDA");
+  const Graph& g = compiled.graph;
+  std::string buffers, fill, args;
+  auto add = [&](const std::string& v, int64_t count, bool input) {
+    const std::string n = std::to_string(count);
+    buffers += "float* " + v + " = nullptr;\n";
+    fill += "  if (!cuda_ok(cudaMalloc(&" + v + ", " + n + " * sizeof(float)), \"cudaMalloc\")) return 6;\n";
+    // A fixed, non-trivial input: denormals or zeros could flatter the timing.
+    if (input)
+      fill += "  {\n    std::vector<float> host(" + n + ");\n    for (long k = 0; k < " + n +
+              "; ++k) host[k] = static_cast<float>((k * 37) % 101) / 50.0f - 1.0f;\n"
+              "    if (!cuda_ok(cudaMemcpy(" + v + ", host.data(), " + n +
+              " * sizeof(float), cudaMemcpyHostToDevice), \"upload\")) return 6;\n  }\n";
+    args += (args.empty() ? "" : ", ") + v;
+  };
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) add("in_" + std::to_string(i), g.type(g.inputs[i]).num_elements(), true);
+  for (std::size_t i = 0; i < g.outputs.size(); ++i)
+    add("out_" + std::to_string(i), g.type(g.outputs[i]).num_elements(), false);
+  GeneratedBuild build(compiled, "cuda/bench_main.cu",
+                       {{"BUFFERS", buffers},
+                        {"FILL", fill},
+                        {"ARGS", args},
+                        {"WARMUP", std::to_string(options.warmup)},
+                        {"RUNS", std::to_string(options.runs)}},
+                       BuildSettings{options.cxx, options.cxx_flags, false, options.external_weights});
+  BenchResult r;
+  std::istringstream out(build.run());
+  if (!(out >> r.min_us >> r.median_us >> r.max_us >> r.replay_min_us >> r.replay_median_us >> r.replay_max_us))
+    throw Error("bench: the timing program printed no timings");
+  r.compile_seconds = build.compile_seconds();
+  r.cxx_flags = build.cxx_flags();
+  r.arena_bytes = compiled.plan.arena_bytes;
+  r.lower_bound_bytes = compiled.plan.lower_bound_bytes;
+  r.naive_bytes = compiled.plan.naive_bytes;
+  r.weight_bytes = build.weight_bytes();
+  r.model_weight_bytes = model.weight_bytes();
+  r.nodes = g.nodes.size();
+  r.kernels = compiled.kernels.size();
+  r.device = true;
+  return r;
 }
 
 }  // namespace
@@ -24,9 +67,10 @@ std::string cxx_flags_for(const BenchOptions& options, const std::string& target
 BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   if (options.runs <= 0 || options.warmup < 0) throw Error("bench: runs must be positive and warmup non-negative");
   if (options.threads < 1) throw Error("bench: threads must be at least 1");
-  const std::string target = options.target.empty() ? host_target() : options.target;
-  const CompiledGraph compiled = compile_graph(graph, CompileOptions{options.optimize, nullptr, cpp_target(target), options.small_arena});
+  const Target& target = options.target.empty() ? host_target() : find_target(options.target);
+  const CompiledGraph compiled = compile_graph(graph, CompileOptions{options.optimize, nullptr, target, options.small_arena});
   const Graph& g = compiled.graph;
+  if (target.backend == Backend::kCuda) return bench_cuda(compiled, options, graph);
   std::string buffers, fill, args;
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     const std::string n = std::to_string(g.type(g.inputs[i]).num_elements()), v = "in_" + std::to_string(i);

@@ -45,6 +45,9 @@ struct KernelTime {
 
 struct BenchResult {
   double min_us = 0, median_us = 0, max_us = 0;
+  // CUDA: the run captured as a CUDA Graph and replayed (min_us... time run()).
+  double replay_min_us = 0, replay_median_us = 0, replay_max_us = 0;
+  bool device = false;  // timed on a GPU by CUDA events
   std::size_t arena_bytes = 0, lower_bound_bytes = 0, naive_bytes = 0;
   std::size_t weight_bytes = 0;        // the generated code's (packed, transformed)
   std::size_t model_weight_bytes = 0;  // the model's own

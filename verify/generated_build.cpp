@@ -3,10 +3,9 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "emit/cpp_emitter.h"
+#include "emit/cuda_emitter.h"
 #include "emit/templates.h"
 #include "ir/error.h"
-#include "ops/gemm_pack.h"
 
 namespace hybgen {
 
@@ -24,14 +23,22 @@ std::string shell_quote(const std::string& s) {
 
 GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string& driver_template,
                                std::map<std::string, std::string> driver_values, const BuildSettings& settings) {
-  const std::string& target = compiled.target.name;
-  toolchain_ = toolchain_for(target, settings.cxx, settings.emulation);
-  const std::string target_flags = target_cxx_flags(target);
+  toolchain_ = toolchain_for(compiled.target, settings.cxx, settings.emulation);
+  const std::string& target_flags = compiled.target.compiler_flags;
   // The target's -march first: a -march among the caller's flags (bench's
   // -march=native) then wins, with its tuning for this CPU; after it,
   // -march=x86-64-v4 tuned for a generic CPU and MobileNet v2's stem ran 30%
   // slower. Flags lacking the target's instructions fail on its pin check.
   cxx_flags_ = target_flags.empty() ? settings.flags : target_flags + " " + settings.flags;
+  if (compiled.target.runner == Runner::kCudaHost) {
+    // The emulation layer is C++17; the generated code itself is the same.
+    cxx_flags_ = settings.flags;
+    const std::size_t std11 = cxx_flags_.find("-std=c++11");
+    if (std11 != std::string::npos) cxx_flags_.replace(std11, 10, "-std=c++17");
+  } else if (compiled.target.runner == Runner::kCudaDevice) {
+    // Host-compiler flags do not apply to nvcc; the target's architectures do.
+    cxx_flags_ = "-std=c++17 -O3 " + target_flags;
+  }
   if (!toolchain_.flags.empty()) cxx_flags_ += " " + toolchain_.flags;
   const std::string& flags = cxx_flags_;
   const Graph& graph = compiled.graph;
@@ -40,12 +47,14 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
   CppEmitOptions emit{name, name, graph.name};
   emit.profile_hooks = settings.profile_hooks;
   emit.external_weights = settings.external_weights;
-  const std::vector<EmittedFile> files = emit_cpp(compiled, emit);
+  const bool cuda = compiled.target.backend == Backend::kCuda;
+  const std::vector<EmittedFile> files = emit_for_target(compiled, emit);
   for (const auto& f : files) write_file_atomic(dir() + "/" + f.filename, f.content);
   weight_bytes_ = emitted_weight_bytes(files);
   driver_values["NAME"] = name;
   driver_values["NAMESPACE"] = name;
   driver_values["WEIGHTS_LOAD"] = "";
+  if (cuda) driver_values["INIT_ARGS"] = settings.external_weights ? ", weights" : "";
   if (settings.external_weights) {
     driver_values["WEIGHTS_LOAD"] = "  char weights_path[4096];\n"
                                     "  std::snprintf(weights_path, sizeof weights_path, \"%s/" +
@@ -53,18 +62,37 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
                                     "  const void* const weights = hg_load_weights(weights_path, " + name +
                                     "::kWeightBytes, " + name + "::kWeightsFnv1a);\n"
                                     "  if (!weights) return 4;\n";
-    driver_values["ARGS"] += ", weights";
+    if (!cuda) driver_values["ARGS"] += ", weights";
   }
-  write_file_atomic(dir() + "/main.cpp", fill_template(template_text(driver_template), driver_values, driver_template));
+  const std::string main_file = cuda ? "main.cu" : "main.cpp";
+  write_file_atomic(dir() + "/" + main_file, fill_template(template_text(driver_template), driver_values, driver_template));
   write_file_atomic(dir() + "/hg_spin_pool.h", template_text("hg_spin_pool.h"));
   write_file_atomic(dir() + "/hg_load_weights.h", template_text("hg_load_weights.h"));
 
   const std::string& compiler = toolchain_.cxx;
   const std::string d = dir() + "/";
-  const std::string command = compiler + " " + flags + " -pthread -I" + shell_quote(dir()) + " " + shell_quote(d + "main.cpp") +
-                              " " + shell_quote(d + name + ".cpp") +
-                              (settings.external_weights ? "" : " " + shell_quote(d + name + "_weights.cpp")) +
-                              " -o " + shell_quote(d + "program") + " > " + shell_quote(d + "compile.log") + " 2>&1";
+  const std::string weights_source =
+      settings.external_weights ? "" : " " + shell_quote(d + name + "_weights.cpp");
+  std::string command;
+  switch (compiled.target.runner) {
+    case Runner::kCudaHost:
+      // The .cu files as C++ against the emulation layer, written as the
+      // cuda_runtime.h the compiler finds first.
+      write_file_atomic(dir() + "/cuda_runtime.h", template_text("cuda_host/cuda_runtime.h"));
+      command = compiler + " " + flags + " -pthread -I" + shell_quote(dir()) + " -x c++ " + shell_quote(d + main_file) +
+                " " + shell_quote(d + name + ".cu") + " -x none" + weights_source;
+      break;
+    case Runner::kCudaDevice:
+      command = compiler + " " + flags + " -I" + shell_quote(dir()) + " " + shell_quote(d + main_file) + " " +
+                shell_quote(d + name + ".cu") + weights_source;
+      break;
+    case Runner::kNative:
+    case Runner::kCrossQemu:
+      command = compiler + " " + flags + " -pthread -I" + shell_quote(dir()) + " " + shell_quote(d + main_file) + " " +
+                shell_quote(d + name + ".cpp") + weights_source;
+      break;
+  }
+  command += " -o " + shell_quote(d + "program") + " > " + shell_quote(d + "compile.log") + " 2>&1";
   const auto t0 = std::chrono::steady_clock::now();
   if (std::system(command.c_str()) != 0)
     throw Error("the generated code did not compile (" + compiler + " " + flags + "):\n" +

@@ -2,7 +2,7 @@
 // from a template, compiled in one compiler call inside a temporary folder.
 // `hybgen verify` and `hybgen bench` both use it.
 //
-//   GeneratedBuild b(compile_graph(graph, {true, nullptr, cpp_target("x86-64-v3")}), "verify_main.cpp",
+//   GeneratedBuild b(compile_graph(graph, {true, nullptr, find_target("x86-64-v3")}), "verify_main.cpp",
 //                    {{"READS", ...}}, {options.cxx, options.cxx_flags});
 //   b.run_in_dir();                      // runs the program with its folder as argument
 #pragma once

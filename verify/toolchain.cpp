@@ -6,31 +6,10 @@
 #include <sstream>
 
 #include "ir/error.h"
-#include "ops/gemm_pack.h"
+#include "targets/target.h"
 #include "verify/generated_build.h"
 
 namespace hybgen {
-namespace {
-
-constexpr const char* kAarch64Compiler = "aarch64-linux-gnu-g++";
-constexpr const char* kAarch64Emulator = "qemu-aarch64";
-
-// What a target's code needs, in words, for errors.
-std::string instructions_of(const std::string& target) {
-  if (target == "x86-64-v4") return "AVX-512";
-  if (target == "x86-64-v3") return "AVX2 and FMA";
-  if (target == "armv8-a") return "an AArch64 (NEON) machine";
-  return "any machine";
-}
-
-}  // namespace
-
-bool machine_runs(const std::string& target) {
-  cpp_target(target);  // rejects unknown names
-  const std::string host = host_target();
-  if (target == "generic" || target == host) return true;
-  return target == "x86-64-v3" && host == "x86-64-v4";
-}
 
 bool on_path(const std::string& program) {
   const char* path = std::getenv("PATH");
@@ -41,22 +20,45 @@ bool on_path(const std::string& program) {
   return false;
 }
 
-Toolchain toolchain_for(const std::string& target, const std::string& preferred_cxx, Emulation emulation) {
+Toolchain toolchain_for(const Target& target, const std::string& preferred_cxx, Emulation emulation) {
+  const std::string here = "this machine runs " + host_target().name + " code";
+  switch (target.runner) {
+    case Runner::kCudaHost:
+      if (emulation == Emulation::kRefused)
+        throw Error("--target " + target.name + " runs the CUDA kernels under a CPU emulation that says nothing of a "
+                    "GPU's speed: time --target cuda on a machine with an NVIDIA GPU");
+      return {choose_compiler(preferred_cxx), "", ""};
+    case Runner::kCudaDevice:
+      if (!on_path("nvcc"))
+        throw Error("--target " + target.name + " code is built with nvcc, which is not on the PATH (the CUDA toolkit)");
+      if (!cuda_device_present())
+        throw Error("--target " + target.name + " code needs " + target.needs +
+                    ", and this machine has none: use --target cuda-host to run the same kernels on the CPU");
+      return {"nvcc", "", ""};
+    case Runner::kNative:
+    case Runner::kCrossQemu:
+      break;
+  }
   if (machine_runs(target)) return {choose_compiler(preferred_cxx), "", ""};
-  const std::string here = "this machine runs " + host_target() + " code";
-  const std::string runs_here = host_target() == "generic" ? "generic" : host_target() + " or generic";
-  if (target != "armv8-a")
-    throw Error("--target " + target + " code needs " + instructions_of(target) + ", which this machine lacks (" +
-                here + "): use --target " + runs_here + " here, or run it on a machine that has them");
+  const std::string runs_here =
+      host_target().name == default_target().name ? default_target().name : host_target().name + " or generic";
+  if (target.runner != Runner::kCrossQemu)
+    throw Error("--target " + target.name + " code needs " + target.needs + ", which this machine lacks (" + here +
+                "): use --target " + runs_here + " here, or run it on a machine that has them");
   if (emulation == Emulation::kRefused)
-    throw Error("--target armv8-a code cannot be timed here (" + here +
-                "): an emulator's timings say nothing of a real core; time it on an AArch64 machine");
-  if (!on_path(kAarch64Compiler) || !on_path(kAarch64Emulator))
-    throw Error("--target armv8-a code needs " + instructions_of(target) + " (" + here + "); to run it under emulation, " +
-                "put " + kAarch64Compiler + " and " + kAarch64Emulator +
+    throw Error("--target " + target.name + " code cannot be timed here (" + here +
+                "): an emulator's timings say nothing of a real core; time it on " + target.needs);
+  if (!on_path(target.cross_compiler) || !on_path(target.emulator))
+    throw Error("--target " + target.name + " code needs " + target.needs + " (" + here +
+                "); to run it under emulation, put " + target.cross_compiler + " and " + target.emulator +
                 " on the PATH (Debian: apt-get install g++-aarch64-linux-gnu qemu-user)");
   // Static: qemu's user mode then needs no AArch64 libraries on this machine.
-  return {kAarch64Compiler, "-static", kAarch64Emulator};
+  return {target.cross_compiler, "-static", target.emulator};
+}
+
+bool cuda_device_present() {
+  // The driver's device nodes: present where a GPU is, without linking CUDA.
+  return access("/dev/nvidia0", F_OK) == 0 || access("/dev/nvidiactl", F_OK) == 0;
 }
 
 }  // namespace hybgen

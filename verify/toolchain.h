@@ -4,12 +4,14 @@
 // both are on the PATH (Debian: g++-aarch64-linux-gnu, qemu-user). Timing
 // needs the real machine, so `hybgen bench` refuses emulation.
 //
-//   const Toolchain t = toolchain_for("armv8-a", "", Emulation::kAllowed);
+//   const Toolchain t = toolchain_for(find_target("armv8-a"), "", Emulation::kAllowed);
 //   t.cxx;     // "aarch64-linux-gnu-g++" on an x86-64 machine
 //   t.runner;  // "qemu-aarch64"
 #pragma once
 
 #include <string>
+
+#include "targets/target.h"
 
 namespace hybgen {
 
@@ -21,13 +23,13 @@ struct Toolchain {
 
 enum class Emulation { kAllowed, kRefused };
 
-// Whether this machine runs `target`'s instructions (hybgen --target names).
-bool machine_runs(const std::string& target);
-
 // The compiler (`preferred`, else $CXX, else c++ for native code) and
 // runner for `target` here. Throws Error naming the target, what this
 // machine runs and what would make it work, when nothing can run the code.
-Toolchain toolchain_for(const std::string& target, const std::string& preferred_cxx, Emulation emulation);
+Toolchain toolchain_for(const Target& target, const std::string& preferred_cxx, Emulation emulation);
+
+// Whether this machine has an NVIDIA GPU (its driver's device files).
+bool cuda_device_present();
 
 // Whether `program` is an executable file on the PATH.
 bool on_path(const std::string& program);

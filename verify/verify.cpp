@@ -99,13 +99,46 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     args += ", out_" + std::to_string(i);
   }
   const CompiledGraph generated =
-      compile_graph(g, CompileOptions{options.optimize, nullptr, cpp_target(options.target), options.small_arena});
-  GeneratedBuild build(generated, "verify_main.cpp",
-                       {{"BUFFERS", buffers},
-                        {"READS", reads},
-                        {"WRITES", writes},
-                        {"ARGS", args},
-                        {"THREADS", std::to_string(options.threads)}},
+      compile_graph(g, CompileOptions{options.optimize, nullptr, find_target(options.target), options.small_arena});
+  std::map<std::string, std::string> driver = {{"BUFFERS", buffers}, {"READS", reads}, {"WRITES", writes}};
+  std::string driver_template = "verify_main.cpp";
+  if (generated.target.backend == Backend::kCuda) {
+    // The host arrays above, copied to and from device buffers of their own.
+    driver_template = "cuda/verify_main.cu";
+    std::string device, device_args, downloads, clear, replay_checks;
+    auto add = [&](const std::string& host, std::size_t count, bool output) {
+      const std::string bytes = std::to_string(count * sizeof(float));
+      const std::string d = "d_" + host;
+      device += "  float* " + d + " = nullptr;\n  if (!cuda_ok(cudaMalloc(&" + d + ", " + bytes + "), \"cudaMalloc\")) return 6;\n";
+      if (!output)
+        device += "  if (!cuda_ok(cudaMemcpy(" + d + ", " + host + ", " + bytes +
+                  ", cudaMemcpyHostToDevice), \"upload\")) return 6;\n";
+      device_args += (device_args.empty() ? "" : ", ") + d;
+      if (!output) return;
+      downloads += "  if (!cuda_ok(cudaMemcpy(" + host + ", " + d + ", " + bytes +
+                   ", cudaMemcpyDeviceToHost), \"download\")) return 6;\n";
+      clear += "  if (!cuda_ok(cudaMemset(" + d + ", 0xff, " + bytes + "), \"cudaMemset\")) return 6;\n";
+      driver["BUFFERS"] += "float replay_" + host + "[" + std::to_string(count) + "];\n";
+      replay_checks += "  if (!cuda_ok(cudaMemcpy(replay_" + host + ", " + d + ", " + bytes +
+                       ", cudaMemcpyDeviceToHost), \"download\")) return 6;\n"
+                       "  if (std::memcmp(replay_" + host + ", " + host + ", " + bytes +
+                       ") != 0) {\n    std::fprintf(stderr, \"the replayed graph gave other values than run()\\n\");\n"
+                       "    return 7;\n  }\n";
+    };
+    for (std::size_t i = 0; i < compiled.inputs.size(); ++i)
+      add("in_" + std::to_string(i), static_cast<std::size_t>(compiled.type(compiled.inputs[i]).num_elements()), false);
+    for (std::size_t i = 0; i < compiled.outputs.size(); ++i)
+      add("out_" + std::to_string(i), static_cast<std::size_t>(compiled.type(compiled.outputs[i]).num_elements()), true);
+    driver["DEVICE_BUFFERS"] = device;
+    driver["DEVICE_ARGS"] = device_args;
+    driver["DOWNLOADS"] = downloads;
+    driver["CLEAR_OUTPUTS"] = clear;
+    driver["REPLAY_CHECKS"] = replay_checks;
+  } else {
+    driver["ARGS"] = args;
+    driver["THREADS"] = std::to_string(options.threads);
+  }
+  GeneratedBuild build(generated, driver_template, driver,
                        BuildSettings{options.cxx, options.cxx_flags, false, options.external_weights,
                                      Emulation::kAllowed});
   const std::string dir = build.dir();

@@ -56,11 +56,19 @@ int run_bench(const BenchFlags& flags) {
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
-  const std::string threads = flags.threads > 1 ? std::to_string(flags.threads) + " threads" : "single thread";
-  std::printf("%s: generated C++ built with %s (compiled in %.1f s), %s, %d runs after %d warm-up\n",
-              flags.model.model.c_str(), r.cxx_flags.c_str(), r.compile_seconds, threads.c_str(), flags.runs,
-              flags.warmup);
-  std::printf("latency us: min %.2f  median %.2f  max %.2f\n", r.min_us, r.median_us, r.max_us);
+  if (r.device) {
+    std::printf("%s: generated CUDA built with nvcc %s (compiled in %.1f s), %d runs after %d warm-up, CUDA events\n",
+                flags.model.model.c_str(), r.cxx_flags.c_str(), r.compile_seconds, flags.runs, flags.warmup);
+    std::printf("latency us: min %.2f  median %.2f  max %.2f  (run())\n", r.min_us, r.median_us, r.max_us);
+    std::printf("latency us: min %.2f  median %.2f  max %.2f  (replay() of the captured CUDA Graph)\n",
+                r.replay_min_us, r.replay_median_us, r.replay_max_us);
+  } else {
+    const std::string threads = flags.threads > 1 ? std::to_string(flags.threads) + " threads" : "single thread";
+    std::printf("%s: generated C++ built with %s (compiled in %.1f s), %s, %d runs after %d warm-up\n",
+                flags.model.model.c_str(), r.cxx_flags.c_str(), r.compile_seconds, threads.c_str(), flags.runs,
+                flags.warmup);
+    std::printf("latency us: min %.2f  median %.2f  max %.2f\n", r.min_us, r.median_us, r.max_us);
+  }
   std::printf("%zu kernels from %zu nodes%s\n", r.kernels, r.nodes, flags.no_optimize ? " (optimizer off)" : "");
   std::printf("arena %zu bytes (lower bound %zu, without reuse %zu), %s\n", r.arena_bytes, r.lower_bound_bytes,
               r.naive_bytes, weights_summary(r.weight_bytes, r.model_weight_bytes).c_str());

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "ops/gemm_pack.h"
 #include "cli/pass_dump.h"
+#include "emit/cuda_emitter.h"
 #include "emit/generate.h"
 #include "io/json_util.h"
 #include "ir/error.h"
@@ -77,7 +77,7 @@ std::optional<std::string> stale_weights_file(const std::string& out_dir, const 
 }  // namespace
 
 int run_generate(const GenerateFlags& flags) {
-  CompileOptions compile{!flags.no_optimize, nullptr, cpp_target(flags.target), flags.small_arena};
+  CompileOptions compile{!flags.no_optimize, nullptr, find_target(flags.target), flags.small_arena};
   PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
   compile.observer = dumps.observer();
   const Graph graph = load_any_model(flags.model.source());
@@ -96,7 +96,7 @@ int run_generate(const GenerateFlags& flags) {
   for (const auto& path : dumps.write()) std::printf("wrote %s\n", path.c_str());
   std::vector<EmittedFile> files;
   try {
-    files = emit_cpp(compiled, options);
+    files = emit_for_target(compiled, options);
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }

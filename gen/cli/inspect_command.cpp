@@ -37,7 +37,7 @@ std::vector<std::string> write_requested_files(const InspectFlags& flags, const 
 }  // namespace
 
 int run_inspect(const InspectFlags& flags) {
-  CompileOptions compile{!flags.no_optimize, nullptr, cpp_target(flags.target), flags.small_arena};
+  CompileOptions compile{!flags.no_optimize, nullptr, find_target(flags.target), flags.small_arena};
   PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
   compile.observer = dumps.observer();
   Graph loaded = load_any_model(flags.model.source(/*weights_optional=*/true));

@@ -80,11 +80,12 @@ void add_small_arena_flag(CLI::App& app, bool& small_arena) {
 }
 
 void add_target_option(CLI::App& app, std::string& target, const std::string& default_text) {
+  std::string targets;
+  for (const hybgen::Target& t : hybgen::all_targets()) targets += "\n  " + t.name + ": " + t.summary;
   app.add_option("--target", target,
-                 "instruction set the kernels are written for, and packed weights laid out for: generic (portable "
-                 "C++, any compiler flags), x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512), armv8-a (NEON); default: " +
-                     default_text)
-      ->check(CLI::IsMember(hybgen::gemm_targets()));
+                 "what the code is generated for: the backend (C++ or CUDA), the instructions its kernels use and "
+                 "the layout of packed weights (default: " + default_text + ")" + targets)
+      ->check(CLI::IsMember(hybgen::target_names()));
 }
 
 }  // namespace
@@ -182,7 +183,7 @@ int main(int argc, char** argv) {
   add_optimize_flag(*bench_cmd, bench.no_optimize);
   add_external_weights_flag(*bench_cmd, bench.external_weights);
   add_small_arena_flag(*bench_cmd, bench.small_arena);
-  add_target_option(*bench_cmd, bench.target, "this machine's best (" + hybgen::host_target() + ")");
+  add_target_option(*bench_cmd, bench.target, "this machine's best (" + hybgen::host_target().name + ")");
 
   ImportFlags import;
   CLI::App* import_cmd =

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lower/lowering.h"
 #include "ops/op.h"
 #include "pipeline.h"
 
@@ -48,7 +49,13 @@ std::size_t emitted_weight_bytes(const std::vector<EmittedFile>& files);
 // them takes much memory, and how to avoid it; "" otherwise.
 std::string large_weights_note(const std::string& name, std::size_t weight_bytes, bool external_weights);
 
-// "dense0_fwd" -> "dense0_fwd"; "conv-1/out" -> "conv_1_out"; leading digit gets "v_".
-std::string c_identifier(const std::string& name);
+// Pieces the CUDA printer shares with this one.
+// The constants naming each input's and output's shape and size.
+std::string shape_constants(LoweredModel& model);
+std::string header_guard(const std::string& name);
+// NAME_weights.cpp (the blob as a string literal) or NAME.weights.bin.
+std::string weights_file_name(const LoweredModel& model);
+EmittedFile weights_file(const LoweredModel& model);
+EmittedFile manifest_file(const LoweredModel& model);
 
 }  // namespace hybgen

@@ -47,7 +47,13 @@ std::string indent(const std::string& code, int levels) {
 
 }  // namespace
 
-std::string print_elementwise_loop(const Graph& graph, const Kernel& kernel, const PointerOf& pointer) {
+ElementwiseBody elementwise_body(const Graph& graph, const Kernel& kernel, const PointerOf& pointer_of) {
+  ElementwiseBody out;
+  auto read = [&](const std::string& value) {
+    const std::string p = pointer_of(value);
+    if (std::find(out.reads.begin(), out.reads.end(), p) == out.reads.end()) out.reads.push_back(p);
+    return p;
+  };
   const Shape loop = graph.type(graph.nodes[kernel.nodes.front()].outputs[0]).shape;
   const Shape dims = loop.empty() ? Shape{1} : loop;
 
@@ -75,7 +81,7 @@ std::string print_elementwise_loop(const Graph& graph, const Kernel& kernel, con
   // Collapse the loop nest: drop size-1 axes and merge an axis into the one
   // outside it wherever every operand walks both as one (contiguous, or both
   // broadcast), so a same-shape chain is one flat loop.
-  std::vector<int64_t> extents;
+  std::vector<int64_t>& extents = out.extents;
   std::vector<std::vector<int64_t>> strides(operands.size());
   for (std::size_t d = 0; d < dims.size(); ++d) {
     if (dims[d] == 1) continue;
@@ -95,8 +101,7 @@ std::string print_elementwise_loop(const Graph& graph, const Kernel& kernel, con
     for (auto& s : strides) s.push_back(0);
   }
   const int rank = static_cast<int>(extents.size());
-  auto counter = [](int r) { return "i" + std::to_string(r); };
-  const std::string out_index = rank > 1 ? "o" : counter(0);  // the output is contiguous over the loop
+  const std::string out_index = rank > 1 ? "o" : loop_counter(0);  // the output is contiguous over the loop
 
   Temps temps;
   std::string loads;
@@ -108,31 +113,43 @@ std::string print_elementwise_loop(const Graph& graph, const Kernel& kernel, con
     std::string index;
     for (int r = 0; r < rank; ++r) {
       if (s[r] == 0) continue;
-      index += (index.empty() ? "" : " + ") + counter(r) + (s[r] == 1 ? "" : " * " + std::to_string(s[r]));
+      index += (index.empty() ? "" : " + ") + loop_counter(r) + (s[r] == 1 ? "" : " * " + std::to_string(s[r]));
     }
     if (index.empty()) index = "0";
     bool full = s[rank - 1] == 1;
     for (int r = rank - 2; full && r >= 0; --r) full = s[r] == s[r + 1] * extents[r + 1];
     if (full && rank > 1) index = "o";
     const std::string temp = "x" + std::to_string(temps.of_load.size());
-    loads += "const float " + temp + " = " + pointer(value) + "[" + index + "];\n";
+    loads += "const float " + temp + " = " + read(value) + "[" + index + "];\n";
     return temps.of_load[key] = temp;
   };
   print_nodes(graph, kernel.nodes, temps, load);
 
+  out.statements = loads + temps.lines;
+  for (const auto& value : kernel.outputs) {
+    const std::string p = pointer_of(value);
+    out.writes.push_back(p);
+    out.statements += p + "[" + out_index + "] = " + temps.of_value.at(value) + ";\n";
+  }
+  return out;
+}
+
+std::string loop_counter(int axis) { return "i" + std::to_string(axis); }
+
+std::string print_elementwise_loop(const Graph& graph, const Kernel& kernel, const PointerOf& pointer) {
+  const ElementwiseBody loop = elementwise_body(graph, kernel, pointer);
+  const int rank = static_cast<int>(loop.extents.size());
   std::string body;
   if (rank > 1) {
-    std::string flat = counter(0);
-    for (int r = 1; r < rank; ++r) flat = "(" + flat + ") * " + std::to_string(extents[r]) + " + " + counter(r);
+    std::string flat = loop_counter(0);
+    for (int r = 1; r < rank; ++r) flat = "(" + flat + ") * " + std::to_string(loop.extents[r]) + " + " + loop_counter(r);
     body += "const long o = " + flat + ";\n";
   }
-  body += loads + temps.lines;
-  for (const auto& value : kernel.outputs) body += pointer(value) + "[" + out_index + "] = " + temps.of_value.at(value) + ";\n";
-
+  body += loop.statements;
   std::string code = "{\n";
   for (int r = 0; r < rank; ++r)
-    code += indent("for (long " + counter(r) + " = 0; " + counter(r) + " < " + std::to_string(extents[r]) + "; ++" +
-                       counter(r) + ") {",
+    code += indent("for (long " + loop_counter(r) + " = 0; " + loop_counter(r) + " < " + std::to_string(loop.extents[r]) +
+                       "; ++" + loop_counter(r) + ") {",
                    r + 1);
   code += indent(body, rank + 1);
   for (int r = rank - 1; r >= 0; --r) code += indent("}", r + 1);
@@ -181,11 +198,8 @@ std::string vector_epilogue(const Graph& graph, const Kernel& kernel, const Poin
   return "hg_add_epilogue(" + residual + ", " + (then.empty() ? "HgNoEpilogue()" : then) + ")";
 }
 
-std::string print_epilogue(const Graph& graph, const Kernel& kernel, const PointerOf& pointer,
-                           const std::string& name) {
-  std::string nodes;
-  const std::string vector = vector_epilogue(graph, kernel, pointer, &nodes);
-  if (!vector.empty()) return "const auto " + name + " = " + vector + ";  // " + nodes;
+EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const PointerOf& pointer_of) {
+  EpilogueBody out;
   const Node& anchor = graph.nodes[kernel.nodes.front()];
   const OpDef& anchor_def = find_op(anchor.op);
   const Shape& loop = graph.type(anchor.outputs[0]).shape;
@@ -193,7 +207,6 @@ std::string print_epilogue(const Graph& graph, const Kernel& kernel, const Point
 
   Temps temps;
   temps.of_value[anchor.outputs[0]] = "v";
-  bool uses_channel = false, uses_index = false;
   std::string loads;
   auto load = [&](const std::string& value, const Shape& shape) {
     const std::string key = load_key(value, shape);
@@ -201,35 +214,49 @@ std::string print_epilogue(const Graph& graph, const Kernel& kernel, const Point
     if (it != temps.of_load.end()) return it->second;
     std::string index;
     switch (epilogue_operand(shape, loop, axis)) {
-      case EpilogueOperand::kFull: index = "index", uses_index = true; break;
-      case EpilogueOperand::kChannel: index = "channel", uses_channel = true; break;
+      case EpilogueOperand::kFull: index = "index", out.uses_index = true; break;
+      case EpilogueOperand::kChannel: index = "channel", out.uses_channel = true; break;
       case EpilogueOperand::kScalar: index = "0"; break;
       case EpilogueOperand::kNone:
         throw Error("kernel " + quoted_name(kernel.name) + ": " + quoted_name(value) + " cannot be read in an epilogue");
     }
+    const std::string p = pointer_of(value);
+    if (std::find(out.reads.begin(), out.reads.end(), p) == out.reads.end()) out.reads.push_back(p);
     const std::string temp = "x" + std::to_string(temps.of_load.size());
-    loads += "const float " + temp + " = " + pointer(value) + "[" + index + "];\n";
+    loads += "const float " + temp + " = " + p + "[" + index + "];\n";
     return temps.of_load[key] = temp;
   };
   const std::vector<int> epilogue_nodes(kernel.nodes.begin() + 1, kernel.nodes.end());
   print_nodes(graph, epilogue_nodes, temps, load);
 
-  std::string body = loads + temps.lines;
+  out.statements = loads + temps.lines;
   const std::string& result = epilogue_result(graph, kernel);
   for (const auto& value : kernel.outputs)
     if (value != result) {
-      body += pointer(value) + "[index] = " + temps.of_value.at(value) + ";  // also read outside the kernel\n";
-      uses_index = true;
+      const std::string p = pointer_of(value);
+      out.writes.push_back(p);
+      out.statements += p + "[index] = " + temps.of_value.at(value) + ";  // also read outside the kernel\n";
+      out.uses_index = true;
     }
-  body += "return " + temps.of_value.at(result) + ";\n";
+  out.statements += "return " + temps.of_value.at(result) + ";\n";
+  return out;
+}
+
+std::string print_epilogue(const Graph& graph, const Kernel& kernel, const PointerOf& pointer,
+                           const std::string& name) {
+  std::string nodes;
+  const std::string vector = vector_epilogue(graph, kernel, pointer, &nodes);
+  if (!vector.empty()) return "const auto " + name + " = " + vector + ";  // " + nodes;
+  const EpilogueBody epilogue = epilogue_body(graph, kernel, pointer);
   // An epilogue calling math.inc's approximations (hg_erf, ...) is too large
   // for GCC to inline into the GEMM's store loop on its own, which then stays
   // scalar (the GELU after a dense layer ran 3x slower); the macro forces it.
   const std::vector<std::string> helpers = scalar_kernel_templates(graph, kernel);
   const bool uses_math = std::find(helpers.begin(), helpers.end(), "math") != helpers.end() &&
-                         body.find("hg_") != std::string::npos;
-  return "auto " + name + " = [&](long" + (uses_channel ? " channel" : "") + ", long" + (uses_index ? " index" : "") +
-         ", float v)" + (uses_math ? " HG_MATH_LAMBDA_INLINE" : "") + " -> float {\n" + indent(body, 1) + "};";
+                         epilogue.statements.find("hg_") != std::string::npos;
+  return "auto " + name + " = [&](long" + (epilogue.uses_channel ? " channel" : "") + ", long" +
+         (epilogue.uses_index ? " index" : "") + ", float v)" + (uses_math ? " HG_MATH_LAMBDA_INLINE" : "") +
+         " -> float {\n" + indent(epilogue.statements, 1) + "};";
 }
 
 std::vector<std::string> scalar_kernel_templates(const Graph& graph, const Kernel& kernel) {

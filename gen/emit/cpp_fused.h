@@ -19,11 +19,36 @@ namespace hybgen {
 // The C++ pointer expression of a value (input, weight, arena buffer, output).
 using PointerOf = std::function<std::string(const std::string& value)>;
 
-// A block `{ for ... }` computing every node of an elementwise kernel per
+// What both backends print of an elementwise kernel: the loop nest, collapsed
+// where operands allow, and the statements for one point of it, which read
+// the loop counters i0, i1, ... (loop_counter) and, with more than one axis,
+// `o`, the flat index of the point (the outputs are contiguous over the loop).
+struct ElementwiseBody {
+  std::vector<int64_t> extents;     // outermost first
+  std::string statements;           // loads, node results, stores
+  std::vector<std::string> reads;   // pointer expressions it reads, in first-use order
+  std::vector<std::string> writes;  // pointer expressions it stores to
+};
+ElementwiseBody elementwise_body(const Graph& graph, const Kernel& kernel, const PointerOf& pointer);
+std::string loop_counter(int axis);
+
+// What both backends print of an epilogue: statements over `v` (the anchor's
+// value), `channel` and `index` (see EmitContext::epilogue) that end with
+// `return RESULT;`, storing values also read outside the kernel on the way.
+struct EpilogueBody {
+  std::string statements;
+  bool uses_channel = false;
+  bool uses_index = false;
+  std::vector<std::string> reads;   // pointer expressions it reads
+  std::vector<std::string> writes;  // pointer expressions it stores to
+};
+EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const PointerOf& pointer);
+
+// C++: a block `{ for ... }` computing every node of an elementwise kernel per
 // element and storing the kernel's outputs.
 std::string print_elementwise_loop(const Graph& graph, const Kernel& kernel, const PointerOf& pointer);
 
-// `auto NAME = [&](long channel, long index, float v) -> float { ... };` for
+// C++: `auto NAME = [&](long channel, long index, float v) -> float { ... };` for
 // the nodes after the anchor (kernel.nodes[0]) of an epilogue kernel; values
 // read outside the kernel other than its final one are stored from inside.
 // A residual add and/or one op with an OpDef::vector_epilogue (clip, relu,

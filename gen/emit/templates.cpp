@@ -20,14 +20,15 @@ const std::string& template_text(const std::string& name) {
 
 namespace {
 
-void add_with_needs(const std::string& kernel, std::vector<std::string>& order, std::set<std::string>& visiting) {
+void add_with_needs(const std::string& folder, const std::string& kernel, std::vector<std::string>& order,
+                    std::set<std::string>& visiting) {
   if (std::find(order.begin(), order.end(), kernel) != order.end()) return;
   if (!visiting.insert(kernel).second) throw Error("kernel templates need each other in a cycle at '" + kernel + "'");
-  const std::string& text = template_text("kernels/" + kernel);
+  const std::string& text = template_text(folder + "/" + kernel);
   const std::string kPrefix = "// needs:";
   if (text.compare(0, kPrefix.size(), kPrefix) == 0) {
     std::istringstream needs(text.substr(kPrefix.size(), text.find('\n') - kPrefix.size()));
-    for (std::string need; needs >> need;) add_with_needs(need, order, visiting);
+    for (std::string need; needs >> need;) add_with_needs(folder, need, order, visiting);
   }
   visiting.erase(kernel);
   order.push_back(kernel);
@@ -35,10 +36,10 @@ void add_with_needs(const std::string& kernel, std::vector<std::string>& order, 
 
 }  // namespace
 
-std::vector<std::string> kernel_templates_with_needs(const std::string& kernel) {
+std::vector<std::string> kernel_templates_with_needs(const std::string& kernel, const std::string& folder) {
   std::vector<std::string> order;
   std::set<std::string> visiting;
-  add_with_needs(kernel, order, visiting);
+  add_with_needs(folder, kernel, order, visiting);
   return order;
 }
 

@@ -18,11 +18,13 @@ std::string indent_lines(const std::string& code, const std::string& pad);
 // Throws Error for an unknown template name.
 const std::string& template_text(const std::string& name);
 
-// The kernel templates `kernel` needs pasted before it ("kernels/NAME" for
+// The kernel templates `kernel` needs pasted before it ("FOLDER/NAME" for
 // each NAME its first line lists as `// needs: NAME NAME ...`), then
-// `kernel` itself, each once, in an order that satisfies every need.
+// `kernel` itself, each once, in an order that satisfies every need. FOLDER:
+// "kernels" for C++, "cuda/kernels" for CUDA.
 // Throws Error for an unknown template or a cycle.
-std::vector<std::string> kernel_templates_with_needs(const std::string& kernel);
+std::vector<std::string> kernel_templates_with_needs(const std::string& kernel,
+                                                     const std::string& folder = "kernels");
 
 // Replaces every {{KEY}} in `text`. Throws Error naming the template and key
 // when `text` has a key missing from `values`, or `values` has a key the text

@@ -23,6 +23,13 @@ std::size_t dtype_size(DType dtype) {
   return 0;
 }
 
+std::string dtype_c_type(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return "float";
+  }
+  return "void";
+}
+
 int64_t num_elements(const Shape& shape) {
   // A zero dimension empties the tensor whatever the others claim, and is
   // found first so that their product cannot overflow on the way.

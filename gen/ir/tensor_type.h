@@ -20,6 +20,8 @@ std::string dtype_name(DType dtype);
 // Throws Error for a name that is not a supported dtype.
 DType parse_dtype(const std::string& name);
 std::size_t dtype_size(DType dtype);
+// The C and C++ (and CUDA) type generated code stores it as: "float".
+std::string dtype_c_type(DType dtype);
 
 using Shape = std::vector<int64_t>;
 

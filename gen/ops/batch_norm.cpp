@@ -35,7 +35,7 @@ void reference(const KernelIO& io) {
   }
 }
 
-CppCall emit_cpp(const CppEmitContext& ctx) {
+KernelCall emit_cpp(const EmitContext& ctx) {
   const ChannelView v = view(ctx.node.attrs, ctx.in_types[0].shape);
   return {{"batch_norm"}, "hg_batch_norm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.in[2] + ", " + ctx.in[3] +
                               ", " + ctx.in[4] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) + ", " +

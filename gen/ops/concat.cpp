@@ -40,7 +40,7 @@ void reference(const KernelIO& io) {
   }
 }
 
-CppCall emit_cpp(const CppEmitContext& ctx) {
+KernelCall emit_cpp(const EmitContext& ctx) {
   const Shape& out = ctx.out_types[0].shape;
   const int axis = normalize_axis(ctx.node.attrs.get_int("dim"), out.size());
   const int64_t outer = dims_product(out, 0, axis), inner = dims_product(out, axis + 1, out.size());

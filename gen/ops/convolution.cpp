@@ -162,9 +162,9 @@ bool uses_pixel_gemm(const ConvGeometry& g) {
 // forward ran 273k AArch64 instructions through im2col + GEMM against 145k
 // row by row (counted under qemu; no AArch64 machine timed it), its arena
 // 71424 -> 17280 bytes.
-bool uses_rows(const ConvGeometry& g, const CppTarget& target) {
-  const bool avx2 = target.name == "x86-64-v3";
-  if (target.name != "x86-64-v4" && target.name != "armv8-a" && !avx2) return false;
+bool uses_rows(const ConvGeometry& g, const Target& target) {
+  const bool avx2 = target.isa == Isa::kAvx2;
+  if (target.isa != Isa::kAvx512 && target.isa != Isa::kNeon && !avx2) return false;
   if (avx2 && g.f > 16) return false;
   return g.groups == 1 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.kh == g.kw &&
          (g.kh == 3 || g.kh == 5) && g.f <= 128 && !uses_winograd(g);
@@ -179,8 +179,8 @@ bool uses_rows(const ConvGeometry& g, const CppTarget& target) {
 // 3.31 -> 2.52 us, 6 -> 16 on 12x12 4.08 -> 3.42 us (alternating runs in the
 // model); 4 filters x 4 rows took 2.57 on the first, 6 x 4 (24 accumulators)
 // 3.38.
-int64_t rows_filter_block(const ConvGeometry& g, const CppTarget& target) {
-  const int64_t most = target.name == "x86-64-v3" ? 2 : 8, panels = (g.f + most - 1) / most;
+int64_t rows_filter_block(const ConvGeometry& g, const Target& target) {
+  const int64_t most = target.isa == Isa::kAvx2 ? 2 : 8, panels = (g.f + most - 1) / most;
   return (g.f + panels - 1) / panels;
 }
 
@@ -231,7 +231,7 @@ int64_t im2col_tile_within(const ConvGeometry& g, int64_t budget) {
 // time, so they need weights known then (`weights_known`).
 enum class ConvKernel { kDense, kWinograd, kRows, kPixelGemm, kGemm, kDepthwise, kDirect };
 
-ConvKernel conv_kernel(const ConvGeometry& g, const CppTarget& target, bool weights_known) {
+ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights_known) {
   if (weights_known && uses_gemm(g)) {
     if (uses_dense(g)) return ConvKernel::kDense;
     if (uses_winograd(g)) return ConvKernel::kWinograd;
@@ -245,7 +245,7 @@ ConvKernel conv_kernel(const ConvGeometry& g, const CppTarget& target, bool weig
 // The scratch of the kernel chosen for weights known at generation time, as
 // a model's are (weights fed as inputs take a kernel that needs none).
 int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                       const CppTarget& target) {
+                       const Target& target) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
   switch (conv_kernel(g, target, true)) {
     case ConvKernel::kWinograd:
@@ -261,7 +261,7 @@ int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const 
 
 // Im2col columns shrink to tiles within the budget; other kernels' scratch is fixed.
 int64_t fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
-                    const CppTarget& target, int64_t budget) {
+                    const Target& target, int64_t budget) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
   if (conv_kernel(g, target, true) != ConvKernel::kGemm || reads_input_directly(g))
     return scratch_floats(a, in, out, target);
@@ -271,7 +271,7 @@ int64_t fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std
 // The weights [f, c/groups, kh, kw] as each group's [f/groups x c/groups*kh*kw]
 // matrix in hg_gemm_packed_a's row panels, group after group.
 std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
-                                               const float* data, const CppTarget& target) {
+                                               const float* data, const Target& target) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
   if (index != 1) return std::nullopt;
   switch (conv_kernel(g, target, true)) {
@@ -297,7 +297,7 @@ std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const 
   return packed;
 }
 
-CppCall emit_cpp(const CppEmitContext& ctx) {
+KernelCall emit_cpp(const EmitContext& ctx) {
   const ConvGeometry g = conv_geometry(ctx.node.attrs, ctx.in_types[0].shape);
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   const std::vector<int64_t> dims{g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,

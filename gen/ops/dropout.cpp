@@ -29,8 +29,8 @@ const OpRegistrar reg([] {
   d.reference = [](const KernelIO& io) {
     std::copy(io.in[0], io.in[0] + io.in_types[0].num_elements(), io.out[0]);
   };
-  d.emit_cpp = [](const CppEmitContext& ctx) {
-    return CppCall{{"copy"}, "hg_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+  d.emit_cpp = [](const EmitContext& ctx) {
+    return KernelCall{{"copy"}, "hg_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
                                  std::to_string(ctx.out_types[0].num_elements()) + ");"};
   };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };

@@ -35,8 +35,8 @@ const OpRegistrar reg([] {
       for (int64_t j = 0; j < dim; ++j) io.out[0][i * dim + j] = io.in[1][r * dim + j];
     }
   };
-  d.emit_cpp = [](const CppEmitContext& ctx) {
-    return CppCall{{"embedding"}, "hg_embedding(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
+  d.emit_cpp = [](const EmitContext& ctx) {
+    return KernelCall{{"embedding"}, "hg_embedding(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
                                       std::to_string(ctx.in_types[0].num_elements()) + ", " +
                                       std::to_string(ctx.node.attrs.get_int("input_dim")) + ", " +
                                       std::to_string(ctx.node.attrs.get_int("output_dim")) + ");"};

@@ -63,13 +63,13 @@ void reference(const KernelIO& io) {
 
 // The weight [hidden x k] as W^T in hg_gemm_packed_b's column panels.
 std::optional<std::vector<float>> pack_weight(const Attrs& a, int index, const std::vector<TensorType>& in,
-                                              const float* data, const CppTarget& target) {
+                                              const float* data, const Target& target) {
   if (index != 1) return std::nullopt;
   const FcDims d = fc_dims(a, in[0].shape);
   return pack_w_transposed_panels(data, d.hidden, d.k, target.gemm_nr);
 }
 
-CppCall emit_cpp(const CppEmitContext& ctx) {
+KernelCall emit_cpp(const EmitContext& ctx) {
   const FcDims d = fc_dims(ctx.node.attrs, ctx.in_types[0].shape);
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1])

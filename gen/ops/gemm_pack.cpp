@@ -1,29 +1,11 @@
-// Packing for templates/kernels/gemm.inc; the panel sizes below must stay in
-// step with the HG_GEMM_NR / HG_GEMM_MR table at the top of that file.
+// Packing for templates/kernels/gemm.inc, in the panel sizes the target
+// registry gives (targets/target.cpp).
 #include "ops/gemm_pack.h"
-
-#include <cctype>
 
 #include "ir/error.h"
 
 namespace hybgen {
 namespace {
-
-struct PanelSizes {
-  const char* target;
-  int nr, mr;
-};
-
-// gemm.inc:   __AVX512F__ | __AVX2__ && __FMA__ | __ARM_NEON | otherwise
-const PanelSizes kPanelSizes[] = {{"x86-64-v4", 16, 8}, {"x86-64-v3", 8, 6}, {"armv8-a", 4, 8}, {"generic", 8, 4}};
-
-const PanelSizes& sizes_for(const std::string& target) {
-  for (const auto& s : kPanelSizes)
-    if (target == s.target) return s;
-  std::string known;
-  for (const auto& s : kPanelSizes) known += std::string(known.empty() ? "" : ", ") + s.target;
-  throw Error("unknown GEMM target '" + target + "', expected one of " + known);
-}
 
 void check_dims(long rows, long cols, long panel, const char* what) {
   if (rows < 0 || cols < 0 || panel <= 0)
@@ -32,51 +14,6 @@ void check_dims(long rows, long cols, long panel, const char* what) {
 }
 
 }  // namespace
-
-int gemm_nr(const std::string& target) { return sizes_for(target).nr; }
-int gemm_mr(const std::string& target) { return sizes_for(target).mr; }
-
-const std::vector<std::string>& gemm_targets() {
-  static const std::vector<std::string> targets = [] {
-    std::vector<std::string> t;
-    for (const auto& s : kPanelSizes) t.push_back(s.target);
-    return t;
-  }();
-  return targets;
-}
-
-CppTarget cpp_target(const std::string& name) {
-  CppTarget t;
-  t.name = name;
-  t.gemm_nr = gemm_nr(name);
-  t.gemm_mr = gemm_mr(name);
-  return t;
-}
-
-std::string target_macro(const std::string& name) {
-  gemm_nr(name);  // rejects unknown names
-  std::string macro = "HG_TARGET_";
-  for (char c : name) macro += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return macro;
-}
-
-std::string target_cxx_flags(const std::string& name) {
-  gemm_nr(name);
-  return name == "generic" ? "" : "-march=" + name;
-}
-
-std::string host_target() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
-    return "x86-64-v4";
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "x86-64-v3";
-  return "generic";
-#elif defined(__aarch64__)
-  return "armv8-a";
-#else
-  return "generic";
-#endif
-}
 
 std::vector<float> pack_b_panels(const float* b, long k, long n, long nr) {
   check_dims(k, n, nr, "pack_b_panels");

@@ -1,8 +1,8 @@
 // Generation-time packing of a GEMM's constant operand into the panel layouts
 // that templates/kernels/gemm.inc reads (see the comment at its top), and the
-// panel sizes that kernel uses on each target.
+// panel sizes come from the target (targets/target.h: Target::gemm_nr).
 //
-//   const int nr = gemm_nr("x86-64-v4");                          // 16
+//   const int nr = find_target("x86-64-v4").gemm_nr;              // 16
 //   std::vector<float> wp = pack_w_transposed_panels(w, n, k, nr); // dense W [n x k]
 //   // emit wp as a weight; call hg_gemm_packed_b(x, k, wp, bias, y, n, m, n, k, ep)
 #pragma once
@@ -13,24 +13,6 @@
 #include "ops/op.h"
 
 namespace hybgen {
-
-// Targets gemm_nr/gemm_mr know: "x86-64-v4" (AVX-512), "x86-64-v3"
-// (AVX2+FMA), "armv8-a" (NEON), "generic" (the portable fallback). They match
-// the #if branches of gemm.inc; the generated code must be compiled for the
-// same target it was packed for. Throw Error for any other name.
-int gemm_nr(const std::string& target);
-int gemm_mr(const std::string& target);
-const std::vector<std::string>& gemm_targets();
-
-// What `--target NAME` means for the C++ backend (ops/op.h); Error listing
-// the names for another.
-CppTarget cpp_target(const std::string& name);
-// The macro generated code defines to pin gemm.inc to the target's path.
-std::string target_macro(const std::string& name);
-// Compiler flags that enable the target's instructions ("" for generic).
-std::string target_cxx_flags(const std::string& name);
-// The fastest target this machine runs: what `hybgen bench` uses.
-std::string host_target();
 
 // B [k x n] row-major -> column panels of width nr, k-major:
 //   out[(p*k + kk)*nr + j] = B[kk][p*nr + j], zero past column n-1.

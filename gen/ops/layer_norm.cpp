@@ -52,9 +52,9 @@ const OpRegistrar reg([] {
           y[i * v.inner] = static_cast<float>((x[i * v.inner] - mean) * inv_std * io.in[1][i] + io.in[2][i]);
       }
   };
-  d.emit_cpp = [](const CppEmitContext& ctx) {
+  d.emit_cpp = [](const EmitContext& ctx) {
     const AxisView v = view(ctx.node.attrs, ctx.in_types[0].shape);
-    return CppCall{{"layer_norm"}, "hg_layer_norm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.in[2] + ", " +
+    return KernelCall{{"layer_norm"}, "hg_layer_norm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.in[2] + ", " +
                                        ctx.out[0] + ", " + std::to_string(v.outer) + ", " + std::to_string(v.n) +
                                        ", " + std::to_string(v.inner) + ", " +
                                        cpp_float(ctx.node.attrs.get_float("eps")) + ");"};

@@ -141,7 +141,7 @@ std::string layout_cpp(const Layout& l) {
          ")";
 }
 
-CppCall emit(const MatmulCall& c, const CppEmitContext& ctx) {
+KernelCall emit(const MatmulCall& c, const EmitContext& ctx) {
   const std::string scratch = ctx.scratch.empty() ? "nullptr" : ctx.scratch;  // k == 0: nothing to pack
   return {{"epilogue", "gemm", "matmul"},
           "hg_batch_matmul(" + ctx.in[0] + ", " + layout_cpp(c.a) + ", " + ctx.in[1] + ", " + layout_cpp(c.b) + ", " +
@@ -175,13 +175,13 @@ OpDef matmul_op(const std::string& name, MatmulCall (*call)(const Attrs&, const 
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = -1;
   d.scratch_floats = [call](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                            const CppTarget&) {
+                            const Target&) {
     return scratch_floats(call(a, in[0].shape, in[1].shape));
   };
   d.reference = [call](const KernelIO& io) {
     run_reference(call(io.attrs, io.in_types[0].shape, io.in_types[1].shape), io);
   };
-  d.emit_cpp = [call](const CppEmitContext& ctx) {
+  d.emit_cpp = [call](const EmitContext& ctx) {
     return emit(call(ctx.node.attrs, ctx.in_types[0].shape, ctx.in_types[1].shape), ctx);
   };
   d.flops = [call](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
@@ -262,13 +262,13 @@ const OpRegistrar strided_batch_dot([] {
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
   d.scratch_floats = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out,
-                        const CppTarget&) {
+                        const Target&) {
     return scratch_floats(strided_call(a, out[0].shape));
   };
   d.reference = [](const KernelIO& io) {
     run_reference(strided_call(io.attrs, io.out_types[0].shape), io);
   };
-  d.emit_cpp = [](const CppEmitContext& ctx) {
+  d.emit_cpp = [](const EmitContext& ctx) {
     return emit(strided_call(ctx.node.attrs, ctx.out_types[0].shape), ctx);
   };
   d.flops = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {

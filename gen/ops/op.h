@@ -17,6 +17,7 @@
 #include "ir/attrs.h"
 #include "ir/graph.h"
 #include "ir/tensor_type.h"
+#include "targets/target.h"
 
 namespace hybgen {
 
@@ -48,51 +49,70 @@ struct KernelIO {
   std::vector<TensorType> out_types;
 };
 
-// What the C++ backend generates for (--target): the SIMD path the kernels
-// are pinned to, and so the panel sizes of GEMM operands packed at
-// generation time (templates/kernels/gemm.inc).
-struct CppTarget {
-  std::string name = "generic";  // "generic", "x86-64-v3", "x86-64-v4", "armv8-a"
-  int gemm_nr = 8;               // packed-B panel width
-  int gemm_mr = 4;               // packed-A panel height
-};
-
-// What an op's C++ printer gets: pointer expressions for its buffers.
-struct CppEmitContext {
+// What an op's printer gets, on either backend: pointer expressions for its
+// buffers (host pointers in C++, device pointers in CUDA), of the C type of
+// their dtype (dtype_c_type: `const float*` / `float*` for float32).
+struct EmitContext {
   const Node& node;
-  const CppTarget& target;
-  std::vector<std::string> in;  // expressions of type `const float*`
+  const Target& target;
+  std::vector<std::string> in;  // expressions of type `const T*`
   std::vector<TensorType> in_types;
-  std::vector<std::string> out;  // expressions of type `float*`
+  std::vector<std::string> out;  // expressions of type `T*`
   std::vector<TensorType> out_types;
-  // Ops with OpDef::epilogue_axis: the name of a functor in scope,
-  // `float epilogue(long channel, long index, float value)`, that the kernel
-  // applies to every output value before storing it (fused bias, activation,
-  // residual add). Empty: store values as they are.
+  // Ops with OpDef::epilogue_axis: the name of a functor in scope that the
+  // kernel applies to every output value before storing it (fused bias,
+  // activation, residual add): in C++ `float epilogue(long channel, long
+  // index, float value)`; in CUDA an object whose `__device__ float
+  // operator()(long channel, long index, float value) const` does the same,
+  // passed to the kernel by value. Empty: store values as they are.
   std::string epilogue;
   // Per input: it already lies where OpDef::input_placement puts it (its
   // producer wrote it there), so there is nothing to copy. Empty: none does.
   std::vector<bool> in_placed;
-  // Ops with OpDef::scratch_floats: a `float*` to `scratch_floats` floats of
-  // scratch memory in the arena, for this kernel alone (what the memory plan
-  // gave it: less than OpDef::scratch_floats where OpDef::fit_scratch let
+  // Ops with scratch (OpDef::scratch_floats in C++, CudaOpKernel::
+  // scratch_bytes in CUDA): a `float*` to `scratch_floats` floats of scratch
+  // memory in the arena, for this kernel alone (what the memory plan gave
+  // it: in C++ less than OpDef::scratch_floats where OpDef::fit_scratch let
   // the plan shrink it).
   std::string scratch;
-  // Per input: the constant was re-laid out by OpDef::pack_constant.
+  // Per input: the constant was re-laid out by OpDef::pack_constant (C++).
   std::vector<bool> in_packed;
-  // An expression of type `const hg_thread_pool*` (templates/kernels/
+  // C++: an expression of type `const hg_thread_pool*` (templates/kernels/
   // parallel.inc), possibly null: kernels that can split their work pass it on.
   std::string pool = "pool";
   // The floats `scratch` points to (see scratch).
   int64_t scratch_floats = 0;
+  // CUDA: the `cudaStream_t` every launch goes to.
+  std::string stream = "stream";
 };
 
-// What an op's C++ printer returns: the statements of one kernel call and the
-// kernel bodies (files templates/kernels/NAME.inc) those statements call.
-struct CppCall {
+// What an op's printer returns: the statements of one kernel call and the
+// kernel bodies those statements call (templates/kernels/NAME.inc in C++,
+// templates/cuda/kernels/NAME.inc in CUDA).
+struct KernelCall {
   std::vector<std::string> kernels;
   std::string code;
 };
+
+// How the CUDA backend runs an op that is not elementwise (elementwise and
+// broadcast ops need nothing: their OpDef::emit_scalar expression serves both
+// backends). Registered beside the other CUDA kernels, in gen/ops/cuda/, by
+// a static CudaKernelRegistrar; the registry test checks every op has one.
+struct CudaOpKernel {
+  // The statements that launch the op on EmitContext::stream; each launch
+  // `if (cudaError_t e = hg_launch(...)) return e;` so a failed one stops run().
+  std::function<KernelCall(const EmitContext&)> emit;
+  // Bytes of device scratch the kernel needs, live during it alone; unset: none.
+  std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out)>
+      scratch_bytes;
+};
+
+struct CudaKernelRegistrar {
+  CudaKernelRegistrar(const std::string& op, CudaOpKernel kernel);
+};
+
+// The CUDA kernel of an op (by its canonical name); nullptr when it has none.
+const CudaOpKernel* find_cuda_kernel(const std::string& op);
 
 // One configuration the generic op test runs through every backend.
 struct OpExample {
@@ -120,7 +140,7 @@ struct OpDef {
   // Output types from input types; throws Error saying what is wrong.
   std::function<std::vector<TensorType>(const Attrs&, const std::vector<TensorType>&)> infer;
   std::function<void(const KernelIO&)> reference;
-  std::function<CppCall(const CppEmitContext&)> emit_cpp;
+  std::function<KernelCall(const EmitContext&)> emit_cpp;
   // Elementwise and broadcast ops: the C++ expression of one output element
   // from the expressions of the matching input elements (plain identifiers
   // of type float). Fusion chains these into one loop, so such an op needs no
@@ -144,7 +164,7 @@ struct OpDef {
   // hg_add_epilogue(other, then), loading that operand's vector in
   // registers, `then` the vector_epilogue of one op after it if any.
   bool residual_epilogue = false;
-  // GEMM/convolution-like ops whose emit_cpp honours CppEmitContext::epilogue:
+  // GEMM/convolution-like ops whose emit_cpp honours EmitContext::epilogue:
   // the output axis the epilogue's `channel` counts along (negative: from
   // the end). Unset: the op takes no epilogue.
   std::optional<int> epilogue_axis;
@@ -155,21 +175,21 @@ struct OpDef {
   // target the code is generated for: the memory planner gives it arena
   // bytes live during that kernel alone. Unset or 0: none.
   std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
-                        const CppTarget& target)>
+                        const Target& target)>
       scratch_floats;
   // Ops whose kernel can also work in less scratch (smaller im2col tiles):
   // the floats it takes within `budget` floats, between its smallest tile's
   // (even over the budget) and scratch_floats. The memory planner uses it
   // where the scratch, not the activations, sets the arena; emit_cpp then
-  // sizes its tiles from CppEmitContext::scratch_floats. Unset: fixed.
+  // sizes its tiles from EmitContext::scratch_floats. Unset: fixed.
   std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
-                        const CppTarget& target, int64_t budget)>
+                        const Target& target, int64_t budget)>
       fit_scratch;
   // Constant inputs re-laid out at generation time into the layout the C++
   // kernel reads (packed GEMM panels), so nothing is packed at run time:
   // the packed floats of input `index` given its data, or nullopt to keep it.
   std::function<std::optional<std::vector<float>>(const Attrs&, int index, const std::vector<TensorType>& in,
-                                                  const float* data, const CppTarget& target)>
+                                                  const float* data, const Target& target)>
       pack_constant;
   // Ops that only gather their inputs into the output (Concat): the byte
   // offset at which each input lies as one contiguous block of the output,

@@ -70,7 +70,7 @@ std::string fill_operands(std::string expression, const std::vector<std::pair<st
   return expression;
 }
 
-std::string epilogue_argument(const CppEmitContext& ctx) {
+std::string epilogue_argument(const EmitContext& ctx) {
   return ctx.epilogue.empty() ? "HgNoEpilogue()" : ctx.epilogue;
 }
 

@@ -12,7 +12,7 @@
 
 namespace hybgen {
 
-struct CppEmitContext;
+struct EmitContext;
 
 // MXNet's None inside an int tuple (slice's begin=(0, None)); JSON null.
 constexpr int64_t kSliceNone = INT64_MIN;
@@ -59,7 +59,7 @@ std::string fill_operands(std::string expression, const std::vector<std::pair<st
 
 // The epilogue a kernel call passes (templates/kernels/epilogue.inc): the
 // fused one in scope, or HgNoEpilogue().
-std::string epilogue_argument(const CppEmitContext& ctx);
+std::string epilogue_argument(const EmitContext& ctx);
 
 // A float literal that reads back as the same float: "0.5f", "-1e-05f".
 std::string cpp_float(double value);

@@ -119,7 +119,7 @@ void reference(const KernelIO& io) {
 }
 
 // Channels per block of `mid` for this target (see kBlockBudgetFloats).
-int64_t channel_block(const Geometry& g, const CppTarget& target) {
+int64_t channel_block(const Geometry& g, const Target& target) {
   const int64_t mr = target.gemm_mr, panels_total = (g.f + mr - 1) / mr;
   const int64_t panels = std::clamp<int64_t>(kBlockBudgetFloats / (g.h * g.w * mr), 1, panels_total);
   return panels * mr;
@@ -138,8 +138,8 @@ int64_t channel_block(const Geometry& g, const CppTarget& target) {
 // replaces (mid x h x w floats), so that the fusion never grows the arena:
 // only for 1x1 convolutions that widen by 32 channels or more.
 // (256 output pixels: the kernel's HG_PWDW_BAND_PIXELS bounds a row.)
-bool uses_pixel_major(const Geometry& g, const CppTarget& target) {
-  return target.name == "x86-64-v4" && g.oh * g.ow <= 256 && g.h * g.w * 32 <= kBlockBudgetFloats &&
+bool uses_pixel_major(const Geometry& g, const Target& target) {
+  return target.isa == Isa::kAvx512 && g.oh * g.ow <= 256 && g.h * g.w * 32 <= kBlockBudgetFloats &&
          g.f - g.in >= 32;
 }
 
@@ -151,13 +151,13 @@ int64_t pixel_channel_block(const Geometry& g) {
   return std::min(std::max<int64_t>(32, fit), (g.f + 15) / 16 * 16);
 }
 
-int64_t target_scratch_floats(const Geometry& g, const CppTarget& target) {
+int64_t target_scratch_floats(const Geometry& g, const Target& target) {
   if (uses_pixel_major(g, target)) return g.h * g.w * (g.in + pixel_channel_block(g));
   return std::min(channel_block(g, target), g.f) * g.h * g.w;
 }
 
 int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                       const CppTarget& target) {
+                       const Target& target) {
   return target_scratch_floats(geometry(a, in[0].shape), target);
 }
 
@@ -165,7 +165,7 @@ int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const 
 // pixel-major kernel transposed into hg_gemm_packed_b's column panels, whose
 // weight2 is then tap-major (see the kernel). The rest as given.
 std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
-                                               const float* data, const CppTarget& target) {
+                                               const float* data, const Target& target) {
   const Geometry g = geometry(a, in[0].shape);
   const bool pixels = uses_pixel_major(g, target);
   if (index == 1) return pixels ? pack_w_transposed_panels(data, g.f, g.in, target.gemm_nr)
@@ -186,7 +186,7 @@ std::string activation_object(const Attrs& a) {
   return "HgNoEpilogue()";
 }
 
-CppCall emit_cpp(const CppEmitContext& ctx) {
+KernelCall emit_cpp(const EmitContext& ctx) {
   if (ctx.in_packed.size() < 2 || !ctx.in_packed[1])
     throw Error("weight1 must be a constant with data (it is packed at generation time)");
   const Geometry g = geometry(ctx.node.attrs, ctx.in_types[0].shape);

@@ -76,7 +76,7 @@ void reference(const KernelIO& io) {
         io.out[0][(p * g.oh + oy) * g.ow + ox] = pool_window(g, io.in[0] + p * g.h * g.w, oy, ox);
 }
 
-CppCall emit_cpp(const CppEmitContext& ctx) {
+KernelCall emit_cpp(const EmitContext& ctx) {
   const PoolGeometry g = geometry(ctx.node.attrs, ctx.in_types[0].shape);
   const std::vector<int64_t> dims{g.n * g.c, g.h,  g.w,  g.kh,   g.kw, g.oh, g.ow,
                                   g.sh,      g.sw, g.ph, g.pw, g.type, g.count_include_pad ? 1 : 0};

@@ -62,14 +62,14 @@ OpDef reduce_op(const std::string& name, bool mean) {
     const double scale = mean ? static_cast<double>(n_out) / static_cast<double>(n_in) : 1.0;
     for (int64_t o = 0; o < n_out; ++o) io.out[0][o] = static_cast<float>(acc[o] * scale);
   };
-  d.emit_cpp = [mean](const CppEmitContext& ctx) {
+  d.emit_cpp = [mean](const EmitContext& ctx) {
     const Shape& in = ctx.in_types[0].shape;
     const Shape dims = in.empty() ? Shape{1} : in;
     const auto strides = in.empty() ? std::vector<int64_t>{0} : output_strides(in, reduced_axes(ctx.node.attrs, in.size()));
     const double scale =
         mean ? static_cast<double>(ctx.out_types[0].num_elements()) / static_cast<double>(ctx.in_types[0].num_elements())
              : 1.0;
-    return CppCall{{"reduce"}, "{\n  static const long dims[] = " + cpp_int_list(dims) +
+    return KernelCall{{"reduce"}, "{\n  static const long dims[] = " + cpp_int_list(dims) +
                                    ";\n  static const long out_strides[] = " + cpp_int_list(strides) +
                                    ";\n  hg_reduce_sum(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
                                    std::to_string(dims.size()) + ", dims, out_strides, " +

@@ -25,6 +25,7 @@ namespace {
 struct Registry {
   std::map<std::string, std::unique_ptr<OpDef>> ops;
   std::map<std::string, const OpDef*> by_name;  // names and aliases
+  std::map<std::string, CudaOpKernel> cuda;     // canonical op name -> its CUDA kernel
 };
 
 // Function-local static: registrars in other translation units may run first.
@@ -46,6 +47,16 @@ OpRegistrar::OpRegistrar(OpDef def) {
     r.by_name[n] = ptr;
   }
   r.ops[ptr->name] = std::move(owned);
+}
+
+CudaKernelRegistrar::CudaKernelRegistrar(const std::string& op, CudaOpKernel kernel) {
+  if (!registry().cuda.emplace(op, std::move(kernel)).second) throw Error("CUDA kernel of op '" + op + "' registered twice");
+}
+
+const CudaOpKernel* find_cuda_kernel(const std::string& op) {
+  const Registry& r = registry();
+  auto it = r.cuda.find(op);
+  return it == r.cuda.end() ? nullptr : &it->second;
 }
 
 const OpDef* lookup_op(const std::string& name) {

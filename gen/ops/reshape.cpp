@@ -78,7 +78,7 @@ void copy_reference(const KernelIO& io) {
   std::copy(io.in[0], io.in[0] + io.in_types[0].num_elements(), io.out[0]);
 }
 
-CppCall copy_emit(const CppEmitContext& ctx) {
+KernelCall copy_emit(const EmitContext& ctx) {
   return {{"copy"}, "hg_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
                         std::to_string(ctx.out_types[0].num_elements()) + ");"};
 }

@@ -121,8 +121,8 @@ OpDef view_op(const std::string& name, StridedView (*view)(const Attrs&, const S
     return std::vector<TensorType>{TensorType{view(a, in[0].shape).dims, in[0].dtype}};
   };
   d.reference = [view](const KernelIO& io) { gather(view(io.attrs, io.in_types[0].shape), io.in[0], io.out[0]); };
-  d.emit_cpp = [view](const CppEmitContext& ctx) {
-    return CppCall{{"strided_copy"}, emit_gather(view(ctx.node.attrs, ctx.in_types[0].shape), ctx.in[0], ctx.out[0])};
+  d.emit_cpp = [view](const EmitContext& ctx) {
+    return KernelCall{{"strided_copy"}, emit_gather(view(ctx.node.attrs, ctx.in_types[0].shape), ctx.in[0], ctx.out[0])};
   };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   return d;
@@ -182,12 +182,12 @@ const OpRegistrar split_op([] {
     for (std::size_t k = 0; k < io.out.size(); ++k)
       gather(split_view(io.attrs, io.in_types[0].shape, static_cast<int64_t>(k)), io.in[0], io.out[k]);
   };
-  d.emit_cpp = [](const CppEmitContext& ctx) {
+  d.emit_cpp = [](const EmitContext& ctx) {
     std::string code;
     for (std::size_t k = 0; k < ctx.out.size(); ++k)
       code += (k ? "\n" : "") +
               emit_gather(split_view(ctx.node.attrs, ctx.in_types[0].shape, static_cast<int64_t>(k)), ctx.in[0], ctx.out[k]);
-    return CppCall{{"strided_copy"}, code};
+    return KernelCall{{"strided_copy"}, code};
   };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   Attrs three, squeeze;

@@ -43,7 +43,7 @@ void reference(const KernelIO& io, bool log_output) {
     }
 }
 
-CppCall emit(const CppEmitContext& ctx, bool log_output) {
+KernelCall emit(const EmitContext& ctx, bool log_output) {
   const AxisView v = axis_view(ctx.node.attrs, ctx.in_types[0].shape);
   return {{"math", "softmax"}, "hg_softmax(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) + ", " +
                            std::to_string(v.n) + ", " + std::to_string(v.inner) + ", " +
@@ -69,7 +69,7 @@ OpDef softmax_op(const std::string& name, bool log_output) {
   d.fusion = FusionClass::kReduction;
   d.infer = infer;
   d.reference = [log_output](const KernelIO& io) { reference(io, log_output); };
-  d.emit_cpp = [log_output](const CppEmitContext& ctx) { return emit(ctx, log_output); };
+  d.emit_cpp = [log_output](const EmitContext& ctx) { return emit(ctx, log_output); };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     return 5.0 * static_cast<double>(out[0].num_elements());
   };
@@ -124,9 +124,9 @@ OpDef fixed_view_softmax(const std::string& name, AxisView (*view_of)(const Attr
     KernelIO viewed{plain, io.in, {TensorType{{v.outer, v.n, v.inner}}}, io.out, {TensorType{{v.outer, v.n, v.inner}}}};
     reference(viewed, false);
   };
-  d.emit_cpp = [view_of](const CppEmitContext& ctx) {
+  d.emit_cpp = [view_of](const EmitContext& ctx) {
     const AxisView v = view_of(ctx.node.attrs, ctx.in_types[0].shape);
-    return CppCall{{"math", "softmax"}, "hg_softmax(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) +
+    return KernelCall{{"math", "softmax"}, "hg_softmax(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) +
                                     ", " + std::to_string(v.n) + ", " + std::to_string(v.inner) + ", 1.0f, false);"};
   };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>& out) {

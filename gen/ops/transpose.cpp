@@ -59,13 +59,13 @@ const OpRegistrar reg([] {
     const auto strides = source_strides(io.in_types[0].shape, transpose_axes(io.attrs, out.size()));
     for_each_strided(out, strides, {}, [&](int64_t i, int64_t src, int64_t) { io.out[0][i] = io.in[0][src]; });
   };
-  d.emit_cpp = [](const CppEmitContext& ctx) {
+  d.emit_cpp = [](const EmitContext& ctx) {
     const Shape& out = ctx.out_types[0].shape;
     const Shape dims = out.empty() ? Shape{1} : out;
     const auto strides = out.empty()
                              ? std::vector<int64_t>{1}
                              : source_strides(ctx.in_types[0].shape, transpose_axes(ctx.node.attrs, out.size()));
-    return CppCall{{"strided_copy"},
+    return KernelCall{{"strided_copy"},
                    "{\n  static const long dims[] = " + cpp_int_list(dims) +
                        ";\n  static const long strides[] = " + cpp_int_list(strides) + ";\n  hg_strided_copy(" +
                        ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(dims.size()) + ", dims, strides);\n}"};

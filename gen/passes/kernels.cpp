@@ -63,15 +63,20 @@ Kernel single_node_kernel(const Graph& graph, int index) {
 
 std::string scratch_value(const Kernel& kernel) { return kernel.name + "#scratch"; }
 
-std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const CppTarget& target,
+std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const Target& target,
                                  std::size_t budget) {
   if (kernel.kind != KernelKind::kOp && kernel.kind != KernelKind::kEpilogue) return 0;
   const Node& node = graph.nodes[kernel.nodes.front()];
   const OpDef& def = find_op(node.op);
-  if (!def.scratch_floats) return 0;
   std::vector<TensorType> in, out;
   for (const auto& v : node.inputs) in.push_back(graph.type(v));
   for (const auto& v : node.outputs) out.push_back(graph.type(v));
+  if (target.backend == Backend::kCuda) {
+    const CudaOpKernel* cuda = find_cuda_kernel(def.name);
+    if (!cuda || !cuda->scratch_bytes) return 0;
+    return static_cast<std::size_t>(cuda->scratch_bytes(node.attrs, in, out));
+  }
+  if (!def.scratch_floats) return 0;
   const int64_t full = def.scratch_floats(node.attrs, in, out, target);
   if (!def.fit_scratch || budget >= static_cast<std::size_t>(full) * sizeof(float))
     return static_cast<std::size_t>(full) * sizeof(float);

@@ -17,7 +17,7 @@
 
 namespace hybgen {
 
-struct CppTarget;  // ops/op.h
+struct Target;  // ops/op.h
 
 enum class KernelKind {
   kOp,           // one node through its op's emit_cpp
@@ -63,7 +63,7 @@ std::string scratch_value(const Kernel& kernel);
 // Bytes of scratch memory the kernel's anchor op asks for on `target`
 // (OpDef::scratch_floats); within `budget` bytes where its op can shrink it
 // (OpDef::fit_scratch), possibly still over the budget (its smallest tile).
-std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const CppTarget& target,
+std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const Target& target,
                                  std::size_t budget = static_cast<std::size_t>(-1));
 
 // One kernel per node, in node order, none fused and views copied: what

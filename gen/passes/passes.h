@@ -77,7 +77,7 @@ std::vector<Kernel> fuse(const Graph& graph);
 
 // Reorders kernels, among valid orders, to the one whose memory plan for
 // `target` (with small_arena, as plan_memory) needs the smallest arena.
-std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> kernels, const CppTarget& target,
+std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> kernels, const Target& target,
                                      bool small_arena = false);
 
 // Liveness over the kernel order, then offsets in one arena, with the
@@ -85,7 +85,7 @@ std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> ker
 // inputs and in-place results share bytes; with small_arena, scratch that
 // would set the arena shrinks (smaller im2col tiles) into the room the
 // other buffers leave (MemoryPlan::small_arena_bound tells what it gives).
-MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, const CppTarget& target,
+MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, const Target& target,
                        bool share_buffers = true, bool small_arena = false);
 
 }  // namespace hybgen

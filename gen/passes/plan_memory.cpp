@@ -178,7 +178,7 @@ std::size_t peak_live_bytes(const std::vector<ArenaBlock>& blocks, int steps) {
 // smaller tiles cost speed (LeNet's portable convolutions 25.2 -> 34.2 us).
 // A scratch block lives at its kernel's step alone: its first_step is the
 // kernel's index; `full_peak` is peak_live_bytes of the blocks as given.
-std::size_t fit_scratch_blocks(const Graph& graph, const std::vector<Kernel>& kernels, const CppTarget& target,
+std::size_t fit_scratch_blocks(const Graph& graph, const std::vector<Kernel>& kernels, const Target& target,
                                const std::unordered_set<std::string>& scratch, std::size_t full_peak, bool apply,
                                std::vector<ArenaBlock>& blocks,
                                std::unordered_map<std::string, std::size_t>& bytes_of) {
@@ -208,7 +208,7 @@ std::size_t fit_scratch_blocks(const Graph& graph, const std::vector<Kernel>& ke
 
 }  // namespace
 
-MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, const CppTarget& target,
+MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, const Target& target,
                        bool share_buffers, bool small_arena) {
   MemoryPlan plan;
   std::unordered_set<std::string> outside(graph.inputs.begin(), graph.inputs.end());  // the caller's

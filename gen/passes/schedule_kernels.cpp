@@ -138,7 +138,7 @@ std::vector<int> memory_greedy_order(const Graph& graph, const std::vector<Kerne
 
 }  // namespace
 
-std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> kernels, const CppTarget& target,
+std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> kernels, const Target& target,
                                      bool small_arena) {
   if (kernels.size() < 3) return kernels;
   const KernelDag dag = build_dag(kernels);

@@ -264,11 +264,11 @@ TEST_F(Cli, BenchKeepLeavesAProgramThatTimesAgain) {
 // an AVX-512 machine) with its own -march and -mtune=native, as a machine
 // with only its instructions would build it.
 TEST_F(Cli, BenchBuildsAnotherTargetForItsOwnInstructions) {
-  const std::string host = host_target();
-  if (host != "x86-64-v4" && host != "x86-64-v3") GTEST_SKIP() << "needs an x86-64 host with AVX2";
+  const Isa host = host_target().isa;
+  if (host != Isa::kAvx512 && host != Isa::kAvx2) GTEST_SKIP() << "needs an x86-64 host with AVX2";
   auto r = hybgen("bench --runs 2 --warmup 1 --target x86-64-v3 " + quoted(small_model()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string own = host == "x86-64-v3" ? "-march=native" : "-mtune=native";
+  const std::string own = host == Isa::kAvx2 ? "-march=native" : "-mtune=native";
   EXPECT_NE(r.output.find("built with -march=x86-64-v3 -std=c++11 -O3 " + own + " ("), std::string::npos) << r.output;
   r = hybgen("bench --runs 2 --warmup 1 --target x86-64-v3 --cxx-flags \"-std=c++11 -O2\" " + quoted(small_model()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -279,7 +279,7 @@ TEST_F(Cli, BenchBuildsAnotherTargetForItsOwnInstructions) {
 // compiler and runs it under qemu; without them, and for bench (an
 // emulator's timings mean nothing), a clear error before any work.
 TEST_F(Cli, ArmCodeVerifiesUnderEmulationAndIsNotTimedThere) {
-  if (host_target() == "armv8-a") GTEST_SKIP() << "this machine runs AArch64 code itself";
+  if (host_target().isa == Isa::kNeon) GTEST_SKIP() << "this machine runs AArch64 code itself";
   const std::string model = small_model();
   if (on_path("aarch64-linux-gnu-g++") && on_path("qemu-aarch64")) {
     const auto r = hybgen("verify --target armv8-a " + quoted(model));
@@ -298,7 +298,7 @@ TEST_F(Cli, ArmCodeVerifiesUnderEmulationAndIsNotTimedThere) {
       << r.output;
   r = hybgen("bench --runs 2 --target armv8-a " + quoted(model));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("--target armv8-a code cannot be timed here (this machine runs " + host_target() + " code)"),
+  EXPECT_NE(r.output.find("--target armv8-a code cannot be timed here (this machine runs " + host_target().name + " code)"),
             std::string::npos)
       << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one message:\n" << r.output;

@@ -144,7 +144,7 @@ TEST(VerifyModel, ExternalWeightsAreLoadedAndAStaleFileIsRefused) {
 TEST(VerifyModel, SmallArenaTilesGiveTheReferenceResults) {
   VerifyOptions options = options_with_test_compiler();
   options.small_arena = true;
-  for (const std::string& target : {std::string("generic"), host_target()}) {
+  for (const std::string& target : {std::string("generic"), host_target().name}) {
     options.target = target;
     const VerifyReport r = verify_model(testing::im2col_convolutions(), options);
     EXPECT_TRUE(r.ok) << target << ": relative error " << r.checks.at(0).max_rel_error;

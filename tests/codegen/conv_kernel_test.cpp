@@ -390,7 +390,7 @@ void write_pointwise_depthwise_case(std::ofstream& out, const PackedCase& p, lon
 // Pointwise-depthwise: several blocks and a last one shorter than a panel,
 // stride 2, batch 2, 5x5, a 7x7 map (the flat AVX-512 path), one block.
 void write_packed_cases(const std::string& path, const std::string& target) {
-  const long nr = gemm_nr(target), mr = gemm_mr(target);
+  const long nr = find_target(target).gemm_nr, mr = find_target(target).gemm_mr;
   std::vector<PackedCase> cases = {
       {0, 1, 32, 8, 8, 32, 3, 1, 1, 4},   {0, 1, 33, 9, 6, 40, 3, 1, 1, 6},  {0, 2, 17, 7, 11, 19, 3, 1, 0, 5},
       {0, 1, 48, 5, 5, 32, 3, 1, 2, 1},   {0, 1, 16, 13, 4, 48, 3, 1, 1, 12}, {0, 2, 64, 6, 6, 64, 3, 1, 1, 2},

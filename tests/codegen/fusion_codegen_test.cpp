@@ -38,10 +38,10 @@ TEST_P(FusionCodegen, MatchesTheReference) {
 // The same, generated for this machine's SIMD path (--target), where it has
 // one: packed weights in that path's panels, compiled with its -march.
 TEST_P(FusionCodegen, MatchesTheReferenceOnThisMachinesTarget) {
-  if (host_target() == "generic") GTEST_SKIP() << "this machine has no SIMD target";
+  if (host_target().isa == Isa::kPortable) GTEST_SKIP() << "this machine has no SIMD target";
   VerifyOptions options;
   options.cxx = HYBGEN_CXX;
-  options.target = host_target();
+  options.target = host_target().name;
   const VerifyReport report = verify_model(GetParam().build(), options);
   for (const auto& check : report.checks)
     EXPECT_LE(check.max_rel_error, 1e-5) << check.name << ": max abs error " << check.max_abs_error;
@@ -101,7 +101,7 @@ TEST(FusionCodegen, CodeForATargetWillNotBuildWithoutItsInstructions) {
   // Weights packed for AVX-512 panels must never run through another path:
   // built for plain x86-64, the code stops at an #error naming the target.
   const TempDir dir("hybgen-target-test");
-  write_generated(generate_cpp(testing::seed_mlp(), {"mlp", "", ""}, {true, nullptr, cpp_target("x86-64-v4")}),
+  write_generated(generate_cpp(testing::seed_mlp(), {"mlp", "", ""}, {true, nullptr, find_target("x86-64-v4")}),
                   dir.path());
   const auto r = testing::run_command(std::string(HYBGEN_CXX) + " -std=c++11 -march=x86-64 -c " +
                                       testing::quoted(dir.path() + "/mlp.cpp") + " -o /dev/null");

@@ -72,8 +72,8 @@ TEST(GemmPack, APanelsAreKMajorAndZeroPadded) {
 }
 
 TEST(GemmPack, UnknownTargetAndBadDimensionsAreErrors) {
-  EXPECT_THROW(gemm_nr("pentium"), Error);
-  EXPECT_THROW(gemm_mr(""), Error);
+  EXPECT_THROW(find_target("pentium"), Error);
+  EXPECT_THROW(find_target(""), Error);
   EXPECT_THROW(pack_b_panels(nullptr, 2, 2, 0), Error);
   EXPECT_THROW(pack_a_panels(nullptr, -1, 2, 4), Error);
   const std::vector<float> w(9, 1.0f);
@@ -88,14 +88,19 @@ TEST(GemmPack, TargetTableMatchesTheKernelBranches) {
   const std::regex define(R"(#define HG_GEMM_(NR|MR) (\d+))");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), define); it != std::sregex_iterator(); ++it)
     ((*it)[1] == "NR" ? nr : mr).push_back(std::stoi((*it)[2]));
-  const std::vector<std::string> targets = {"x86-64-v4", "x86-64-v3", "armv8-a", "generic"};
-  EXPECT_EQ(gemm_targets(), targets);
-  ASSERT_EQ(nr.size(), targets.size());
-  ASSERT_EQ(mr.size(), targets.size());
-  for (size_t i = 0; i < targets.size(); ++i) {
-    EXPECT_EQ(gemm_nr(targets[i]), nr[i]) << targets[i];
-    EXPECT_EQ(gemm_mr(targets[i]), mr[i]) << targets[i];
+  const std::vector<Isa> branches = {Isa::kAvx512, Isa::kAvx2, Isa::kNeon, Isa::kPortable};
+  ASSERT_EQ(nr.size(), branches.size());
+  ASSERT_EQ(mr.size(), branches.size());
+  int cpp_targets = 0;
+  for (const Target& t : all_targets()) {
+    if (t.backend != Backend::kCpp) continue;
+    ++cpp_targets;
+    const std::size_t i = std::find(branches.begin(), branches.end(), t.isa) - branches.begin();
+    ASSERT_LT(i, branches.size()) << t.name;
+    EXPECT_EQ(t.gemm_nr, nr[i]) << t.name;
+    EXPECT_EQ(t.gemm_mr, mr[i]) << t.name;
   }
+  EXPECT_EQ(cpp_targets, 4);
 }
 
 // The driver: `program info` prints NR and MR; `program DATA` runs every
@@ -384,11 +389,11 @@ void check_kernels(const std::string& cxx, const std::string& flags, const std::
   r = run_command(run + " info");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string expected =
-      "NR " + std::to_string(gemm_nr(target)) + " MR " + std::to_string(gemm_mr(target)) + "\n";
+      "NR " + std::to_string(find_target(target).gemm_nr) + " MR " + std::to_string(find_target(target).gemm_mr) + "\n";
   ASSERT_EQ(r.output, expected) << flags << " should use the panels of " << target;
 
   const std::vector<GemmCase> cases = all_cases();
-  write_cases(d + "cases.bin", cases, gemm_nr(target), gemm_mr(target));
+  write_cases(d + "cases.bin", cases, find_target(target).gemm_nr, find_target(target).gemm_mr);
   r = run_command(run + " " + quoted(d + "cases.bin"));
   EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   EXPECT_NE(r.output.find("RESULT cases " + std::to_string(cases.size()) + " "), std::string::npos) << r.output;

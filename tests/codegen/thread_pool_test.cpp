@@ -150,13 +150,13 @@ int main() {
 // runs it and returns its output.
 std::string build_and_run(const std::string& target, const std::string& flags) {
   const TempDir dir("hybgen-pool-test");
-  const auto files = generate_cpp(splittable_net(), {"split", "", ""}, {true, nullptr, cpp_target(target)});
+  const auto files = generate_cpp(splittable_net(), {"split", "", ""}, {true, nullptr, find_target(target)});
   EXPECT_NE(files[1].content.find("hg_conv_pointwise_depthwise("), std::string::npos) << "pw and pdw not fused";
   write_generated(files, dir.path());
   const std::string d = dir.path() + "/";
   std::ofstream(d + "hg_spin_pool.h") << template_text("hg_spin_pool.h");
   std::ofstream(d + "main.cpp") << kDriver;
-  const std::string target_flags = target_cxx_flags(target);
+  const std::string target_flags = find_target(target).compiler_flags;
   auto r = run_command(quoted(HYBGEN_CXX) + " -std=c++11 -Wall -Wextra -Wpedantic -Werror -pthread " + flags + " " +
                        target_flags + " -I" + quoted(dir.path()) + " " + quoted(d + "main.cpp") + " " +
                        quoted(d + "split.cpp") + " " + quoted(d + "split_weights.cpp") + " -o " + quoted(d + "driver"));
@@ -181,8 +181,8 @@ TEST(ThreadPool, GenericTargetGivesTheSameBitsOnRealThreads) {
 }
 
 TEST(ThreadPool, HostTargetGivesTheSameBitsOnRealThreads) {
-  if (host_target() == "generic") GTEST_SKIP() << "this machine has no SIMD target";
-  EXPECT_GE(parts_per_run(build_and_run(host_target(), "-O2")), 30);
+  if (host_target().isa == Isa::kPortable) GTEST_SKIP() << "this machine has no SIMD target";
+  EXPECT_GE(parts_per_run(build_and_run(host_target().name, "-O2")), 30);
 }
 
 TEST(ThreadPool, NoDataRacesUnderThreadSanitizer) {

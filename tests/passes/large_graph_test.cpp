@@ -230,7 +230,7 @@ TEST(LargeGraph, RemoveIdentitiesAgreesWithRenamingAtOnce) {
 
 // schedule_kernels as it was written first, scanning every ready kernel at
 // each step: what the ordered version must agree with.
-std::vector<Kernel> plain_schedule_kernels(const Graph& graph, std::vector<Kernel> kernels, const CppTarget& target) {
+std::vector<Kernel> plain_schedule_kernels(const Graph& graph, std::vector<Kernel> kernels, const Target& target) {
   if (kernels.size() < 3) return kernels;
   const int count = static_cast<int>(kernels.size());
   std::map<std::string, int> maker;

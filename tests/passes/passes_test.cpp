@@ -134,7 +134,7 @@ TEST(PlanMemory, SeedMlpArenaEqualsTheLowerBound) {
   EXPECT_EQ(c.plan.arena_bytes, c.plan.lower_bound_bytes);
   EXPECT_EQ(c.plan.naive_bytes, c.plan.arena_bytes);
   // Unfused, the relu outputs are buffers of their own.
-  const CompiledGraph unfused = compile_graph(testing::seed_mlp(), CompileOptions{false, nullptr, {}});
+  const CompiledGraph unfused = compile_graph(testing::seed_mlp(), CompileOptions{false, nullptr, default_target()});
   EXPECT_EQ(unfused.plan.lower_bound_bytes, 2048u);  // dense0_fwd and its relu, 256 floats each
   EXPECT_EQ(unfused.plan.arena_bytes, unfused.plan.lower_bound_bytes);
   EXPECT_GT(unfused.plan.naive_bytes, unfused.plan.arena_bytes);
@@ -189,7 +189,7 @@ TEST(PlanMemory, ScratchIsWhatTheTargetsKernelsTake) {
     return bytes;
   };
   const CompiledGraph generic = compile_graph(g);
-  const CompiledGraph avx512 = compile_graph(g, {true, nullptr, cpp_target("x86-64-v4")});
+  const CompiledGraph avx512 = compile_graph(g, {true, nullptr, find_target("x86-64-v4")});
   EXPECT_EQ(generic.target.name, "generic");
   EXPECT_EQ(avx512.target.name, "x86-64-v4");
   EXPECT_EQ(scratch_bytes(generic), 4u * 9 * 25 * sizeof(float));  // a column of 36 values per output pixel
@@ -209,7 +209,7 @@ TEST(PlanMemory, SmallArenaShrinksIm2colTilesIntoTheRoomTheActivationsLeave) {
   };
   for (const char* target : {"generic", "x86-64-v4"}) {
     SCOPED_TRACE(target);
-    CompileOptions options{true, nullptr, cpp_target(target)};
+    CompileOptions options{true, nullptr, find_target(target)};
     const CompiledGraph full = compile_graph(g, options);
     EXPECT_EQ(buffer_bytes(full, "a#scratch"), 32u * 56 * sizeof(float));
     EXPECT_EQ(buffer_bytes(full, "b#scratch"), 64u * 42 * sizeof(float));

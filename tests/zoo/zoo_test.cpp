@@ -14,6 +14,7 @@
 #include "pipeline.h"
 #include "verify/toolchain.h"
 #include "verify/verify.h"
+#include "nvcc_compile.h"
 #include "zoo.h"
 
 namespace hybgen {
@@ -98,7 +99,7 @@ TEST_P(Zoo, EagerHybridizedAndGeneratedAgree) {
   EXPECT_LE(static_cast<double>(plan.arena_bytes), 1.05 * static_cast<double>(plan.lower_bound_bytes)) << c.name;
   EXPECT_LE(plan.arena_bytes, plan.arena_by_strategy.at("greedy-by-size"));
   EXPECT_LE(plan.arena_bytes, plan.arena_by_strategy.at("greedy-by-first-use"));
-  const CompiledGraph plain = compile_graph(graph, CompileOptions{false, nullptr, {}});
+  const CompiledGraph plain = compile_graph(graph, CompileOptions{false, nullptr, default_target()});
   EXPECT_LE(plan.arena_bytes, plain.plan.arena_bytes) << c.name;
   EXPECT_LT(optimized.kernels.size(), plain.kernels.size()) << c.name << ": nothing fused";
 }
@@ -122,7 +123,8 @@ class ZooOnTarget : public ::testing::TestWithParam<std::tuple<ZooCase, std::str
 
 TEST_P(ZooOnTarget, GeneratedCodeMatchesTheReference) {
   const auto& [c, target] = GetParam();
-  if (!machine_runs(target) && !(target == "armv8-a" && on_path("aarch64-linux-gnu-g++") && on_path("qemu-aarch64")))
+  const Target& t = find_target(target);
+  if (!machine_runs(t) && !(t.runner == Runner::kCrossQemu && on_path(t.cross_compiler) && on_path(t.emulator)))
     GTEST_SKIP() << "this machine neither runs nor emulates " << target << " code";
   const Initialized i = initialized(c);
   const Graph graph = i.net->trace({c.input}, c.name, true);
@@ -140,6 +142,45 @@ INSTANTIATE_TEST_SUITE_P(Architectures, ZooOnTarget,
                              if (ch == '-') ch = '_';
                            return std::string(std::get<0>(info.param).name) + "_" + target;
                          });
+
+// The CUDA backend's kernels on the small models, run on the CPU through the
+// cuda-host layer: MobileNet v2 at 32x32, LeNet, the transformer layer.
+const ZooCase kCudaHostZoo[] = {ZooCase{"mobilenet_v2", [] { return zoo::mobilenet_v2(); }, {1, 3, 32, 32}},
+                                ZooCase{"transformer_encoder", [] { return zoo::transformer_encoder(); }, {1, 32, 256}},
+                                ZooCase{"lenet", [] { return zoo::lenet(); }, {1, 1, 28, 28}}};
+
+class ZooOnCudaHost : public ::testing::TestWithParam<ZooCase> {};
+
+TEST_P(ZooOnCudaHost, GeneratedCudaMatchesTheReference) {
+  const ZooCase& c = GetParam();
+  const Initialized i = initialized(c);
+  const Graph graph = i.net->trace({c.input}, c.name, true);
+  const VerifyReport report = verify_generated(graph, c, i.x, "cuda-host");
+  ASSERT_EQ(report.checks.size(), 1u);
+  EXPECT_TRUE(report.ok) << c.name << " on cuda-host: max relative error " << report.checks[0].max_rel_error;
+}
+
+INSTANTIATE_TEST_SUITE_P(Architectures, ZooOnCudaHost, ::testing::ValuesIn(kCudaHostZoo),
+                         [](const ::testing::TestParamInfo<ZooCase>& info) { return std::string(info.param.name); });
+
+// Every zoo model's CUDA compiles with nvcc for the GPUs the target names
+// (sm_80 and sm_90), warning-free; ptxas's registers and spills go to the
+// log (tests/nvcc_compile.h: how much spilling fails). Compile only: no GPU is needed.
+class ZooNvcc : public ::testing::TestWithParam<ZooCase> {};
+
+TEST_P(ZooNvcc, GeneratedCudaCompiles) {
+  if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on the PATH";
+  const ZooCase& c = GetParam();
+  const Initialized i = initialized(c);
+  const Graph graph = i.net->trace({c.input}, c.name, true);
+  const testing::NvccResult r = testing::nvcc_compile(graph, c.name);
+  std::printf("%s", r.ptxas_summary.c_str());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_LE(r.most_spilled, testing::kMostSpillBytes) << c.name << " spills registers:\n" << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Architectures, ZooNvcc, ::testing::ValuesIn(kZoo),
+                         [](const ::testing::TestParamInfo<ZooCase>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace hybgen

@@ -1,0 +1,293 @@
+// The CUDA printer. What differs from the C++ one: kernels launch on a
+// stream through hg_launch (templates/cuda/kernels/common.inc), an
+// elementwise kernel is a __global__ function of its own over a grid-stride
+// loop, an epilogue is a struct rather than a lambda (kernels take it by
+// value), and the API around run() uploads the weights and owns an arena.
+#include "emit/cuda_emitter.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "emit/cpp_fused.h"
+#include "emit/templates.h"
+#include "ir/error.h"
+#include "ir/names.h"
+#include "lower/lowering.h"
+#include "ops/op.h"
+#include "version.h"
+
+namespace hybgen {
+namespace {
+
+constexpr int kElementwiseThreads = 256;
+
+// Whether `text` names the identifier `word` (not as part of a longer one).
+bool mentions(const std::string& text, const std::string& word) {
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const bool starts = at == 0 || !is_word(text[at - 1]);
+    const bool ends = at + word.size() == text.size() || !is_word(text[at + word.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+bool is_elementwise(const OpDef& def) { return static_cast<bool>(def.emit_scalar); }
+
+std::string parameter_list(const std::vector<std::string>& reads, const std::vector<std::string>& writes) {
+  std::string params;
+  for (const auto& r : reads) params += (params.empty() ? "" : ", ") + std::string("const float* ") + r;
+  for (const auto& w : writes) params += (params.empty() ? "" : ", ") + std::string("float* ") + w;
+  return params;
+}
+
+std::string argument_list(const std::vector<std::string>& reads, const std::vector<std::string>& writes) {
+  std::string args;
+  for (const auto& r : reads) args += ", " + r;
+  for (const auto& w : writes) args += ", " + w;
+  return args;
+}
+
+// A __global__ function computing one elementwise kernel, and its launch.
+struct PrintedKernel {
+  std::string definition;
+  std::string launch;
+};
+
+PrintedKernel print_elementwise_kernel(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer) {
+  const ElementwiseBody loop = elementwise_body(graph, *lowered.kernel, pointer);
+  const std::string name = "hg_kernel_" + std::to_string(lowered.step);
+  int64_t total = 1;
+  for (int64_t e : loop.extents) total *= e;
+  const int rank = static_cast<int>(loop.extents.size());
+  std::string counters;
+  int64_t inner = 1;
+  for (int r = rank - 1; r >= 0; --r) {
+    const std::string counter = loop_counter(r);
+    if (mentions(loop.statements, counter)) {
+      std::string value = inner == 1 ? "o" : "o / " + std::to_string(inner);
+      if (r > 0) value += " % " + std::to_string(loop.extents[r]);
+      counters = "const long " + counter + " = " + value + ";\n" + counters;
+    }
+    inner *= loop.extents[r];
+  }
+  // 32-bit index arithmetic (cheaper on a GPU) wherever the last step of the
+  // grid-stride loop cannot overflow it.
+  const std::string index = total <= (int64_t{1} << 30) ? "int" : "long";
+  if (index == "int")
+    for (std::size_t at = counters.find("const long "); at != std::string::npos; at = counters.find("const long ", at))
+      counters.replace(at, 11, "const int ");
+  const std::string body = "for (" + index + " o = blockIdx.x * blockDim.x + threadIdx.x; o < " + std::to_string(total) +
+                           "; o += gridDim.x * blockDim.x) {\n" + indent_lines(counters + loop.statements, "  ") + "}\n";
+  PrintedKernel k;
+  k.definition = "// " + lowered.heading + "\n__global__ void " + name + "(" +
+                 parameter_list(loop.reads, loop.writes) + ") {\n" + indent_lines(body, "  ") + "}\n";
+  k.launch = "HG_CHECK(hg_launch(" + name + ", dim3(hg_blocks_for(" + std::to_string(total) + ", " +
+             std::to_string(kElementwiseThreads) + ")), dim3(" + std::to_string(kElementwiseThreads) + "), stream" +
+             argument_list(loop.reads, loop.writes) + "));";
+  return k;
+}
+
+// The struct an epilogue kernel's anchor applies to each value, and the
+// statement that makes its object `epilogue`.
+PrintedKernel print_epilogue_struct(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer) {
+  const EpilogueBody epilogue = epilogue_body(graph, *lowered.kernel, pointer);
+  const std::string type = "HgEpilogue" + std::to_string(lowered.step);
+  std::string members, init;
+  for (const auto& r : epilogue.reads) members += "  const float* " + r + ";\n", init += (init.empty() ? "" : ", ") + r;
+  for (const auto& w : epilogue.writes) members += "  float* " + w + ";\n", init += (init.empty() ? "" : ", ") + w;
+  PrintedKernel k;
+  k.definition = "// The epilogue of " + lowered.heading + "\nstruct " + type + " {\n" + members +
+                 "  __device__ __forceinline__ float operator()(long" + (epilogue.uses_channel ? " channel" : "") +
+                 ", long" + (epilogue.uses_index ? " index" : "") + ", float v) const {\n" +
+                 indent_lines(epilogue.statements, "    ") + "  }\n};\n";
+  k.launch = "const " + type + " epilogue{" + init + "};";
+  return k;
+}
+
+}  // namespace
+
+std::vector<std::string> ops_without_cuda_kernel(const Graph& graph) {
+  std::vector<std::string> missing;
+  for (const Node& node : graph.nodes) {
+    const OpDef& def = find_op(node.op);
+    if (is_elementwise(def) || find_cuda_kernel(def.name)) continue;
+    if (std::find(missing.begin(), missing.end(), def.name) == missing.end()) missing.push_back(def.name);
+  }
+  return missing;
+}
+
+std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitOptions& options) {
+  if (compiled.target.backend != Backend::kCuda)
+    throw Error("emit_cuda: the graph was compiled for " + compiled.target.name + ", a " +
+                backend_name(compiled.target.backend) + " target");
+  // Every op the backend lacks, named at once.
+  std::string lacking;
+  for (const Node& node : compiled.graph.nodes) {
+    const OpDef& def = find_op(node.op);
+    if (!is_elementwise(def) && !find_cuda_kernel(def.name))
+      lacking += "\n  " + node_label(node.name, node.op);
+  }
+  if (!lacking.empty())
+    throw Error("the CUDA backend has no kernel for these nodes' ops (`hybgen ops` lists what each target runs):" +
+                lacking);
+
+  LoweredModel m = lower(compiled, {options.name, options.ns, options.source, options.external_weights});
+  const Graph& g = m.graph;
+  const std::string& name = m.name;
+  const std::string& ns = m.ns;
+
+  std::string params, args, null_checks, usage;
+  for (const auto& p : m.params) {
+    params += (params.empty() ? "" : ", ") + std::string(p.is_output ? "" : "const ") + dtype_c_type(p.type.dtype) +
+              "* " + p.variable;
+    args += (args.empty() ? "" : ", ") + p.variable;
+    null_checks += " || !" + p.variable;
+    usage += (usage.empty() ? "" : ", ") + p.variable;
+  }
+
+  const PointerOf pointer = [&](const std::string& value) { return m.pointer(value); };
+  std::vector<std::string> template_order;
+  auto use_templates = [&](const std::vector<std::string>& names) {
+    for (const auto& n : names)
+      for (const auto& k : kernel_templates_with_needs(n, "cuda/kernels"))
+        if (std::find(template_order.begin(), template_order.end(), k) == template_order.end())
+          template_order.push_back(k);
+  };
+  use_templates({"common"});
+  std::string definitions, body;
+  for (const LoweredKernel& lowered : m.kernels) {
+    const Kernel& kernel = *lowered.kernel;
+    const Node& first = g.nodes[kernel.nodes.front()];
+    std::string code;
+    try {
+      switch (kernel.kind) {
+        case KernelKind::kView:
+          if (!m.compiled.plan.find(kernel.outputs[0]))
+            code = "const float* const " + m.variable(kernel.outputs[0]) + " = " + pointer(first.inputs[0]) + ";";
+          else
+            code = "// shares the bytes of " + comment_text(first.inputs[0]);
+          break;
+        case KernelKind::kElementwise: {
+          use_templates(scalar_kernel_templates(g, kernel));
+          const PrintedKernel k = print_elementwise_kernel(g, lowered, pointer);
+          definitions += "\n" + k.definition;
+          code = k.launch;
+          break;
+        }
+        case KernelKind::kOp:
+        case KernelKind::kEpilogue: {
+          if (lowered.already_in_place) {
+            code = "// every input already lies in place";
+            break;
+          }
+          const CudaOpKernel* op = find_cuda_kernel(find_op(first.op).name);
+          EmitContext ctx = m.op_context(lowered);
+          ctx.stream = "stream";
+          if (kernel.kind == KernelKind::kEpilogue) {
+            use_templates(scalar_kernel_templates(g, kernel));
+            const PrintedKernel k = print_epilogue_struct(g, lowered, pointer);
+            definitions += "\n" + k.definition;
+            code = k.launch + "\n";
+            ctx.epilogue = "epilogue";
+          }
+          const KernelCall call = op->emit(ctx);
+          use_templates(call.kernels);
+          code += call.code;
+          if (kernel.kind == KernelKind::kEpilogue) code = "{\n" + indent_lines(code, "  ") + "}";
+          break;
+        }
+      }
+    } catch (const Error& e) {
+      throw Error(node_label(first.name, first.op) + ": " + e.what());
+    }
+    body += "  // " + lowered.heading + "\n" + indent_lines(code, "  ");
+  }
+  for (const auto& [out, key] : m.constant_outputs)
+    body += "  HG_CHECK(cudaMemcpyAsync(" + m.variable(out) + ", " + pointer(key) + ", " +
+            std::to_string(g.type(out).bytes()) + ", cudaMemcpyDeviceToDevice, stream));\n";
+
+  std::string pointers;
+  const auto read_weights = m.read_weights();
+  for (const WeightEntry* w : read_weights)
+    pointers += "  const float* const " + w->variable + " = reinterpret_cast<const float*>(hg_weights + " +
+                std::to_string(w->offset) + ");  // " + comment_text(w->what) + "\n";
+  if (read_weights.empty()) pointers += "  (void)hg_weights;  // the graph reads no weights\n";
+  const auto buffers = m.read_buffers();
+  for (const auto& b : buffers)
+    pointers += "  float* const " + b.variable + " = reinterpret_cast<float*>(hg_arena + " + std::to_string(b.offset) +
+                ");  // " + b.what + "\n";
+  if (buffers.empty()) pointers += "  (void)hg_arena;  // every value lives in the inputs and outputs\n";
+  for (const auto& in : m.unread_inputs()) pointers += "  (void)" + in + ";  // not read by the graph\n";
+
+  std::string kernels;
+  for (const auto& k : template_order) kernels += template_text("cuda/kernels/" + k) + "\n";
+  kernels += definitions;
+
+  const bool external = m.external_weights;
+  const std::string weights_name = weights_file_name(m);
+  std::string weight_constants = "// Weight data init() uploads, from " + weights_name + ".\n"
+                                 "constexpr std::size_t kWeightBytes = " + std::to_string(m.blob.size()) + ";\n";
+  std::string init_params, init_usage, init_doc, init_null_checks, weight_declaration, weight_source;
+  if (external) {
+    weight_constants += "// kWeightsFnv1a is that file's FNV-1a 64-bit hash, to check a loaded file against this code.\n"
+                        "constexpr std::uint64_t kWeightsFnv1a = " + hex64(m.weights_fnv1a64()) + "ull;\n";
+    init_params = ", const void* weights";
+    init_usage = ", weights";
+    init_doc = "// `weights` is " + weights_name + "'s bytes in host memory (kWeightBytes), copied to the device.\n";
+    init_null_checks = " || !weights";
+    weight_source = "weights";
+  } else {
+    weight_declaration = "namespace detail {\nextern const unsigned char kWeightBlob[];\n}  // namespace detail\n";
+    weight_source = "detail::kWeightBlob";
+  }
+  const MemoryPlan& plan = m.compiled.plan;
+  const std::map<std::string, std::string> common = {
+      {"NAME", name}, {"NAMESPACE", ns}, {"VERSION", kVersion}, {"SOURCE", comment_text(m.source)},
+      {"GRAPH_NAME", comment_text(g.name)}};
+  auto with = [&](std::map<std::string, std::string> extra) {
+    extra.insert(common.begin(), common.end());
+    return extra;
+  };
+  EmittedFile header{name + ".h", fill_template(template_text("cuda/model.h"),
+                                                with({{"GUARD", header_guard(name)},
+                                                      {"ARENA_BYTES", std::to_string(std::max<std::size_t>(plan.arena_bytes, 1))},
+                                                      {"ARENA_ALIGNMENT", std::to_string(plan.alignment)},
+                                                      {"WEIGHT_CONSTANTS", weight_constants},
+                                                      {"INIT_USAGE", init_usage},
+                                                      {"INIT_PARAMS", init_params},
+                                                      {"INIT_DOC", init_doc},
+                                                      {"NUM_INPUTS", std::to_string(g.inputs.size())},
+                                                      {"NUM_OUTPUTS", std::to_string(g.outputs.size())},
+                                                      {"SHAPES", shape_constants(m)},
+                                                      {"PARAMS", params},
+                                                      {"USAGE_ARGS", usage}}),
+                                                "cuda/model.h")};
+  EmittedFile source{name + ".cu", fill_template(template_text("cuda/model.cu"),
+                                                 with({{"TARGET", m.target.name},
+                                                       {"TARGET_SUMMARY", m.target.summary},
+                                                       {"WEIGHT_DECLARATION", weight_declaration},
+                                                       {"KERNELS", kernels},
+                                                       {"PARAMS", params},
+                                                       {"ARGS", args},
+                                                       {"NULL_CHECKS", null_checks},
+                                                       {"INIT_PARAMS", init_params},
+                                                       {"INIT_NULL_CHECKS", init_null_checks},
+                                                       {"WEIGHT_SOURCE", weight_source},
+                                                       {"POINTERS", pointers},
+                                                       {"BODY", body}}),
+                                                 "cuda/model.cu")};
+  return {header, source, weights_file(m), manifest_file(m)};
+}
+
+std::vector<EmittedFile> emit_for_target(const CompiledGraph& compiled, const CppEmitOptions& options) {
+  switch (compiled.target.backend) {
+    case Backend::kCuda: return emit_cuda(compiled, options);
+    case Backend::kCpp: break;
+  }
+  return emit_cpp(compiled, options);
+}
+
+}  // namespace hybgen

@@ -1,0 +1,121 @@
+// The CUDA kernel of Convolution (2-D, NCHW), by the first that applies:
+//   - depthwise (groups = channels = filters): hg_depthwise_conv2d
+//     (templates/cuda/kernels/depthwise.inc, another file's);
+//   - a 1x1 convolution on a 1x1 map: a dense layer, y[n x f] = x W^T
+//     (gemm.inc's hg_gemv at batch <= 8, else hg_gemm);
+//   - 1x1, stride 1, unpadded, one image: the input read directly as the
+//     GEMM's B (conv.inc's hg_conv2d_1x1, float4 loads);
+//   - everything else: implicit GEMM per group, the input gathered with its
+//     padding into the B tiles on the fly (conv.inc's hg_conv2d_gemm), the
+//     kernel size a template argument.
+// Tile configuration and split-K come from cuda_gemm_plan (gemm_kernels.cpp);
+// split-K takes scratch. The epilogue's channel is the filter.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/error.h"
+#include "ops/conv_geometry.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+
+void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather, int* config, int* splits);
+
+namespace {
+
+enum class Path { kDepthwise, kDense, kDirect1x1, kImplicit };
+
+Path path_of(const ConvGeometry& g) {
+  if (g.groups == g.c && g.f == g.c && g.groups > 1) return Path::kDepthwise;
+  const bool one_by_one = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+  if (one_by_one && g.groups == 1 && g.h == 1 && g.w == 1) return Path::kDense;
+  if (one_by_one && g.n == 1) return Path::kDirect1x1;
+  return Path::kImplicit;
+}
+
+// The GEMM each path runs: products, m, n, k.
+struct Shape4 {
+  int64_t batch, m, n, k;
+};
+
+Shape4 gemm_shape(const ConvGeometry& g, Path path) {
+  const int64_t cg = g.c / g.groups, fg = g.f / g.groups;
+  switch (path) {
+    case Path::kDense:
+      return {1, g.n, g.f, g.c};
+    case Path::kDirect1x1:
+      return {g.n * g.groups, fg, g.h * g.w, cg};
+    default:
+      return {g.groups, fg, g.n * g.oh * g.ow, cg * g.kh * g.kw};
+  }
+}
+
+bool dense_gemv(const ConvGeometry& g) { return g.n <= 8; }
+
+// Split-K floats (0: none).
+int64_t partial_floats(const ConvGeometry& g, Path path) {
+  if (path == Path::kDepthwise || (path == Path::kDense && dense_gemv(g))) return 0;
+  const Shape4 s = gemm_shape(g, path);
+  int config = 0, splits = 1;
+  cuda_gemm_plan(s.batch, s.m, s.n, s.k, path == Path::kImplicit, &config, &splits);
+  return splits > 1 ? splits * s.batch * s.m * s.n : 0;
+}
+
+std::string n(int64_t v) { return std::to_string(v); }
+
+KernelCall emit(const EmitContext& ctx) {
+  if (ctx.in_packed.size() > 1 && ctx.in_packed[1])
+    throw Error("the CUDA convolution reads weights as given: Convolution got packed ones");
+  const ConvGeometry g = conv_geometry(ctx.node.attrs, ctx.in_types[0].shape);
+  const std::string x = ctx.in[0], w = ctx.in[1], y = ctx.out[0];
+  const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
+  const std::string epilogue = epilogue_argument(ctx);
+  const Path path = path_of(g);
+  if (path == Path::kDepthwise)
+    return {{"depthwise"}, "HG_CHECK(hg_depthwise_conv2d(" + ctx.stream + ", " + x + ", " + w + ", " + bias + ", " +
+                               y + ", " + n(g.n) + ", " + n(g.c) + ", " + n(g.h) + ", " + n(g.w) + ", " + n(g.oh) +
+                               ", " + n(g.ow) + ", " + n(g.kh) + ", " + n(g.kw) + ", " + n(g.sh) + ", " + n(g.sw) +
+                               ", " + n(g.ph) + ", " + n(g.pw) + ", " + n(g.dh) + ", " + n(g.dw) + ", " + epilogue +
+                               "));"};
+  if (path == Path::kDense) {
+    // y[img, f] = sum_c x[img, c] W[f, c]: B K-contiguous, channel = column.
+    const std::string operands = x + ", " + n(g.c) + ", 0, " + w + ", " + n(g.c) + ", 0, " + bias + ", " + y + ", " +
+                                 n(g.f) + ", 0, " + n(g.f) + ", 1, " + n(g.n) + ", " + n(g.f) + ", " + n(g.c) + ", ";
+    if (dense_gemv(g)) {
+      const int64_t mr = g.n <= 1 ? 1 : g.n <= 2 ? 2 : g.n <= 4 ? 4 : 8;
+      return {{"gemm"}, "HG_CHECK((hg_gemv<" + n(mr) + ", 0, 0>(" + ctx.stream + ", " + operands + epilogue + ")));"};
+    }
+  }
+  const Shape4 s = gemm_shape(g, path);
+  int config = 0, splits = 1;
+  cuda_gemm_plan(s.batch, s.m, s.n, s.k, path == Path::kImplicit, &config, &splits);
+  const int64_t need = partial_floats(g, path);
+  const bool scratch = need > 0 && !ctx.scratch.empty() && ctx.scratch_floats >= need;
+  const std::string split_args = n(scratch ? splits : 1) + ", " + (scratch ? ctx.scratch : std::string("nullptr"));
+  if (path == Path::kDense)
+    return {{"gemm"}, "HG_CHECK((hg_gemm<" + n(config) + ", 0, 0>(" + ctx.stream + ", " + x + ", " + n(g.c) + ", 0, " +
+                          w + ", " + n(g.c) + ", 0, " + bias + ", " + y + ", " + n(g.f) + ", 0, " + n(g.f) + ", 1, " +
+                          n(g.n) + ", " + n(g.f) + ", " + n(g.c) + ", " + split_args + ", " + epilogue + ")));"};
+  if (path == Path::kDirect1x1)
+    return {{"gemm", "conv"}, "HG_CHECK((hg_conv2d_1x1<" + n(config) + ">(" + ctx.stream + ", " + x + ", " + w + ", " +
+                                  bias + ", " + y + ", " + n(g.n) + ", " + n(g.c) + ", " + n(g.h * g.w) + ", " +
+                                  n(g.f) + ", " + n(g.groups) + ", " + split_args + ", " + epilogue + ")));"};
+  return {{"gemm", "conv"},
+          "HG_CHECK((hg_conv2d_gemm<" + n(config) + ", " + n(g.kh) + ", " + n(g.kw) + ">(" + ctx.stream + ", " + x +
+              ", " + w + ", " + bias + ", " + y + ", " + n(g.n) + ", " + n(g.c) + ", " + n(g.h) + ", " + n(g.w) +
+              ", " + n(g.f) + ", " + n(g.oh) + ", " + n(g.ow) + ", " + n(g.sh) + ", " + n(g.sw) + ", " + n(g.ph) +
+              ", " + n(g.pw) + ", " + n(g.dh) + ", " + n(g.dw) + ", " + n(g.groups) + ", " + split_args + ", " +
+              epilogue + ")));"};
+}
+
+const CudaKernelRegistrar reg("Convolution",
+                              CudaOpKernel{emit, [](const Attrs& a, const std::vector<TensorType>& in,
+                                                    const std::vector<TensorType>&) {
+                                             const ConvGeometry g = conv_geometry(a, in[0].shape);
+                                             return partial_floats(g, path_of(g)) * 4;
+                                           }});
+
+}  // namespace
+}  // namespace hybgen

@@ -1,0 +1,304 @@
+// CUDA kernels of the data-movement ops: Concat, slice, slice_axis,
+// SliceChannel, transpose, Embedding, and the copies (Reshape, Flatten,
+// expand_dims, squeeze, Dropout, _copy). Kernel texts: templates/cuda/
+// kernels/{copy,concat,slice,transpose,embedding}.inc.
+//
+// Every strided view is simplified at generation time before it is printed:
+// size-1 axes are dropped and axes that stay adjacent in memory are merged,
+// so a slice of NCHW on C is a rank-2 gather, a contiguous slice a memcpy,
+// and NCHW -> NHWC a (N, C, HW) -> (N, HW, C) tiled transpose.
+#include <algorithm>
+#include <numeric>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+#include "ops/transpose.h"
+
+namespace hybgen {
+namespace {
+
+constexpr std::size_t kMaxRank = 8;
+constexpr int kMaxParts = 8;  // parts per hg_concat / hg_split launch
+
+// The strides of a row-major shape.
+std::vector<int64_t> row_major(const Shape& s) {
+  std::vector<int64_t> st(s.size(), 1);
+  for (int i = static_cast<int>(s.size()) - 2; i >= 0; --i) st[i] = st[i + 1] * s[i + 1];
+  return st;
+}
+
+// Output dims of a gather from its input, the input stride of each output
+// axis, and the input offset of the first element (gen/ops/slice.cpp's view).
+struct View {
+  int64_t offset = 0;
+  Shape dims;
+  std::vector<int64_t> strides;
+};
+
+// MXNet slice semantics, as gen/ops/slice.cpp's slice_view.
+View slice_view(const Shape& in, const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
+                const std::vector<int64_t>& step) {
+  if (begin.size() != end.size() || begin.size() > in.size() || (!step.empty() && step.size() != begin.size()))
+    throw Error("begin " + cpp_int_list(begin) + ", end " + cpp_int_list(end) + " and step " + cpp_int_list(step) +
+                " do not fit the input " + shape_str(in));
+  const auto stride = row_major(in);
+  View v;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const int64_t dim = in[i];
+    const int64_t s = i < step.size() && step[i] != kSliceNone ? step[i] : 1;
+    if (s == 0) throw Error("step 0 on axis " + std::to_string(i));
+    int64_t b = s > 0 ? 0 : dim - 1, e = s > 0 ? dim : -1;
+    if (i < begin.size() && begin[i] != kSliceNone) {
+      b = begin[i] < 0 ? begin[i] + dim : begin[i];
+      b = s > 0 ? std::clamp<int64_t>(b, 0, dim) : std::clamp<int64_t>(b, -1, dim - 1);
+    }
+    if (i < end.size() && end[i] != kSliceNone) {
+      e = end[i] < 0 ? end[i] + dim : end[i];
+      e = s > 0 ? std::clamp<int64_t>(e, 0, dim) : std::clamp<int64_t>(e, -1, dim - 1);
+    }
+    const int64_t n = s > 0 ? std::max<int64_t>(0, (e - b + s - 1) / s) : std::max<int64_t>(0, (b - e - s - 1) / -s);
+    if (n == 0) throw Error("axis " + std::to_string(i) + " slices to nothing");
+    v.offset += b * stride[i];
+    v.dims.push_back(n);
+    v.strides.push_back(s * stride[i]);
+  }
+  return v;
+}
+
+// Drops size-1 axes and merges axis d into d + 1 where d's stride is d+1's
+// extent (the two walk memory as one axis). Never empty: a lone element is
+// dims {1}, strides {1}.
+void simplify(View& v) {
+  Shape dims;
+  std::vector<int64_t> strides;
+  for (std::size_t d = 0; d < v.dims.size(); ++d) {
+    if (v.dims[d] == 1) continue;
+    if (!dims.empty() && strides.back() == v.strides[d] * v.dims[d]) {
+      dims.back() *= v.dims[d];
+      strides.back() = v.strides[d];
+    } else {
+      dims.push_back(v.dims[d]);
+      strides.push_back(v.strides[d]);
+    }
+  }
+  if (dims.empty()) {
+    dims = {1};
+    strides = {1};
+  }
+  v.dims = dims;
+  v.strides = strides;
+}
+
+std::string plus(const std::string& ptr, int64_t offset) {
+  return offset == 0 ? ptr : "(" + ptr + ") + " + std::to_string(offset);
+}
+
+std::string copy_call(const EmitContext& ctx, const std::string& x, const std::string& y, int64_t n) {
+  return "HG_CHECK(hg_copy(" + ctx.stream + ", " + x + ", " + y + ", " + std::to_string(n) + "));";
+}
+
+// y = the view of x: a memcpy when it is one contiguous run, else a gather.
+KernelCall gather_call(const EmitContext& ctx, View v, const std::string& x, const std::string& y) {
+  simplify(v);
+  if (v.dims.size() > kMaxRank) throw Error("rank above 8 is not supported");
+  if (v.dims.size() == 1 && v.strides[0] == 1) return {{"copy"}, copy_call(ctx, plus(x, v.offset), y, v.dims[0])};
+  return {{"slice"}, "HG_CHECK(hg_strided_copy<" + std::to_string(v.dims.size()) + ">(" + ctx.stream + ", " +
+                         plus(x, v.offset) + ", " + y + ", HgStrided{" + cpp_int_list(v.dims) + ", " +
+                         cpp_int_list(v.strides) + "}));"};
+}
+
+// ---- copies --------------------------------------------------------------
+
+KernelCall emit_copy(const EmitContext& ctx) {
+  return {{"copy"}, copy_call(ctx, ctx.in[0], ctx.out[0], ctx.out_types[0].num_elements())};
+}
+
+// ---- slice, slice_axis ---------------------------------------------------
+
+KernelCall emit_slice(const EmitContext& ctx) {
+  const Attrs& a = ctx.node.attrs;
+  const Shape& in = ctx.in_types[0].shape;
+  if (in.size() > kMaxRank) throw Error("rank above 8 is not supported");
+  return gather_call(ctx, slice_view(in, a.get_ints("begin"), a.get_ints("end"), a.get_ints("step")), ctx.in[0],
+                     ctx.out[0]);
+}
+
+KernelCall emit_slice_axis(const EmitContext& ctx) {
+  const Attrs& a = ctx.node.attrs;
+  const Shape& in = ctx.in_types[0].shape;
+  const int axis = normalize_axis(a.get_int("axis"), in.size());
+  std::vector<int64_t> begin(in.size(), kSliceNone), end(in.size(), kSliceNone);
+  begin[axis] = a.get_int("begin");
+  end[axis] = a.get_int("end");
+  return gather_call(ctx, slice_view(in, begin, end, {}), ctx.in[0], ctx.out[0]);
+}
+
+// ---- Concat, SliceChannel ------------------------------------------------
+
+// Launches moving parts `which` between `whole` ([outer, row]) and their
+// buffers, kMaxParts per launch.
+std::string parts_calls(const EmitContext& ctx, bool split, const std::string& whole, int64_t outer, int64_t row,
+                        const std::vector<std::string>& ptrs, const std::vector<int64_t>& offsets,
+                        const std::vector<int64_t>& parts) {
+  std::string code;
+  for (std::size_t first = 0; first < ptrs.size(); first += kMaxParts) {
+    const std::size_t last = std::min(ptrs.size(), first + kMaxParts);
+    std::string p = "{", o = "{", s = "{";
+    for (std::size_t k = first; k < last; ++k) {
+      const char* sep = k == first ? "" : ", ";
+      p += sep + ptrs[k];
+      o += sep + std::to_string(offsets[k]);
+      s += sep + std::to_string(parts[k]);
+    }
+    if (!code.empty()) code += "\n";
+    code += std::string("HG_CHECK(") + (split ? "hg_split(" : "hg_concat(") + ctx.stream + ", " + whole + ", " +
+            std::to_string(outer) + ", " + std::to_string(row) + ", " + std::to_string(last - first) + ", " +
+            (split ? "HgSplitParts{" : "HgConcatParts{") + p + "}, " + o + "}, " + s + "}}));";
+  }
+  return code;
+}
+
+KernelCall emit_concat(const EmitContext& ctx) {
+  const Shape& out = ctx.out_types[0].shape;
+  const int axis = normalize_axis(ctx.node.attrs.get_int("dim"), out.size());
+  const int64_t outer = dims_product(out, 0, axis), inner = dims_product(out, axis + 1, out.size());
+  const int64_t row = out[axis] * inner;
+  std::vector<std::string> ptrs;
+  std::vector<int64_t> offsets, parts;
+  std::string placed_note;
+  int64_t offset = 0;
+  for (std::size_t i = 0; i < ctx.in.size(); ++i) {
+    const int64_t part = ctx.in_types[i].shape[axis] * inner;
+    if (i < ctx.in_placed.size() && ctx.in_placed[i]) {
+      placed_note += "// input " + std::to_string(i) + " was written in place by its producer\n";
+    } else if (part > 0 && outer > 0) {
+      ptrs.push_back(ctx.in[i]);
+      offsets.push_back(offset);
+      parts.push_back(part);
+    }
+    offset += part;
+  }
+  if (ptrs.empty()) return {{}, placed_note.empty() ? "// nothing to copy" : placed_note.substr(0, placed_note.size() - 1)};
+  // One part filling whole rows (outer 1 or a single input) is one memcpy.
+  if (ptrs.size() == 1 && (outer == 1 || parts[0] == row))
+    return {{"copy"}, placed_note + copy_call(ctx, ptrs[0], plus(ctx.out[0], offsets[0]), outer * parts[0])};
+  return {{"concat"}, placed_note + parts_calls(ctx, false, ctx.out[0], outer, row, ptrs, offsets, parts)};
+}
+
+KernelCall emit_split(const EmitContext& ctx) {
+  const Attrs& a = ctx.node.attrs;
+  const Shape& in = ctx.in_types[0].shape;
+  const int axis = normalize_axis(a.get_int("axis"), in.size());
+  const int64_t count = a.get_int("num_outputs");
+  if (count <= 0 || in[axis] % count) throw Error("cannot split " + shape_str(in) + " into " + std::to_string(count));
+  const int64_t outer = dims_product(in, 0, axis), inner = dims_product(in, axis + 1, in.size());
+  const int64_t row = in[axis] * inner, part = in[axis] / count * inner;
+  if (outer == 1) {  // each output is one contiguous run of the input
+    std::string code;
+    for (int64_t k = 0; k < count; ++k)
+      code += (k ? "\n" : "") + copy_call(ctx, plus(ctx.in[0], k * part), ctx.out[static_cast<std::size_t>(k)], part);
+    return {{"copy"}, code};
+  }
+  std::vector<int64_t> offsets, parts;
+  for (int64_t k = 0; k < count; ++k) {
+    offsets.push_back(k * part);
+    parts.push_back(part);
+  }
+  return {{"concat"}, parts_calls(ctx, true, ctx.in[0], outer, row, ctx.out, offsets, parts)};
+}
+
+// ---- transpose -----------------------------------------------------------
+
+KernelCall emit_transpose(const EmitContext& ctx) {
+  const Shape& in_shape = ctx.in_types[0].shape;
+  if (in_shape.size() > kMaxRank) throw Error("rank above 8 is not supported");
+  const std::vector<int64_t> full_perm = transpose_axes(ctx.node.attrs, in_shape.size());
+  // Drop size-1 input axes, then merge input axes i, i+1 that follow each
+  // other in the output.
+  Shape in;
+  std::vector<int> renumber(in_shape.size(), -1);
+  for (std::size_t d = 0; d < in_shape.size(); ++d)
+    if (in_shape[d] != 1) {
+      renumber[d] = static_cast<int>(in.size());
+      in.push_back(in_shape[d]);
+    }
+  std::vector<int> perm;
+  for (int64_t p : full_perm)
+    if (renumber[p] >= 0) perm.push_back(renumber[p]);
+  for (bool merged = true; merged && perm.size() > 1;) {
+    merged = false;
+    for (std::size_t j = 0; j + 1 < perm.size(); ++j) {
+      if (perm[j + 1] != perm[j] + 1) continue;
+      const int i = perm[j];
+      in[i] *= in[i + 1];
+      in.erase(in.begin() + i + 1);
+      perm.erase(perm.begin() + static_cast<std::ptrdiff_t>(j) + 1);
+      for (int& p : perm)
+        if (p > i) --p;
+      merged = true;
+      break;
+    }
+  }
+  const int64_t n = ctx.out_types[0].num_elements();
+  const int rank = static_cast<int>(in.size());
+  if (rank <= 1) return {{"copy"}, copy_call(ctx, ctx.in[0], ctx.out[0], n)};
+  const auto in_strides = row_major(in);
+  Shape out;
+  for (int p : perm) out.push_back(in[p]);
+  const auto out_strides = row_major(out);
+  const int a_axis = rank - 1, b_axis = perm[rank - 1];
+  // The last axis stays (a gather, float4 where it can), or one of the two
+  // contiguous axes is short (a tile would idle most threads; a gather's
+  // reads then still fall on few lines).
+  if (b_axis == a_axis || in[a_axis] < 16 || in[b_axis] < 16) {
+    View v;
+    v.dims = out;
+    for (int p : perm) v.strides.push_back(in_strides[p]);
+    return gather_call(ctx, v, ctx.in[0], ctx.out[0]);
+  }
+  std::vector<int64_t> dims, batch_in, batch_out;
+  int64_t out_stride_a = 0;
+  for (int j = 0; j < rank; ++j) {
+    if (perm[j] == a_axis) out_stride_a = out_strides[j];
+    if (perm[j] == a_axis || j == rank - 1) continue;
+    dims.push_back(out[j]);
+    batch_in.push_back(in_strides[perm[j]]);
+    batch_out.push_back(out_strides[j]);
+  }
+  auto padded = [](std::vector<int64_t> v) {
+    v.resize(6, 0);
+    return cpp_int_list(v);
+  };
+  return {{"transpose"}, "HG_CHECK(hg_transpose<" + std::to_string(dims.size()) + ">(" + ctx.stream + ", " + ctx.in[0] +
+                             ", " + ctx.out[0] + ", HgTransposeGeometry{" + std::to_string(in[a_axis]) + ", " +
+                             std::to_string(in[b_axis]) + ", " + std::to_string(in_strides[b_axis]) + ", " +
+                             std::to_string(out_stride_a) + ", " + padded(dims) + ", " + padded(batch_in) + ", " +
+                             padded(batch_out) + "}));"};
+}
+
+// ---- Embedding -----------------------------------------------------------
+
+KernelCall emit_embedding(const EmitContext& ctx) {
+  const Attrs& a = ctx.node.attrs;
+  return {{"embedding"}, "HG_CHECK(hg_embedding(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.in[1] + ", " +
+                             ctx.out[0] + ", " + std::to_string(ctx.in_types[0].num_elements()) + ", " +
+                             std::to_string(a.get_int("input_dim")) + ", " + std::to_string(a.get_int("output_dim")) +
+                             "));"};
+}
+
+const CudaKernelRegistrar concat_reg("Concat", CudaOpKernel{emit_concat, nullptr});
+const CudaKernelRegistrar slice_reg("slice", CudaOpKernel{emit_slice, nullptr});
+const CudaKernelRegistrar slice_axis_reg("slice_axis", CudaOpKernel{emit_slice_axis, nullptr});
+const CudaKernelRegistrar split_reg("SliceChannel", CudaOpKernel{emit_split, nullptr});
+const CudaKernelRegistrar transpose_reg("transpose", CudaOpKernel{emit_transpose, nullptr});
+const CudaKernelRegistrar embedding_reg("Embedding", CudaOpKernel{emit_embedding, nullptr});
+const CudaKernelRegistrar reshape_reg("Reshape", CudaOpKernel{emit_copy, nullptr});
+const CudaKernelRegistrar flatten_reg("Flatten", CudaOpKernel{emit_copy, nullptr});
+const CudaKernelRegistrar expand_dims_reg("expand_dims", CudaOpKernel{emit_copy, nullptr});
+const CudaKernelRegistrar squeeze_reg("squeeze", CudaOpKernel{emit_copy, nullptr});
+const CudaKernelRegistrar dropout_reg("Dropout", CudaOpKernel{emit_copy, nullptr});
+const CudaKernelRegistrar copy_reg("_copy", CudaOpKernel{emit_copy, nullptr});
+
+}  // namespace
+}  // namespace hybgen

@@ -1,0 +1,221 @@
+// The CUDA kernels of FullyConnected, dot, batch_dot and _strided_batch_dot:
+// templates/cuda/kernels/gemm.inc's tiled SGEMM (hg_gemm) or, for at most 8
+// output rows per product (a dense layer at batch 1), its GEMV (hg_gemv).
+// The tile configuration and the split-K factor are chosen here per shape
+// (cuda_gemm_plan, shared with conv_kernels.cpp); split-K takes scratch.
+// Operands are read in place through their layouts (transposes and
+// _strided_batch_dot's views cost nothing); the epilogue's channel is the
+// output's last axis.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+
+// The tile configuration of gemm.inc (0: 128x128, 1: 64x64, 2: 32x32, 3:
+// 64x128, 4: 128x64) and the split-K factor for `batch` products of m x n
+// over k, by a small cost model of an H100 (132 SMs): blocks per SM, each
+// configuration's relative speed, a partly idle SM running below its rate,
+// and split-K's extra launch and partial sums. `gather` (the implicit
+// convolution): not configuration 0, which spills with the gather.
+void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather, int* config, int* splits) {
+  struct Cfg {
+    int id;
+    int64_t bm, bn;
+    double occupancy, speed;
+  };
+  static const Cfg cfgs[] = {
+      {0, 128, 128, 2, 1.0}, {3, 64, 128, 3, 0.85}, {4, 128, 64, 3, 0.85}, {1, 64, 64, 4, 0.7}, {2, 32, 32, 8, 0.4}};
+  static const int split_choices[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+  const double kSms = 132, kSmRate = 128 * 1.7e9, kLaunch = 2e-6, kBandwidth = 2.5e12;
+  const int64_t ktiles = std::max<int64_t>(1, (k + 15) / 16);
+  double best = -1;
+  *splits = 1;
+  *config = gather ? 4 : 0;
+  for (const Cfg& c : cfgs)
+    for (int s : split_choices) {
+      if (gather && c.id == 0) continue;
+      if (s > 1 && (k / s < 64 || s > ktiles)) continue;
+      const double tiles = static_cast<double>(batch) * static_cast<double>((m + c.bm - 1) / c.bm) *
+                           static_cast<double>((n + c.bn - 1) / c.bn);
+      const double per_sm = std::ceil(tiles * s / kSms);
+      const double ks = static_cast<double>((ktiles + s - 1) / s * 16);
+      const double util = std::min(1.0, 0.5 + 0.5 * per_sm / c.occupancy);
+      double t = per_sm * static_cast<double>(c.bm * c.bn) * ks / (c.speed * kSmRate * util);
+      if (s > 1) t += kLaunch + 2.0 * s * static_cast<double>(batch * m * n) * 4 / kBandwidth;
+      if (best < 0 || t < best) {
+        best = t;
+        *config = c.id;
+        *splits = s;
+      }
+    }
+}
+
+namespace {
+
+// One product as the kernels take it (see gemm.inc): A(i, k) at a + p*a_sb
+// + (am 0: i*a_ld + k; am 1: k*a_ld + i), B(k, j) at b + p*b_sb + (bm 0:
+// j*b_ld + k; bm 1: k*b_ld + j), C(i, j) at c + p*c_sb + i*c_ld + j.
+struct Gemm {
+  int64_t batch, m, n, k;
+  int am;
+  int64_t a_ld, a_sb;
+  int bm;
+  int64_t b_ld, b_sb;
+  int64_t c_ld, c_sb, channels;
+};
+
+Gemm contiguous(int64_t batch, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  Gemm g{batch, m, n, k, 0, 0, m * k, 0, 0, k * n, n, m * n, n};
+  g.am = ta ? 1 : 0;
+  g.a_ld = ta ? m : k;
+  g.bm = tb ? 0 : 1;
+  g.b_ld = tb ? k : n;
+  return g;
+}
+
+Gemm fully_connected(const Attrs& a, const Shape& data) {
+  if (data.empty()) throw Error("data must have at least one axis");
+  const int64_t hidden = a.get_int("num_hidden");
+  int64_t rows = 0, k = 0;
+  if (a.get_bool("flatten")) {
+    rows = data[0];
+    k = dims_product(data, 1, data.size());
+  } else {
+    rows = dims_product(data, 0, data.size() - 1);
+    k = data.back();
+  }
+  // y = x W^T: B(k, j) = W[j, k], K contiguous.
+  return Gemm{1, rows, hidden, k, 0, k, rows * k, 0, k, hidden * k, hidden, rows * hidden, hidden};
+}
+
+Gemm dot(const Attrs& a, const Shape& sa, const Shape& sb) {
+  const bool ta = a.get_bool("transpose_a"), tb = a.get_bool("transpose_b");
+  if (sb.size() != 2 || sa.empty() || (ta && sa.size() != 2)) throw Error("dot: unexpected operand shapes");
+  const int64_t k = ta ? sa[0] : sa.back();
+  const int64_t m = ta ? sa[1] : dims_product(sa, 0, sa.size() - 1);
+  const int64_t n = tb ? sb[0] : sb[1];
+  return contiguous(1, m, n, k, ta, tb);
+}
+
+Gemm batch_dot(const Attrs& a, const Shape& sa, const Shape& sb) {
+  const bool ta = a.get_bool("transpose_a"), tb = a.get_bool("transpose_b");
+  if (sa.size() != 3 || sb.size() != 3) throw Error("batch_dot: unexpected operand shapes");
+  const int64_t m = ta ? sa[2] : sa[1], k = ta ? sa[1] : sa[2], n = tb ? sb[1] : sb[2];
+  return contiguous(sa[0], m, n, k, ta, tb);
+}
+
+Gemm strided_batch_dot(const Attrs& a, const Shape& out) {
+  const std::vector<int64_t> l = a.get_ints("lhs_strides"), r = a.get_ints("rhs_strides"),
+                             o = a.get_ints("out_strides");
+  if (l.size() != 3 || r.size() != 3 || o.size() != 3 || out.empty())
+    throw Error("_strided_batch_dot: strides need 3 values");
+  Gemm g{a.get_int("batch"), a.get_int("m"), a.get_int("n"), a.get_int("k"), 0, 0, l[0], 0, 0, r[0], o[1], o[0],
+         out.back()};
+  // A(i, kk) at i*l[1] + kk*l[2]; B(kk, j) at kk*r[1] + j*r[2].
+  if (l[2] == 1) {
+    g.am = 0;
+    g.a_ld = l[1];
+  } else {
+    g.am = 1;
+    g.a_ld = l[2];
+  }
+  if (r[2] == 1) {
+    g.bm = 1;
+    g.b_ld = r[1];
+  } else {
+    g.bm = 0;
+    g.b_ld = r[2];
+  }
+  return g;
+}
+
+bool use_gemv(const Gemm& g) { return g.m <= 8; }
+
+int gemv_rows(int64_t m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
+
+int64_t scratch_of(const Gemm& g) {
+  if (use_gemv(g)) return 0;
+  int config = 0, splits = 1;
+  cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, &config, &splits);
+  return splits > 1 ? int64_t{splits} * g.batch * g.m * g.n * 4 : 0;
+}
+
+std::string n(int64_t v) { return std::to_string(v); }
+
+KernelCall emit(const Gemm& g, const EmitContext& ctx, const std::string& bias) {
+  const std::string operands = ctx.in[0] + ", " + n(g.a_ld) + ", " + n(g.a_sb) + ", " + ctx.in[1] + ", " + n(g.b_ld) +
+                               ", " + n(g.b_sb) + ", " + bias + ", " + ctx.out[0] + ", " + n(g.c_ld) + ", " +
+                               n(g.c_sb) + ", " + n(g.channels) + ", " + n(g.batch) + ", " + n(g.m) + ", " + n(g.n) +
+                               ", " + n(g.k) + ", ";
+  const std::string layouts = n(g.am) + ", " + n(g.bm);
+  if (use_gemv(g))
+    return {{"gemm"}, "HG_CHECK((hg_gemv<" + n(gemv_rows(g.m)) + ", " + layouts + ">(" + ctx.stream + ", " + operands +
+                          epilogue_argument(ctx) + ")));"};
+  int config = 0, splits = 1;
+  cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, &config, &splits);
+  const bool scratch = splits > 1 && !ctx.scratch.empty() && ctx.scratch_floats >= splits * g.batch * g.m * g.n;
+  return {{"gemm"}, "HG_CHECK((hg_gemm<" + n(config) + ", " + layouts + ">(" + ctx.stream + ", " + operands +
+                        n(scratch ? splits : 1) + ", " + (scratch ? ctx.scratch : std::string("nullptr")) + ", " +
+                        epilogue_argument(ctx) + ")));"};
+}
+
+void check_unpacked(const EmitContext& ctx) {
+  if (ctx.in_packed.size() > 1 && ctx.in_packed[1])
+    throw Error("the CUDA GEMM reads weights as given: " + ctx.node.op + " got packed ones");
+}
+
+const CudaKernelRegistrar fc("FullyConnected",
+                             CudaOpKernel{[](const EmitContext& ctx) {
+                                            check_unpacked(ctx);
+                                            return emit(fully_connected(ctx.node.attrs, ctx.in_types[0].shape), ctx,
+                                                        ctx.in.size() > 2 ? ctx.in[2] : "nullptr");
+                                          },
+                                          [](const Attrs& a, const std::vector<TensorType>& in,
+                                             const std::vector<TensorType>&) {
+                                            return scratch_of(fully_connected(a, in[0].shape));
+                                          }});
+
+const CudaKernelRegistrar dot_reg("dot", CudaOpKernel{[](const EmitContext& ctx) {
+                                                        check_unpacked(ctx);
+                                                        return emit(dot(ctx.node.attrs, ctx.in_types[0].shape,
+                                                                        ctx.in_types[1].shape),
+                                                                    ctx, "nullptr");
+                                                      },
+                                                      [](const Attrs& a, const std::vector<TensorType>& in,
+                                                         const std::vector<TensorType>&) {
+                                                        return scratch_of(dot(a, in[0].shape, in[1].shape));
+                                                      }});
+
+const CudaKernelRegistrar batch_dot_reg("batch_dot",
+                                        CudaOpKernel{[](const EmitContext& ctx) {
+                                                       check_unpacked(ctx);
+                                                       return emit(batch_dot(ctx.node.attrs, ctx.in_types[0].shape,
+                                                                             ctx.in_types[1].shape),
+                                                                   ctx, "nullptr");
+                                                     },
+                                                     [](const Attrs& a, const std::vector<TensorType>& in,
+                                                        const std::vector<TensorType>&) {
+                                                       return scratch_of(batch_dot(a, in[0].shape, in[1].shape));
+                                                     }});
+
+const CudaKernelRegistrar strided_reg("_strided_batch_dot",
+                                      CudaOpKernel{[](const EmitContext& ctx) {
+                                                     check_unpacked(ctx);
+                                                     return emit(strided_batch_dot(ctx.node.attrs,
+                                                                                   ctx.out_types[0].shape),
+                                                                 ctx, "nullptr");
+                                                   },
+                                                   [](const Attrs& a, const std::vector<TensorType>&,
+                                                      const std::vector<TensorType>& out) {
+                                                     return scratch_of(strided_batch_dot(a, out[0].shape));
+                                                   }});
+
+}  // namespace
+}  // namespace hybgen

@@ -1,0 +1,148 @@
+// CUDA kernels of the row-wise ops: softmax, log_softmax, SoftmaxOutput,
+// SoftmaxActivation (templates/cuda/kernels/softmax.inc), LayerNorm
+// (layer_norm.inc), BatchNorm (batch_norm.inc), sum and mean (reduce.inc).
+// Each views its tensor as the op's file does (gen/ops/softmax.cpp,
+// layer_norm.cpp, batch_norm.cpp, reduce.cpp) and prints one launch with
+// the sizes as literals.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+struct AxisView {
+  int64_t outer, n, inner;
+};
+
+AxisView axis_view(const Shape& s, int64_t axis_attr) {
+  const int axis = normalize_axis(axis_attr, s.size());
+  return {dims_product(s, 0, axis), s[axis], dims_product(s, axis + 1, s.size())};
+}
+
+std::string sizes(const AxisView& v) {
+  return std::to_string(v.outer) + "L, " + std::to_string(v.n) + "L, " + std::to_string(v.inner) + "L";
+}
+
+KernelCall softmax_call(const EmitContext& ctx, const AxisView& v, double inv_temperature, bool log_output) {
+  return {{"softmax"}, "HG_CHECK(hg_softmax(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " + sizes(v) +
+                           ", " + cpp_float(inv_temperature) + ", " + (log_output ? "true" : "false") + "));"};
+}
+
+KernelCall emit_softmax(const EmitContext& ctx, bool log_output) {
+  const Attrs& a = ctx.node.attrs;
+  return softmax_call(ctx, axis_view(ctx.in_types[0].shape, a.get_int("axis")), 1.0 / a.get_float("temperature"),
+                      log_output);
+}
+
+// As gen/ops/softmax.cpp's softmax_output_view.
+KernelCall emit_softmax_output(const EmitContext& ctx) {
+  const Attrs& a = ctx.node.attrs;
+  const Shape& s = ctx.in_types[0].shape;
+  if (s.empty()) throw Error("SoftmaxOutput: data must have at least one axis");
+  AxisView v{s[0], dims_product(s, 1, s.size()), 1};
+  if (a.get_bool("preserve_shape")) {
+    v = {dims_product(s, 0, s.size() - 1), s.back(), 1};
+  } else if (a.get_bool("multi_output")) {
+    if (s.size() < 2) throw Error("SoftmaxOutput: multi_output needs at least 2 axes");
+    v = {s[0], s[1], dims_product(s, 2, s.size())};
+  }
+  return softmax_call(ctx, v, 1.0, false);
+}
+
+// As gen/ops/softmax.cpp's softmax_activation_view.
+KernelCall emit_softmax_activation(const EmitContext& ctx) {
+  const Shape& s = ctx.in_types[0].shape;
+  if (s.size() < 2) throw Error("SoftmaxActivation: data must have at least two axes");
+  const AxisView v = ctx.node.attrs.get_string("mode") == "channel" ? AxisView{s[0], s[1], dims_product(s, 2, s.size())}
+                                                                     : AxisView{s[0], dims_product(s, 1, s.size()), 1};
+  return softmax_call(ctx, v, 1.0, false);
+}
+
+KernelCall emit_layer_norm(const EmitContext& ctx) {
+  const AxisView v = axis_view(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
+  return {{"layer_norm"}, "HG_CHECK(hg_layer_norm(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.in[1] + ", " +
+                              ctx.in[2] + ", " + ctx.out[0] + ", " + sizes(v) + ", " +
+                              cpp_float(ctx.node.attrs.get_float("eps")) + "));"};
+}
+
+KernelCall emit_batch_norm(const EmitContext& ctx) {
+  const Attrs& a = ctx.node.attrs;
+  const AxisView v = axis_view(ctx.in_types[0].shape, a.get_int("axis"));
+  return {{"batch_norm"}, "HG_CHECK(hg_batch_norm(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.in[1] + ", " +
+                              ctx.in[2] + ", " + ctx.in[3] + ", " + ctx.in[4] + ", " + ctx.out[0] + ", " + sizes(v) +
+                              ", " + cpp_float(a.get_float("eps")) + ", " + (a.get_bool("fix_gamma") ? "true" : "false") +
+                              "));"};
+}
+
+// sum / mean: the input's axes merged into alternating kept and reduced runs
+// (size-1 axes dropped), as reduce.inc's HgReduceAxes.
+struct Run {
+  int64_t size, stride;
+  bool reduced;
+};
+
+std::string axes_literal(const std::vector<Run>& runs) {
+  if (runs.size() > 4) throw Error("sum/mean: more than 4 separate runs of axes");
+  std::string size_list, stride_list;
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (i) size_list += ", ", stride_list += ", ";
+    size_list += i < runs.size() ? std::to_string(runs[i].size) : "1";
+    stride_list += i < runs.size() ? std::to_string(runs[i].stride) + "L" : "0L";
+  }
+  return "HgReduceAxes{" + std::to_string(runs.size()) + ", {" + size_list + "}, {" + stride_list + "}}";
+}
+
+KernelCall emit_reduce(const EmitContext& ctx, bool mean) {
+  const Attrs& a = ctx.node.attrs;
+  const Shape& in = ctx.in_types[0].shape;
+  const std::size_t rank = in.size();
+  // As gen/ops/reduce.cpp's reduced_axes.
+  const auto& axes = a.get_ints("axis");
+  const bool exclude = a.get_bool("exclude");
+  std::vector<bool> reduced(rank, axes.empty() && !exclude);
+  for (int64_t ax : axes) reduced[normalize_axis(ax, rank)] = true;
+  if (exclude) std::transform(reduced.begin(), reduced.end(), reduced.begin(), [](bool r) { return !r; });
+
+  std::vector<Run> runs;
+  int64_t stride = 1;
+  for (int i = static_cast<int>(rank) - 1; i >= 0; --i) {
+    const int64_t size = in[i];
+    if (size != 1) {
+      if (!runs.empty() && runs.back().reduced == reduced[i]) runs.back().size *= size;  // keeps the inner stride
+      else runs.push_back({size, stride, reduced[i]});
+    }
+    stride *= size;
+  }
+  std::reverse(runs.begin(), runs.end());  // outermost first
+  std::vector<Run> kept_runs, reduced_runs;
+  for (const Run& r : runs) (r.reduced ? reduced_runs : kept_runs).push_back(r);
+  int64_t n_out = 1, n_red = 1;
+  for (const Run& r : kept_runs) n_out *= r.size;
+  for (const Run& r : reduced_runs) n_red *= r.size;
+  const bool innermost_reduced = runs.empty() || runs.back().reduced;
+  const double scale = mean ? 1.0 / static_cast<double>(n_red) : 1.0;
+  if (n_out != ctx.out_types[0].num_elements()) throw Error("sum/mean: output size mismatch");
+  return {{"reduce"}, "HG_CHECK(hg_reduce_sum(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                          std::to_string(n_out) + "L, " + std::to_string(n_red) + "L, " + axes_literal(kept_runs) +
+                          ", " + axes_literal(reduced_runs) + ", " + (innermost_reduced ? "true" : "false") + ", " +
+                          cpp_float(scale) + "));"};
+}
+
+const CudaKernelRegistrar softmax_reg("softmax",
+                                      CudaOpKernel{[](const EmitContext& c) { return emit_softmax(c, false); }, nullptr});
+const CudaKernelRegistrar log_softmax_reg("log_softmax",
+                                          CudaOpKernel{[](const EmitContext& c) { return emit_softmax(c, true); }, nullptr});
+const CudaKernelRegistrar softmax_output_reg("SoftmaxOutput", CudaOpKernel{emit_softmax_output, nullptr});
+const CudaKernelRegistrar softmax_activation_reg("SoftmaxActivation", CudaOpKernel{emit_softmax_activation, nullptr});
+const CudaKernelRegistrar layer_norm_reg("LayerNorm", CudaOpKernel{emit_layer_norm, nullptr});
+const CudaKernelRegistrar batch_norm_reg("BatchNorm", CudaOpKernel{emit_batch_norm, nullptr});
+const CudaKernelRegistrar sum_reg("sum", CudaOpKernel{[](const EmitContext& c) { return emit_reduce(c, false); }, nullptr});
+const CudaKernelRegistrar mean_reg("mean", CudaOpKernel{[](const EmitContext& c) { return emit_reduce(c, true); }, nullptr});
+
+}  // namespace
+}  // namespace hybgen

@@ -1,0 +1,115 @@
+#include "targets/target.h"
+
+#include "ir/error.h"
+
+namespace hybgen {
+namespace {
+
+Target find_target(std::string name, std::string summary, Isa isa, int lanes, int nr, int mr, std::string macro,
+                  std::string header, std::string flags, std::string needs) {
+  Target t;
+  t.name = std::move(name);
+  t.summary = std::move(summary);
+  t.isa = isa;
+  t.vector_floats = lanes;
+  t.gemm_nr = nr;
+  t.gemm_mr = mr;
+  t.macro = std::move(macro);
+  t.intrinsics_header = std::move(header);
+  t.compiler_flags = std::move(flags);
+  t.needs = std::move(needs);
+  return t;
+}
+
+Target cuda_target(std::string name, std::string summary, Runner runner, std::string needs) {
+  Target t;
+  t.name = std::move(name);
+  t.summary = std::move(summary);
+  t.backend = Backend::kCuda;
+  t.isa = Isa::kCuda;
+  t.vector_floats = 32;
+  t.macro = "HG_TARGET_CUDA";
+  t.compiler_flags = "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90";
+  t.runner = runner;
+  t.needs = std::move(needs);
+  return t;
+}
+
+std::vector<Target> make_targets() {
+  std::vector<Target> targets;
+  // The GEMM panel sizes follow gemm.inc's #if chain:
+  // __AVX512F__ | __AVX2__ && __FMA__ | __ARM_NEON | otherwise.
+  targets.push_back(find_target("generic", "portable C++11 for any compiler and machine", Isa::kPortable, 1, 8, 4,
+                               "HG_TARGET_GENERIC", "", "", "any machine"));
+  targets.push_back(find_target("x86-64-v3", "x86-64 with AVX2 and FMA (Haswell, Zen)", Isa::kAvx2, 8, 8, 6,
+                               "HG_TARGET_X86_64_V3", "immintrin.h", "-march=x86-64-v3", "AVX2 and FMA"));
+  targets.push_back(find_target("x86-64-v4", "x86-64 with AVX-512 (Skylake-X, Zen 4)", Isa::kAvx512, 16, 16, 8,
+                               "HG_TARGET_X86_64_V4", "immintrin.h", "-march=x86-64-v4", "AVX-512"));
+  Target arm = find_target("armv8-a", "AArch64 with NEON", Isa::kNeon, 4, 4, 8, "HG_TARGET_ARMV8_A", "arm_neon.h",
+                          "-march=armv8-a", "an AArch64 (NEON) machine");
+  arm.runner = Runner::kCrossQemu;
+  arm.cross_compiler = "aarch64-linux-gnu-g++";
+  arm.emulator = "qemu-aarch64";
+  targets.push_back(arm);
+  targets.push_back(cuda_target("cuda", "CUDA for NVIDIA GPUs, sm_80 and later (runtime API only)",
+                                Runner::kCudaDevice, "an NVIDIA GPU of compute capability 8.0 or later"));
+  targets.push_back(cuda_target("cuda-host",
+                                "the CUDA backend's code run on the CPU through a test-only emulation layer",
+                                Runner::kCudaHost, "any machine"));
+  return targets;
+}
+
+}  // namespace
+
+std::string backend_name(Backend backend) { return backend == Backend::kCuda ? "CUDA" : "C++"; }
+
+const std::vector<Target>& all_targets() {
+  static const std::vector<Target> targets = make_targets();
+  return targets;
+}
+
+std::vector<std::string> target_names() {
+  std::vector<std::string> names;
+  for (const Target& t : all_targets()) names.push_back(t.name);
+  return names;
+}
+
+const Target& find_target(const std::string& name) {
+  for (const Target& t : all_targets())
+    if (t.name == name) return t;
+  std::string known;
+  for (const Target& t : all_targets()) known += (known.empty() ? "" : ", ") + t.name;
+  throw Error("unknown target '" + name + "', expected one of " + known);
+}
+
+const Target& default_target() { return all_targets().front(); }
+
+namespace {
+Isa host_isa() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+    return Isa::kAvx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
+  return Isa::kPortable;
+#elif defined(__aarch64__)
+  return Isa::kNeon;
+#else
+  return Isa::kPortable;
+#endif
+}
+}  // namespace
+
+const Target& host_target() {
+  const Isa isa = host_isa();
+  for (const Target& t : all_targets())
+    if (t.backend == Backend::kCpp && t.isa == isa) return t;
+  return default_target();
+}
+
+bool machine_runs(const Target& target) {
+  if (target.backend != Backend::kCpp) return false;
+  const Isa host = host_isa();
+  return target.isa == Isa::kPortable || target.isa == host || (target.isa == Isa::kAvx2 && host == Isa::kAvx512);
+}
+
+}  // namespace hybgen

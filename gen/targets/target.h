@@ -1,0 +1,72 @@
+// The target registry: everything hybgen knows about what it generates code
+// for sits in one Target. Code elsewhere reads its fields (backend,
+// instruction set, panel sizes, how to compile and run it), never its name.
+//
+//   const Target& t = find_target("x86-64-v3");  // Error listing the names for another
+//   t.backend == Backend::kCpp;  t.isa == Isa::kAvx2;  t.gemm_nr == 8;
+//   for (const Target& each : all_targets()) std::cout << each.name;
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/tensor_type.h"
+
+namespace hybgen {
+
+// Which printer writes the code.
+enum class Backend {
+  kCpp,   // NAME.h, NAME.cpp: C++11, no heap (gen/emit/cpp_emitter.h)
+  kCuda,  // NAME.h, NAME.cu: the CUDA runtime API only (gen/emit/cuda_emitter.h)
+};
+std::string backend_name(Backend backend);
+
+// The instructions the kernels are written for.
+enum class Isa {
+  kPortable,  // plain C++ that any compiler vectorises as it can
+  kAvx2,      // x86-64 AVX2 + FMA, 8 float lanes
+  kAvx512,    // x86-64 AVX-512 F/BW/VL, 16 float lanes
+  kNeon,      // AArch64 Advanced SIMD, 4 float lanes
+  kCuda,      // NVIDIA GPUs (PTX), sm_80 and later
+};
+
+// How `hybgen verify` builds and runs the code on this machine.
+enum class Runner {
+  kNative,       // the host compiler, run here (needs the instructions)
+  kCrossQemu,    // a cross compiler, run under qemu's user-mode emulator
+  kCudaHost,     // the .cu built as C++ with the cuda-host layer, run on the CPU
+  kCudaDevice,   // nvcc, run on this machine's GPU
+};
+
+struct Target {
+  std::string name;     // --target
+  std::string summary;  // one line, for --help and errors
+  Backend backend = Backend::kCpp;
+  Isa isa = Isa::kPortable;
+  int vector_floats = 1;                       // float32 lanes of one vector (a warp on CUDA)
+  std::vector<DType> dtypes{DType::kFloat32};  // element types its kernels take
+  // C++: the panel sizes of GEMM operands packed at generation time
+  // (templates/kernels/gemm.inc's HG_GEMM_NR / HG_GEMM_MR); 0: no packing.
+  int gemm_nr = 0;
+  int gemm_mr = 0;
+  std::string macro;              // defined by generated code, selecting the kernels' #if branch
+  std::string intrinsics_header;  // included by generated code; empty: none
+  std::string compiler_flags;     // enabling its instructions ("-march=x86-64-v3"); for nvcc, the archs
+  Runner runner = Runner::kNative;
+  std::string cross_compiler;  // kCrossQemu: the compiler ("aarch64-linux-gnu-g++")
+  std::string emulator;        // kCrossQemu: the emulator ("qemu-aarch64")
+  std::string needs;           // what running it needs, in words, for errors ("AVX2 and FMA")
+};
+
+const std::vector<Target>& all_targets();
+std::vector<std::string> target_names();
+// Error naming the known targets for any other name.
+const Target& find_target(const std::string& name);
+// The portable C++ target: the default of every command.
+const Target& default_target();
+// The fastest C++ target this machine runs: what `hybgen bench` uses.
+const Target& host_target();
+// Whether this machine runs the C++ target's instructions natively.
+bool machine_runs(const Target& target);
+
+}  // namespace hybgen

@@ -1,0 +1,98 @@
+// The CUDA backend end to end: the generated API's behaviour (run on the CPU
+// through the cuda-host layer), byte-identical regeneration, every registry
+// op covered and compiled by nvcc, and a real MXNet export verified.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "all_ops_graph.h"
+#include "emit/cuda_emitter.h"
+#include "emit/generate.h"
+#include "emit/templates.h"
+#include "io/file_util.h"
+#include "io/model_json.h"
+#include "nvcc_compile.h"
+#include "pipeline.h"
+#include "run_command.h"
+#include "verify/toolchain.h"
+
+namespace hybgen {
+namespace {
+
+using testing::quoted;
+using testing::run_command;
+
+// x (2, 3, 5, 7) + y (3, 1, 7) -> sigmoid -> GELU -> * x: one fused kernel.
+Graph elementwise_graph() {
+  return graph_from_json(nlohmann::json::parse(R"({
+    "format": "hybgen-graph", "format_version": 1, "name": "ew",
+    "inputs": [{"name": "x", "shape": [2, 3, 5, 7]}, {"name": "y", "shape": [3, 1, 7]}],
+    "outputs": ["out"],
+    "nodes": [
+      {"name": "a", "op": "broadcast_add", "inputs": ["x", "y"]},
+      {"name": "s", "op": "Activation", "inputs": ["a"], "attrs": {"act_type": "sigmoid"}},
+      {"name": "g", "op": "LeakyReLU", "inputs": ["s"], "attrs": {"act_type": "gelu"}},
+      {"name": "out", "op": "broadcast_mul", "inputs": ["g", "x"]}
+    ]})"),
+                         "ew.json");
+}
+
+std::vector<EmittedFile> cuda_files(const Graph& graph, const std::string& name) {
+  CppEmitOptions options;
+  options.name = name;
+  return emit_cuda(compile_graph(graph, CompileOptions{true, nullptr, find_target("cuda")}), options);
+}
+
+TEST(CudaBackend, TheApiBehavesAsDocumented) {
+  TempDir dir("hybgen-cuda-api");
+  write_generated(cuda_files(elementwise_graph(), "ew"), dir.path());
+  const std::string d = dir.path() + "/";
+  std::ofstream(d + "cuda_runtime.h") << template_text("cuda_host/cuda_runtime.h");
+  auto r = run_command(quoted(HYBGEN_CXX) + " -std=c++17 -O1 -Wall -Wextra -Werror -pthread -I" + quoted(dir.path()) +
+                       " -x c++ " + quoted(HYBGEN_SOURCE_DIR "/tests/cuda/programs/api_driver.cu") + " " +
+                       quoted(d + "ew.cu") + " -x none " + quoted(d + "ew_weights.cpp") + " -o " + quoted(d + "driver"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_command("timeout 60 " + quoted(d + "driver"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "OK\n");
+}
+
+TEST(CudaBackend, RegenerationIsByteIdenticalAndNamesNodes) {
+  const auto a = cuda_files(elementwise_graph(), "ew");
+  const auto b = cuda_files(elementwise_graph(), "ew");
+  ASSERT_EQ(a.size(), 4u);
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].content, b[i].content) << a[i].filename;
+  EXPECT_EQ(a[0].filename, "ew.h");
+  EXPECT_EQ(a[1].filename, "ew.cu");
+  EXPECT_NE(a[1].content.find("a (broadcast_add) + s (Activation) + g (LeakyReLU) + out (broadcast_mul)"),
+            std::string::npos);
+  EXPECT_NE(a[3].content.find("\"backend\": \"CUDA\""), std::string::npos);
+}
+
+TEST(CudaBackend, EveryRegisteredOpHasACudaKernel) {
+  const testing::AllOpsGraph all = testing::all_ops_graph(1);
+  EXPECT_EQ(ops_without_cuda_kernel(all.graph), std::vector<std::string>{});
+}
+
+// The registry test's graph (tests/codegen/registry_ops_test.cpp runs it on
+// cuda-host) through nvcc for sm_80 and sm_90.
+TEST(CudaBackend, EveryOpExampleCompilesWithNvcc) {
+  if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on the PATH";
+  const testing::NvccResult r = testing::nvcc_compile(testing::all_ops_graph(1).graph, "all_ops");
+  std::printf("%s", r.ptxas_summary.c_str());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_LE(r.most_spilled, testing::kMostSpillBytes) << r.output;
+}
+
+// A model a user exports from MXNet, through the CLI, on cuda-host.
+TEST(CudaBackend, MxnetMlpVerifiesOnCudaHost) {
+  const auto r = run_command(quoted(HYBGEN_BINARY) + " verify " +
+                             quoted(HYBGEN_SOURCE_DIR "/tests/data/mxnet-real/mlp-gluon-1.3/model-symbol.json") +
+                             " --shape data=3,4 --target cuda-host");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("verify: PASS"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace hybgen

@@ -1,0 +1,350 @@
+// The CUDA GEMM and convolution kernels (gen/ops/cuda/gemm_kernels.cpp,
+// conv_kernels.cpp, templates/cuda/kernels/gemm.inc and conv.inc):
+//  - programs/gemm_kernels.cu drives the templates directly (every tile
+//    configuration, layout, split-K, GEMV, convolution geometry) against
+//    CPU loops on the cuda-host layer;
+//  - the registered printers end to end: each case's launch statements go
+//    into one driver with the kernel files pasted as the emitter pastes
+//    them, built with the host compiler through the cuda-host layer and run
+//    on seeded random data; outputs must match the op's reference kernel
+//    (1e-5 relative), with and without an epilogue that checks the channel
+//    and index it is given;
+//  - the templates compile with nvcc for sm_80 and sm_90 without spills,
+//    and with HG_CUDA_TF32.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "ops/op.h"
+#include "ops/op_util.h"
+#include "run_command.h"
+#include "targets/target.h"
+
+namespace hybgen::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string q(const std::string& s) { return ::hybgen::testing::quoted(s); }
+
+const std::string kKernels = HYBGEN_SOURCE_DIR "/templates/cuda/kernels";
+const std::string kHeader = HYBGEN_SOURCE_DIR "/templates/cuda_host/cuda_runtime.h.in";
+const std::string kPrograms = HYBGEN_SOURCE_DIR "/tests/cuda/programs";
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+bool on_path(const std::string& tool) { return run_command("command -v " + q(tool)).exit_code == 0; }
+
+class GemmKernels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = (fs::temp_directory_path() / ("hybgen_gemm_" + std::string(info->name()) + "_" + std::to_string(::getpid())))
+               .string();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    fs::copy_file(kHeader, dir_ + "/cuda_runtime.h");
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string dir_;
+};
+
+TEST_F(GemmKernels, TemplatesMatchPlainLoopsOnTheCudaHostLayer) {
+  const std::string exe = dir_ + "/gemm_kernels";
+  const CommandResult built = run_command(q(HYBGEN_CXX) + " -std=c++17 -O1 -Wall -Wextra -Wpedantic -Werror -x c++ -I" +
+                                          q(dir_) + " " + q(kPrograms + "/gemm_kernels.cu") + " -o " + q(exe));
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  const CommandResult ran = run_command("timeout 60 " + q(exe));
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_EQ(ran.output, "OK\n");
+}
+
+// One op application through its registered CUDA printer.
+struct Case {
+  std::string op;
+  Attrs attrs;
+  std::vector<Shape> inputs;
+  bool epilogue = false;
+  std::string expect;  // a substring of the printed code
+};
+
+Attrs fc(int64_t hidden, bool no_bias, bool flatten) {
+  Attrs a;
+  a.set("num_hidden", hidden);
+  a.set("no_bias", no_bias);
+  a.set("flatten", flatten);
+  return a;
+}
+Attrs trans(bool ta, bool tb) {
+  Attrs a;
+  a.set("transpose_a", ta);
+  a.set("transpose_b", tb);
+  return a;
+}
+Attrs conv(std::vector<int64_t> kernel, int64_t filters, std::vector<int64_t> stride, std::vector<int64_t> pad,
+           std::vector<int64_t> dilate, int64_t groups, bool no_bias) {
+  Attrs a;
+  a.set("kernel", std::move(kernel));
+  a.set("num_filter", filters);
+  a.set("stride", std::move(stride));
+  a.set("pad", std::move(pad));
+  a.set("dilate", std::move(dilate));
+  a.set("num_group", groups);
+  a.set("no_bias", no_bias);
+  return a;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  // The registry's examples of every op here (but depthwise convolutions, another file's kernel).
+  for (const std::string op : {"FullyConnected", "dot", "batch_dot", "_strided_batch_dot", "Convolution"}) {
+    const OpDef& def = find_op(op);
+    for (const OpExample& e : def.examples) {
+      const Attrs a = normalize_attrs(def, e.attrs);
+      if (op == "Convolution" && a.get_int("num_group") > 1 && a.get_int("num_group") == e.inputs[0][1] &&
+          a.get_int("num_filter") == e.inputs[0][1])
+        continue;
+      out.push_back({op, e.attrs, e.inputs, false, ""});
+      out.push_back({op, e.attrs, e.inputs, true, ""});
+    }
+  }
+  // Paths the examples may miss: batch-1 GEMV, tiles with split-K, the
+  // direct 1x1 convolution, implicit GEMM at batch 2 with split-K.
+  out.push_back({"FullyConnected", fc(300, false, true), {{1, 2, 5, 50}, {300, 500}, {300}}, true, "hg_gemv<1"});
+  out.push_back({"FullyConnected", fc(40, false, true), {{130, 700}, {40, 700}, {40}}, true, "hg_gemm<"});
+  out.push_back({"dot", trans(false, false), {{3, 200}, {200, 70}}, true, "hg_gemv<4, 0, 1>"});
+  out.push_back({"batch_dot", trans(true, false), {{3, 600, 20}, {3, 600, 24}}, true, "hg_gemm<"});
+  out.push_back({"Convolution", conv({1, 1}, 24, {}, {}, {}, 1, false), {{1, 40, 9, 10}, {24, 40, 1, 1}, {24}}, true,
+                 "hg_conv2d_1x1<"});
+  out.push_back({"Convolution", conv({3, 3}, 20, {}, {1, 1}, {}, 1, false),
+                 {{2, 64, 5, 5}, {20, 64, 3, 3}, {20}}, true, "hg_conv2d_gemm<"});
+  out.push_back({"Convolution", conv({1, 1}, 30, {}, {}, {}, 1, true), {{12, 20, 1, 1}, {30, 20, 1, 1}}, true,
+                 "hg_gemm<"});
+  return out;
+}
+
+struct Prepared {
+  Case c;
+  Attrs attrs;
+  std::vector<TensorType> in, out;
+  KernelCall call;
+  int64_t scratch_floats = 0;
+  std::vector<std::vector<float>> inputs;
+  std::vector<float> expected;
+};
+
+// The test epilogue, here and in the driver: marks each value with its
+// channel and index.
+float epilogue(int64_t channel, int64_t index, float v) {
+  return v * 0.5f + 0.25f * static_cast<float>(channel % 7) + 0.125f * static_cast<float>(index % 5);
+}
+const char* kDriverEpilogue = R"(struct TestEpilogue {
+  __device__ float operator()(long channel, long index, float v) const {
+    return v * 0.5f + 0.25f * static_cast<float>(channel % 7) + 0.125f * static_cast<float>(index % 5);
+  }
+};
+)";
+
+Prepared prepare(const Case& c, std::mt19937& rng) {
+  Prepared p;
+  p.c = c;
+  const OpDef& def = find_op(c.op);
+  p.attrs = normalize_attrs(def, c.attrs);
+  for (const Shape& s : c.inputs) p.in.push_back(TensorType{s, DType::kFloat32});
+  p.out = def.infer(p.attrs, p.in);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (const TensorType& t : p.in) {
+    std::vector<float> v(static_cast<std::size_t>(num_elements(t.shape)));
+    for (float& x : v) x = u(rng);
+    p.inputs.push_back(std::move(v));
+  }
+  p.expected.assign(static_cast<std::size_t>(num_elements(p.out[0].shape)), 0.0f);
+  KernelIO io{p.attrs, {}, p.in, {p.expected.data()}, p.out};
+  for (const auto& v : p.inputs) io.in.push_back(v.data());
+  def.reference(io);
+  if (c.epilogue) {
+    const Shape& s = p.out[0].shape;
+    const int axis = *def.epilogue_axis < 0 ? static_cast<int>(s.size()) + *def.epilogue_axis : *def.epilogue_axis;
+    const int64_t inner = dims_product(s, static_cast<std::size_t>(axis) + 1, s.size());
+    for (std::size_t i = 0; i < p.expected.size(); ++i) {
+      const int64_t idx = static_cast<int64_t>(i);
+      p.expected[i] = epilogue(idx / inner % s[static_cast<std::size_t>(axis)], idx, p.expected[i]);
+    }
+  }
+  const CudaOpKernel* k = find_cuda_kernel(def.name);
+  if (!k) throw std::runtime_error("no CUDA kernel for " + c.op);
+  Node node{"node", def.name, p.attrs, {}, {}};
+  if (k->scratch_bytes) p.scratch_floats = k->scratch_bytes(p.attrs, p.in, p.out) / 4;
+  std::vector<std::string> ins;
+  for (std::size_t i = 0; i < p.in.size(); ++i) ins.push_back("in" + std::to_string(i));
+  const EmitContext ctx{node,
+                        find_target("cuda"),
+                        ins,
+                        p.in,
+                        {"out0"},
+                        p.out,
+                        c.epilogue ? "ep" : "",
+                        {},
+                        p.scratch_floats > 0 ? "scratch" : "",
+                        {},
+                        "pool",
+                        p.scratch_floats,
+                        "stream"};
+  p.call = k->emit(ctx);
+  return p;
+}
+
+void write_floats(const std::string& path, const std::vector<float>& v) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+}
+std::vector<float> read_floats(const std::string& path, std::size_t n) {
+  std::vector<float> v(n, std::nanf(""));
+  std::ifstream f(path, std::ios::binary);
+  f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(n * sizeof(float)));
+  return v;
+}
+
+TEST_F(GemmKernels, PrintedLaunchesMatchTheReference) {
+  std::mt19937 rng(7);
+  std::vector<Prepared> prepared;
+  for (const Case& c : cases()) prepared.push_back(prepare(c, rng));
+
+  std::ostringstream d;
+  d << "#include <cuda_runtime.h>\n#include <cstdio>\n#include <cstdlib>\n#include <vector>\n"
+       "#define HG_CHECK(call) do { const cudaError_t e_ = (call); if (e_ != cudaSuccess) return e_; } while (0)\n"
+       "namespace gemm_driver {\nnamespace kernels {\n"
+    << read_text(kKernels + "/common.inc") << "\n"
+    << read_text(kKernels + "/gemm.inc") << "\n"
+    << read_text(kKernels + "/conv.inc") << "\n"
+    << kDriverEpilogue << "}  // namespace kernels\n}  // namespace gemm_driver\nusing namespace gemm_driver::kernels;\n";
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    const Prepared& p = prepared[i];
+    for (const std::string& k : p.call.kernels)
+      ASSERT_TRUE(k == "gemm" || k == "conv") << p.c.op << " uses " << k;
+    d << "static cudaError_t case_" << i
+      << "(cudaStream_t stream, const float* in0, const float* in1, const float* in2, float* out0, float* scratch) {\n"
+      << "  (void)in0; (void)in1; (void)in2; (void)scratch; (void)stream;\n  const TestEpilogue ep{};\n  (void)ep;\n  "
+      << p.call.code << "\n  return cudaSuccess;\n}\n";
+  }
+  d << "static float* upload(const char* path, long n) {\n"
+       "  std::vector<float> h(static_cast<size_t>(n));\n  FILE* f = std::fopen(path, \"rb\");\n"
+       "  if (!f || std::fread(h.data(), sizeof(float), h.size(), f) != h.size()) std::exit(2);\n  std::fclose(f);\n"
+       "  float* p = nullptr;\n  if (cudaMalloc(&p, (h.size() + 1) * sizeof(float)) != cudaSuccess) std::exit(3);\n"
+       "  cudaMemcpy(p, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice);\n  return p;\n}\n"
+       "int main() {\n  float* p[3] = {nullptr, nullptr, nullptr};\n  float* y = nullptr;\n  float* s = nullptr;\n"
+       "  std::vector<float> h;\n  char name[64];\n";
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    const Prepared& p = prepared[i];
+    for (std::size_t j = 0; j < p.inputs.size(); ++j) {
+      write_floats(dir_ + "/in_" + std::to_string(i) + "_" + std::to_string(j), p.inputs[j]);
+      d << "  p[" << j << "] = upload(\"in_" << i << "_" << j << "\", " << p.inputs[j].size() << ");\n";
+    }
+    const std::size_t n = p.expected.size();
+    d << "  cudaMalloc(&y, " << n << " * sizeof(float));\n  cudaMemset(y, 0xff, " << n << " * sizeof(float));\n"
+      << "  s = nullptr;\n  if (" << p.scratch_floats << " > 0) cudaMalloc(&s, " << p.scratch_floats
+      << "L * sizeof(float));\n"
+      << "  if (case_" << i << "(0, p[0], p[1], p[2], y, s) != cudaSuccess) { std::printf(\"case " << i
+      << " failed\\n\"); return 1; }\n"
+      << "  h.assign(" << n << ", 0.0f);\n  cudaMemcpy(h.data(), y, " << n << " * sizeof(float), cudaMemcpyDeviceToHost);\n"
+      << "  std::snprintf(name, sizeof name, \"out_" << i << "\");\n"
+      << "  { FILE* f = std::fopen(name, \"wb\"); std::fwrite(h.data(), sizeof(float), h.size(), f); std::fclose(f); }\n"
+      << "  for (float*& q : p) { cudaFree(q); q = nullptr; }\n  cudaFree(y);\n  cudaFree(s);\n";
+  }
+  d << "  std::printf(\"OK\\n\");\n  return 0;\n}\n";
+  std::ofstream(dir_ + "/driver.cu") << d.str();
+
+  const CommandResult built = run_command(q(HYBGEN_CXX) + " -std=c++17 -O1 -Wall -Wextra -Werror -x c++ -I" + q(dir_) +
+                                          " " + q(dir_ + "/driver.cu") + " -o " + q(dir_ + "/driver"));
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  const CommandResult ran = run_command("cd " + q(dir_) + " && timeout 60 ./driver");
+  ASSERT_EQ(ran.exit_code, 0) << ran.output;
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    const Prepared& p = prepared[i];
+    SCOPED_TRACE(p.c.op + " case " + std::to_string(i) + " " + shape_str(p.in[0].shape) + "\n" + p.call.code);
+    if (!p.c.expect.empty()) {
+      EXPECT_NE(p.call.code.find(p.c.expect), std::string::npos);
+    }
+    const std::vector<float> got = read_floats(dir_ + "/out_" + std::to_string(i), p.expected.size());
+    double diff = 0, ref = 0;
+    for (std::size_t j = 0; j < got.size(); ++j) {
+      diff = std::fmax(diff, std::fabs(static_cast<double>(got[j]) - p.expected[j]));
+      ref = std::fmax(ref, std::fabs(static_cast<double>(p.expected[j])));
+    }
+    EXPECT_LE(diff, 1e-5 * std::fmax(ref, 1e-30)) << "max |diff| " << diff << ", max |ref| " << ref;
+  }
+  // The shapes that want split-K get scratch for it.
+  bool split = false;
+  for (const Prepared& p : prepared) split = split || p.scratch_floats > 0;
+  EXPECT_TRUE(split);
+}
+
+// The templates are valid CUDA for sm_80 and sm_90, FP32 kernels without
+// spills (register tiles stay in registers), and with the TF32 path on.
+TEST_F(GemmKernels, TemplatesCompileWithNvcc) {
+  if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on PATH";
+  std::ostringstream d;
+  d << "#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n"
+       "#if defined(HG_CUDA_TF32)\n#include <mma.h>\n#endif\n"
+       "namespace nv {\nnamespace kernels {\n"
+    << read_text(kKernels + "/common.inc") << "\n"
+    << read_text(kKernels + "/gemm.inc") << "\n"
+    << read_text(kKernels + "/conv.inc") << "\n"
+    << R"(}  // namespace kernels
+}  // namespace nv
+using namespace nv::kernels;
+cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
+  HgNoEpilogue e;
+  cudaError_t r = cudaSuccess;
+  r = hg_gemm<0, 0, 1>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 64, 64, 64, 2, s, e);
+  r = hg_gemm<0, 1, 0>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 64, 64, 64, 1, s, e);
+  r = hg_gemm<1, 0, 0>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 64, 64, 64, 1, s, e);
+  r = hg_gemm<2, 1, 1>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 64, 64, 64, 1, s, e);
+  r = hg_gemm<3, 0, 1>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 64, 64, 64, 1, s, e);
+  r = hg_gemm<4, 0, 0>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 64, 64, 64, 1, s, e);
+  r = hg_gemv<1, 0, 0>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 1, 64, 64, e);
+  r = hg_gemv<8, 1, 1>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 8, 64, 64, e);
+  r = hg_conv2d_gemm<4, 3, 3>(0, a, b, nullptr, c, 2, 64, 56, 56, 64, 56, 56, 1, 1, 1, 1, 1, 1, 1, 1, s, e);
+  r = hg_conv2d_gemm<3, 7, 7>(0, a, b, nullptr, c, 2, 3, 224, 224, 64, 112, 112, 2, 2, 3, 3, 1, 1, 1, 1, s, e);
+  r = hg_conv2d_gemm<2, 1, 1>(0, a, b, nullptr, c, 2, 64, 7, 7, 64, 7, 7, 1, 1, 0, 0, 1, 1, 1, 1, s, e);
+  r = hg_conv2d_1x1<1>(0, a, b, nullptr, c, 1, 64, 3136, 64, 1, 1, s, e);
+  return r;
+}
+)";
+  std::ofstream(dir_ + "/nv.cu") << d.str();
+  const std::string both = "nvcc -std=c++17 -O3 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 ";
+  const CommandResult fp32 = run_command(both + "-Xptxas -v -c " + q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/nv.o"));
+  ASSERT_EQ(fp32.exit_code, 0) << fp32.output;
+  std::size_t entries = 0, clean = 0;
+  for (std::size_t at = fp32.output.find("spill stores"); at != std::string::npos;
+       at = fp32.output.find("spill stores", at + 1))
+    ++entries;
+  for (std::size_t at = fp32.output.find(" 0 bytes spill stores, 0 bytes spill loads"); at != std::string::npos;
+       at = fp32.output.find(" 0 bytes spill stores, 0 bytes spill loads", at + 1))
+    ++clean;
+  EXPECT_GT(entries, 0u) << fp32.output;
+  EXPECT_EQ(clean, entries) << fp32.output;
+  const CommandResult tf32 =
+      run_command("nvcc -std=c++17 -O3 -arch=sm_80 -DHG_CUDA_TF32 -c " + q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/tf.o"));
+  EXPECT_EQ(tf32.exit_code, 0) << tf32.output;
+}
+
+}  // namespace
+}  // namespace hybgen::testing
