@@ -29,7 +29,9 @@ Target cuda_target(std::string name, std::string summary, Runner runner, std::st
   t.isa = Isa::kCuda;
   t.vector_floats = 32;
   t.macro = "HG_TARGET_CUDA";
-  t.compiler_flags = "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90";
+  // Machine code for sm_80 and sm_90 from one PTX (built once), and that PTX
+  // itself for the driver to compile on newer GPUs.
+  t.compiler_flags = "-gencode 'arch=compute_80,code=[sm_80,sm_90,compute_80]'";
   t.runner = runner;
   t.needs = std::move(needs);
   return t;

@@ -402,7 +402,7 @@ TEST_F(DataKernels, PrintersPickTheCheapestKernel) {
 TEST_F(DataKernels, DriverCompilesWithNvcc) {
   if (run_command("command -v nvcc").exit_code != 0) GTEST_SKIP() << "nvcc is not on PATH";
   const CommandResult built = run_command(
-      "nvcc -std=c++17 -O3 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -Xptxas -v "
+      "nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' -Xptxas -v "
       "-Werror all-warnings -c " +
       q(dir_ + "/driver.cu") + " -o " + q(dir_ + "/driver.o"));
   EXPECT_EQ(built.exit_code, 0) << built.output;

@@ -329,7 +329,7 @@ cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
 }
 )";
   std::ofstream(dir_ + "/nv.cu") << d.str();
-  const std::string both = "nvcc -std=c++17 -O3 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 ";
+  const std::string both = "nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' ";
   const CommandResult fp32 = run_command(both + "-Xptxas -v -c " + q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/nv.o"));
   ASSERT_EQ(fp32.exit_code, 0) << fp32.output;
   std::size_t entries = 0, clean = 0;

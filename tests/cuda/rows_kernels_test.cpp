@@ -79,7 +79,7 @@ TEST(RowsKernels, WrappersCompileWithNvcc) {
   if (!have_nvcc()) GTEST_SKIP() << "nvcc is not on PATH";
   const std::string dir = temp_dir("RowsKernels");
   const CommandResult built =
-      run_command("nvcc -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -Werror all-warnings -c " +
+      run_command("nvcc -std=c++17 -gencode 'arch=compute_80,code=[sm_80,sm_90]' -Werror all-warnings -c " +
                   q(kProgram) + " -o " + q(dir + "/rows.o"));
   EXPECT_EQ(built.exit_code, 0) << built.output;
   std::error_code ec;
@@ -439,7 +439,7 @@ TEST_F(RowsPrinters, PrintersUseTheirKernelsAndScratchOnlyWhereNeeded) {
 TEST_F(RowsPrinters, DriverCompilesWithNvcc) {
   if (!have_nvcc()) GTEST_SKIP() << "nvcc is not on PATH";
   const CommandResult built = run_command(
-      "nvcc -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -Werror all-warnings -c " +
+      "nvcc -std=c++17 -gencode 'arch=compute_80,code=[sm_80,sm_90]' -Werror all-warnings -c " +
       q(dir_ + "/driver.cu") + " -o " + q(dir_ + "/driver.o"));
   EXPECT_EQ(built.exit_code, 0) << built.output;
 }
