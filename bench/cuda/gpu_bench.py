@@ -130,14 +130,17 @@ def measure(p, args, torch, onnx, onnx2torch):
         r["hybgen_graph_us"] = timed(torch, lambda: lib.hg_replay(model, stream), args.runs, args.warmup)
         r["torch_eager_us"] = timed(torch, lambda: module(x), args.runs, args.warmup)
         if p["config"] in args.compile_configs.split(","):
-            compiled = torch.compile(module, mode=args.compile_mode)
-            t0 = time.time()
-            for _ in range(3):
-                compiled(x)
-            torch.cuda.synchronize()
-            r["torch_compile_seconds"] = round(time.time() - t0, 1)
-            r["torch_compile_mode"] = args.compile_mode
-            r["torch_compiled_us"] = timed(torch, lambda: compiled(x), args.runs, args.warmup)
+            try:
+                compiled = torch.compile(module, mode=args.compile_mode)
+                t0 = time.time()
+                for _ in range(3):
+                    compiled(x)
+                torch.cuda.synchronize()
+                r["torch_compile_seconds"] = round(time.time() - t0, 1)
+                r["torch_compile_mode"] = args.compile_mode
+                r["torch_compiled_us"] = timed(torch, lambda: compiled(x), args.runs, args.warmup)
+            except Exception as e:  # onnx2torch modules that dynamo cannot trace
+                r["torch_compile_error"] = str(e).splitlines()[0][:200]
     lib.hg_release(model)
     return r
 
