@@ -18,7 +18,6 @@
 //   - grouped convolutions with one input channel per group but several
 //     filters, and weights not known at generation time: the direct kernel
 //     (conv2d.inc).
-#include <cblas.h>
 
 #include <algorithm>
 #include <optional>
@@ -29,6 +28,7 @@
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/reference_blas.h"
 
 namespace hybgen {
 namespace {
@@ -63,9 +63,8 @@ void reference(const KernelIO& io) {
           }
       float* y = io.out[0] + (n * g.f + grp * fg) * spatial;
       const float* w = io.in[1] + grp * fg * k;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(fg), static_cast<int>(spatial),
-                  static_cast<int>(k), 1.0f, w, static_cast<int>(k), col.data(), static_cast<int>(spatial), 0.0f, y,
-                  static_cast<int>(spatial));
+      reference_sgemm(false, false, static_cast<int>(fg), static_cast<int>(spatial), static_cast<int>(k), w,
+                      static_cast<int>(k), col.data(), static_cast<int>(spatial), y, static_cast<int>(spatial));
       if (io.in.size() > 2)
         for (int64_t f = 0; f < fg; ++f)
           for (int64_t i = 0; i < spatial; ++i) y[f * spatial + i] += io.in[2][grp * fg + f];

@@ -3,7 +3,6 @@
 // product on the last axis only. The generated kernel is a GEMM (a GEMV at
 // batch 1) over Wᵀ packed into panels at generation time (gemm.inc);
 // weights not known at generation time use the plain kernel (dense.inc).
-#include <cblas.h>
 
 #include <cstring>
 #include <optional>
@@ -12,6 +11,7 @@
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/reference_blas.h"
 
 namespace hybgen {
 namespace {
@@ -52,9 +52,9 @@ void reference(const KernelIO& io) {
   const int m = static_cast<int>(d.rows), k = static_cast<int>(d.k), n = static_cast<int>(d.hidden);
   float* y = io.out[0];
   if (m == 1) {
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, n, k, 1.0f, io.in[1], k, io.in[0], 1, 0.0f, y, 1);
+    reference_sgemv(n, k, io.in[1], k, io.in[0], y);
   } else {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, io.in[0], k, io.in[1], k, 0.0f, y, n);
+    reference_sgemm(false, true, m, n, k, io.in[0], k, io.in[1], k, y, n);
   }
   if (io.in.size() > 2)
     for (int r = 0; r < m; ++r)

@@ -7,13 +7,13 @@
 // (templates/kernels/matmul.inc) packs the operands into arena scratch and
 // runs the packed GEMM of gemm.inc, with elementwise successors (a scale, a
 // mask) fused as its epilogue.
-#include <cblas.h>
 
 #include <algorithm>
 
 #include "ir/error.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/reference_blas.h"
 
 namespace hybgen {
 namespace {
@@ -122,18 +122,18 @@ void check_strided_call(const MatmulCall& c, const std::vector<TensorType>& in, 
   }
 }
 
-// One cblas_sgemm per matrix: a unit column stride is CblasNoTrans with the
-// row stride as leading dimension, a unit row stride CblasTrans.
+// One sgemm per matrix: a unit column stride is untransposed with the row
+// stride as leading dimension, a unit row stride transposed.
 void run_reference(const MatmulCall& c, const KernelIO& io) {
-  auto op = [](const Layout& l) { return l.col == 1 ? CblasNoTrans : CblasTrans; };
+  auto op = [](const Layout& l) { return l.col != 1; };
   auto ld = [](const Layout& l, int64_t inner) {
     return static_cast<int>(std::max(l.col == 1 ? l.row : l.col, inner));
   };
   for (int64_t p = 0; p < c.batch; ++p)
-    cblas_sgemm(CblasRowMajor, op(c.a), op(c.b), static_cast<int>(c.m), static_cast<int>(c.n), static_cast<int>(c.k),
-                1.0f, io.in[0] + p * c.a.batch, ld(c.a, c.a.col == 1 ? c.k : c.m), io.in[1] + p * c.b.batch,
-                ld(c.b, c.b.col == 1 ? c.n : c.k), 0.0f, io.out[0] + p * c.y.batch,
-                static_cast<int>(std::max(c.y.row, c.n)));
+    reference_sgemm(op(c.a), op(c.b), static_cast<int>(c.m), static_cast<int>(c.n), static_cast<int>(c.k),
+                    io.in[0] + p * c.a.batch, ld(c.a, c.a.col == 1 ? c.k : c.m), io.in[1] + p * c.b.batch,
+                    ld(c.b, c.b.col == 1 ? c.n : c.k), io.out[0] + p * c.y.batch,
+                    static_cast<int>(std::max(c.y.row, c.n)));
 }
 
 std::string layout_cpp(const Layout& l) {
