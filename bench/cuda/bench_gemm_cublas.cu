@@ -1,11 +1,17 @@
 // A 4096^3 FP32 GEMM: hybgen's CUDA kernel (templates/cuda/kernels/gemm.inc)
-// against cublasSgemm, and its TF32 tensor-core path (HG_CUDA_TF32) against
+// against cublasSgemm, and its TF32 tensor-core paths (HG_CUDA_TF32: wmma;
+// with HG_CUDA_TF32_MMA: mma.sync fed by cp.async, the "TF32" rows) against
 // cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32. Benchmark only (links
 // cuBLAS; the generated code never does). See README.md:
 //   nvcc -O3 -arch=sm_90 -std=c++17 bench_gemm_cublas.cu -lcublas -o bench_gemm_cublas
 //   ./bench_gemm_cublas [M N K]
 // Each kernel is timed with CUDA events, the median of 20 runs after 3
-// warm-up runs, and checked against cuBLAS (max |diff| / max |ref|).
+// warm-up runs, and checked against cuBLAS FP32 (max |diff| / max |ref|):
+// a result over 1e-4 (FP32) or 1e-2 (TF32, about 1e-3 when right) is
+// marked WRONG and the program exits with status 1. The TF32 kernel is also
+// checked, untimed, at ragged edges (M, N, K not multiples of the tile) and
+// with split-K, and the other tile shapes of its mma.sync kernel that fit
+// 48 KiB of shared memory are timed next to the default (HgMmaTileDefault).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <mma.h>
@@ -15,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 // The kernel files as the generated code pastes them: once with exact FP32,
@@ -26,7 +33,14 @@ namespace kernels {
 }  // namespace kernels
 }  // namespace fp32
 #define HG_CUDA_TF32 1
-namespace tf32 {
+namespace tf32_wmma {  // the default TF32 path: nvcuda::wmma
+namespace kernels {
+#include "../../templates/cuda/kernels/common.inc"
+#include "../../templates/cuda/kernels/gemm.inc"
+}  // namespace kernels
+}  // namespace tf32_wmma
+#define HG_CUDA_TF32_MMA 1
+namespace tf32 {  // with HG_CUDA_TF32_MMA: the mma.sync + cp.async kernel
 namespace kernels {
 #include "../../templates/cuda/kernels/common.inc"
 #include "../../templates/cuda/kernels/gemm.inc"
@@ -49,6 +63,34 @@ namespace kernels {
       std::exit(1);                                                                         \
     }                                                                                       \
   } while (0)
+
+// C = A B (row-major, A m x k, B k x n) through the TF32 mma.sync kernel
+// with tile TC (hg_gemm's arguments for AM 0, BM 1, one product).
+template <class TC>
+static void tf32_tile(const float* a, const float* b, float* c, long m, long n, long k) {
+  namespace K = tf32::kernels;
+  K::HgGemmArgs g = K::hg_gemm_args();
+  g.a = a;
+  g.b = b;
+  g.c = c;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a_ld = k;
+  g.b_ld = n;
+  g.c_ld = n;
+  g.channels = n;
+  g.k_split = k;
+  g.a_vec = K::hg_gemm_aligned(a) && k % 4 == 0;
+  g.b_vec = K::hg_gemm_aligned(b) && n % 4 == 0;
+  g.c_vec = K::hg_gemm_aligned(c) && n % 4 == 0;
+  cudaError_t e = cudaSuccess;
+  if (!K::HgGemmMma<TC, 0, 1, false, K::HgNoEpilogue>::launch(0, g, 1, K::HgNoEpilogue(), &e)) {
+    std::fprintf(stderr, "the mma.sync kernel does not take these operands (K and N multiples of 4)\n");
+    std::exit(1);
+  }
+  CHECK_CUDA(e);
+}
 
 // Median milliseconds of 20 runs after 3 warm-up runs.
 template <typename F>
@@ -138,6 +180,16 @@ int main(int argc, char** argv) {
     CHECK_CUDA((tf32::kernels::hg_gemm<0, 0, 1>(0, a, k, 0, b, n, 0, nullptr, c, n, 0, n, 1, m, n, k, 1, nullptr,
                                                 tf32::kernels::HgNoEpilogue())));
   };
+  auto ours_tf32_nt = [&] {
+    CHECK_CUDA((tf32::kernels::hg_gemm<0, 0, 0>(0, a, k, 0, b, k, 0, nullptr, c, n, 0, n, 1, m, n, k, 1, nullptr,
+                                                tf32::kernels::HgNoEpilogue())));
+  };
+  auto cublas_tf32_nt = [&] {
+    CHECK_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+                              static_cast<int>(k), &one, b, CUDA_R_32F, static_cast<int>(k), a, CUDA_R_32F,
+                              static_cast<int>(k), &zero, ref, CUDA_R_32F, static_cast<int>(n),
+                              CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+  };
   // The dense-layer layout: B = W^T with W stored n x k (BM 0).
   auto ours_fp32_nt = [&] {
     CHECK_CUDA((fp32::kernels::hg_gemm<0, 0, 0>(0, a, k, 0, b, k, 0, nullptr, c, n, 0, n, 1, m, n, k, 1, nullptr,
@@ -152,42 +204,126 @@ int main(int argc, char** argv) {
   auto tflops = [&](float ms) { return flops / (ms * 1e-3) / 1e12; };
 
   struct Row {
-    const char* name;
+    std::string name;
     float ours, theirs;
-    double err;
+    double err, tol;
   };
   std::vector<Row> rows;
+  constexpr double kFp32Tol = 1e-4, kTf32Tol = 1e-2;
   {
     const float t_ref = time_ms(cublas_fp32), t = time_ms(ours_fp32);
     cublas_fp32();
     ours_fp32();
     CHECK_CUDA(cudaDeviceSynchronize());
-    rows.push_back({"FP32 (A B)    vs cublasSgemm", t, t_ref, rel_error(c, ref, static_cast<size_t>(m * n))});
+    rows.push_back({"FP32 (A B)    vs cublasSgemm", t, t_ref, rel_error(c, ref, static_cast<size_t>(m * n)), kFp32Tol});
   }
   {
     const float t_ref = time_ms(cublas_fp32_nt), t = time_ms(ours_fp32_nt);
     cublas_fp32_nt();
     ours_fp32_nt();
     CHECK_CUDA(cudaDeviceSynchronize());
-    rows.push_back({"FP32 (A W^T)  vs cublasSgemm", t, t_ref, rel_error(c, ref, static_cast<size_t>(m * n))});
+    rows.push_back({"FP32 (A W^T)  vs cublasSgemm", t, t_ref, rel_error(c, ref, static_cast<size_t>(m * n)), kFp32Tol});
   }
   {
     const float t_ref = time_ms(cublas_tf32), t = time_ms(ours_tf32);
     cublas_fp32();  // the exact reference for the error
     ours_tf32();
     CHECK_CUDA(cudaDeviceSynchronize());
-    rows.push_back({"TF32 (A B)    vs cublasGemmEx FAST_TF32", t, t_ref, rel_error(c, ref, static_cast<size_t>(m * n))});
+    rows.push_back(
+        {"TF32 (A B)    vs cublasGemmEx FAST_TF32", t, t_ref, rel_error(c, ref, static_cast<size_t>(m * n)), kTf32Tol});
+  }
+  {
+    auto ours_wmma = [&] {
+      CHECK_CUDA((tf32_wmma::kernels::hg_gemm<0, 0, 1>(0, a, k, 0, b, n, 0, nullptr, c, n, 0, n, 1, m, n, k, 1, nullptr,
+                                                       tf32_wmma::kernels::HgNoEpilogue())));
+    };
+    const float t_ref = time_ms(cublas_tf32), t = time_ms(ours_wmma);
+    cublas_fp32();
+    ours_wmma();
+    CHECK_CUDA(cudaDeviceSynchronize());
+    rows.push_back({"TF32 wmma (A B, the default) vs FAST_TF32", t, t_ref,
+                    rel_error(c, ref, static_cast<size_t>(m * n)), kTf32Tol});
+  }
+  {
+    const float t_ref = time_ms(cublas_tf32_nt), t = time_ms(ours_tf32_nt);
+    cublas_fp32_nt();
+    ours_tf32_nt();
+    CHECK_CUDA(cudaDeviceSynchronize());
+    rows.push_back(
+        {"TF32 (A W^T)  vs cublasGemmEx FAST_TF32", t, t_ref, rel_error(c, ref, static_cast<size_t>(m * n)), kTf32Tol});
+  }
+  // The mma.sync kernel's other tiles (A B), against the same cuBLAS time.
+  {
+    const float t_ref = time_ms(cublas_tf32);
+    auto variant = [&](const char* name, auto launch) {
+      const float t = time_ms(launch);
+      cublas_fp32();
+      launch();
+      CHECK_CUDA(cudaDeviceSynchronize());
+      rows.push_back({name, t, t_ref, rel_error(c, ref, static_cast<size_t>(m * n)), kTf32Tol});
+    };
+    variant("  tile 128x128 k16 3st 2x2 warps (default)",
+            [&] { tf32_tile<tf32::kernels::HgMmaTile<128, 128, 16, 3, 2, 2, 2>>(a, b, c, m, n, k); });
+    variant("  tile 128x128 k16 3st 2x4 warps 64x32",
+            [&] { tf32_tile<tf32::kernels::HgMmaTile<128, 128, 16, 3, 2, 4, 2>>(a, b, c, m, n, k); });
+    variant("  tile 128x256 k16 2st 2x4 warps",
+            [&] { tf32_tile<tf32::kernels::HgMmaTile<128, 256, 16, 2, 2, 4, 1>>(a, b, c, m, n, k); });
+    variant("  tile 128x256 k8  4st 2x4 warps",
+            [&] { tf32_tile<tf32::kernels::HgMmaTile<128, 256, 8, 4, 2, 4, 1>>(a, b, c, m, n, k); });
+    variant("  tile 256x128 k16 2st 4x2 warps",
+            [&] { tf32_tile<tf32::kernels::HgMmaTile<256, 128, 16, 2, 4, 2, 1>>(a, b, c, m, n, k); });
+  }
+  // Untimed checks of the TF32 path: ragged edges (the same leading
+  // dimensions, M - 3, N - 5, K - 7: partial 16-byte copies along K of A
+  // and N of B), and split-K in 3 through scratch.
+  struct Check {
+    const char* name;
+    double err;
+  };
+  std::vector<Check> checks;
+  {
+    const long me = m > 3 ? m - 3 : m, ne = n > 5 ? n - 5 : n, ke = k > 7 ? k - 7 : k;
+    CHECK_CUDA(cudaMemset(c, 0, static_cast<size_t>(m * n) * sizeof(float)));
+    CHECK_CUDA(cudaMemset(ref, 0, static_cast<size_t>(m * n) * sizeof(float)));
+    CHECK_CUBLAS(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(ne), static_cast<int>(me),
+                             static_cast<int>(ke), &one, b, static_cast<int>(n), a, static_cast<int>(k), &zero, ref,
+                             static_cast<int>(n)));
+    CHECK_CUDA((tf32::kernels::hg_gemm<0, 0, 1>(0, a, k, 0, b, n, 0, nullptr, c, n, 0, n, 1, me, ne, ke, 1, nullptr,
+                                                tf32::kernels::HgNoEpilogue())));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    checks.push_back({"TF32 (A B) at M-3, N-5, K-7", rel_error(c, ref, static_cast<size_t>(m * n))});
+  }
+  {
+    float* partial;
+    CHECK_CUDA(cudaMalloc(&partial, 3 * static_cast<size_t>(m * n) * sizeof(float)));
+    cublas_fp32();
+    CHECK_CUDA((tf32::kernels::hg_gemm<0, 0, 1>(0, a, k, 0, b, n, 0, nullptr, c, n, 0, n, 1, m, n, k, 3, partial,
+                                                tf32::kernels::HgNoEpilogue())));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    checks.push_back({"TF32 (A B) split-K 3", rel_error(c, ref, static_cast<size_t>(m * n))});
+    cudaFree(partial);
   }
   std::printf("%-42s %10s %10s %10s %10s %8s %12s\n", "", "ours ms", "cuBLAS ms", "ours TF/s", "cuBLAS TF/s", "ratio",
               "rel err");
-  for (const Row& r : rows)
-    std::printf("%-42s %10.3f %10.3f %10.2f %10.2f %7.1f%% %12.2e\n", r.name, r.ours, r.theirs, tflops(r.ours),
-                tflops(r.theirs), 100.0 * r.theirs / r.ours, r.err);
+  bool wrong = false;
+  for (const Row& r : rows) {
+    const bool bad = !(r.err <= r.tol);
+    wrong = wrong || bad;
+    std::printf("%-42s %10.3f %10.3f %10.2f %10.2f %7.1f%% %12.2e%s\n", r.name.c_str(), r.ours, r.theirs,
+                tflops(r.ours), tflops(r.theirs), 100.0 * r.theirs / r.ours, r.err, bad ? "  WRONG" : "");
+  }
+  for (const Check& ch : checks) {
+    const bool bad = !(ch.err <= kTf32Tol);
+    wrong = wrong || bad;
+    std::printf("%-42s %10s %10s %10s %10s %8s %12.2e%s\n", ch.name, "-", "-", "-", "-", "-", ch.err,
+                bad ? "  WRONG" : "");
+  }
   std::printf("(relative error = max |ours - cuBLAS FP32| / max |cuBLAS FP32|; TF32 rounds its inputs to 10 bits)\n");
   CHECK_CUBLAS(cublasDestroy(handle));
   cudaFree(a);
   cudaFree(b);
   cudaFree(c);
   cudaFree(ref);
-  return 0;
+  if (wrong) std::printf("WRONG results above\n");
+  return wrong ? 1 : 0;
 }

@@ -10,7 +10,7 @@
 //    (1e-5 relative), with and without an epilogue that checks the channel
 //    and index it is given;
 //  - the templates compile with nvcc for sm_80 and sm_90 without spills,
-//    and with HG_CUDA_TF32.
+//    and with HG_CUDA_TF32 (and HG_CUDA_TF32_MMA).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -342,7 +342,7 @@ cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
   EXPECT_GT(entries, 0u) << fp32.output;
   EXPECT_EQ(clean, entries) << fp32.output;
   const CommandResult tf32 =
-      run_command("nvcc -std=c++17 -O3 -arch=sm_80 -DHG_CUDA_TF32 -c " + q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/tf.o"));
+      run_command("nvcc -std=c++17 -O3 -arch=sm_80 -DHG_CUDA_TF32 -DHG_CUDA_TF32_MMA -c " + q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/tf.o"));
   EXPECT_EQ(tf32.exit_code, 0) << tf32.output;
 }
 
