@@ -91,6 +91,44 @@ std::string shape_constants(LoweredModel& m) {
   return shapes;
 }
 
+ParameterList parameter_list(const LoweredModel& m) {
+  ParameterList list;
+  for (const auto& p : m.params) {
+    list.params += (list.params.empty() ? "" : ", ") + std::string(p.is_output ? "" : "const ") +
+                   dtype_c_type(p.type.dtype) + "* " + p.variable;
+    list.args += (list.args.empty() ? "" : ", ") + p.variable;
+    list.variables.push_back(p.variable);
+  }
+  return list;
+}
+
+std::map<std::string, std::string> file_values(const LoweredModel& m, std::map<std::string, std::string> extra) {
+  extra.insert({{"NAME", m.name},
+                {"NAMESPACE", m.ns},
+                {"VERSION", kVersion},
+                {"SOURCE", comment_text(m.source)},
+                {"GRAPH_NAME", comment_text(m.graph.name)}});
+  return extra;
+}
+
+std::map<std::string, std::string> header_values(LoweredModel& m, std::map<std::string, std::string> extra) {
+  const MemoryPlan& plan = m.compiled.plan;
+  extra.insert({{"GUARD", header_guard(m.name)},
+                {"ARENA_BYTES", std::to_string(std::max<std::size_t>(plan.arena_bytes, 1))},
+                {"ARENA_ALIGNMENT", std::to_string(plan.alignment)},
+                {"NUM_INPUTS", std::to_string(m.graph.inputs.size())},
+                {"NUM_OUTPUTS", std::to_string(m.graph.outputs.size())},
+                {"SHAPES", shape_constants(m)}});
+  return file_values(m, std::move(extra));
+}
+
+std::string in_place_comment(const LoweredKernel& kernel) {
+  std::string text;
+  for (std::size_t i = 0; i < kernel.op.in_placed.size(); ++i)
+    text += (i ? "\n" : "") + std::string("// input ") + std::to_string(i) + " was written in place by its producer";
+  return text;
+}
+
 std::string header_guard(const std::string& name) {
   std::string guard = "HYBGEN_";
   for (char c : name) guard += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -129,20 +167,10 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   const Graph& g = m.graph;
   const Target& target = m.target;
   const std::string& name = m.name;
-  const std::string& ns = m.ns;
-  std::map<std::string, std::string> common = {
-      {"NAME", name}, {"NAMESPACE", ns}, {"VERSION", kVersion}, {"SOURCE", comment_text(m.source)},
-      {"GRAPH_NAME", comment_text(g.name)}};
-
   // Parameters: inputs, then outputs.
-  std::string params, args, null_checks, usage;
-  for (const auto& p : m.params) {
-    params += (params.empty() ? "" : ", ") + std::string(p.is_output ? "" : "const ") + dtype_c_type(p.type.dtype) +
-              "* " + p.variable;
-    args += (args.empty() ? "" : ", ") + p.variable;
-    null_checks += "!" + p.variable + " || ";
-    usage += (usage.empty() ? "" : ", ") + p.variable;
-  }
+  const ParameterList list = parameter_list(m);
+  std::string params = list.params, args = list.args, usage = list.args, null_checks;
+  for (const auto& v : list.variables) null_checks += "!" + v + " || ";
   const bool external = m.external_weights;
   if (external) {
     params += ", const void* weights";
@@ -182,7 +210,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
         case KernelKind::kEpilogue: {
           const OpDef& def = find_op(first.op);
           if (lowered.already_in_place) {
-            code = "// every input already lies in place";
+            code = in_place_comment(lowered);
             break;
           }
           if (!def.emit_cpp) throw Error("the C++ backend cannot emit this op");
@@ -259,36 +287,27 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     weight_declaration = "namespace detail {\nextern const unsigned char kWeightBlob[];\n}  // namespace detail\n";
   }
 
-  auto with = [&](std::map<std::string, std::string> extra) {
-    extra.insert(common.begin(), common.end());
-    return extra;
-  };
-  const MemoryPlan& plan = m.compiled.plan;
   EmittedFile header{name + ".h", fill_template(template_text("model.h"),
-                                                with({{"GUARD", header_guard(name)},
-                                                      {"ARENA_BYTES", std::to_string(std::max<std::size_t>(plan.arena_bytes, 1))},
-                                                      {"ARENA_ALIGNMENT", std::to_string(plan.alignment)},
-                                                      {"WEIGHT_CONSTANTS", weight_constants},
-                                                      {"WEIGHTS_USAGE", weights_usage},
-                                                      {"WEIGHTS_RUN_DOC", weights_run_doc},
-                                                      {"NUM_INPUTS", std::to_string(g.inputs.size())},
-                                                      {"NUM_OUTPUTS", std::to_string(g.outputs.size())},
-                                                      {"SHAPES", shape_constants(m)},
-                                                      {"PARAMS", params},
-                                                      {"USAGE_ARGS", usage}}),
+                                                header_values(m, {{"WEIGHT_CONSTANTS", weight_constants},
+                                                                  {"WEIGHTS_USAGE", weights_usage},
+                                                                  {"WEIGHTS_RUN_DOC", weights_run_doc},
+                                                                  {"PARAMS", params},
+                                                                  {"USAGE_ARGS", usage}}),
                                                 "model.h")};
   EmittedFile cpp{name + ".cpp", fill_template(template_text("model.cpp"),
-                                               with({{"KERNELS", kernels},
-                                                     {"TARGET", target.name},
-                                                     {"TARGET_MACRO", target.macro},
-                                                     {"TARGET_INCLUDES", target.intrinsics_header.empty() ? "" : "#include <" + target.intrinsics_header + ">\n"},
-                                                     {"WEIGHT_DECLARATION", weight_declaration},
-                                                     {"WEIGHT_CHECKS", weight_checks},
-                                                     {"PARAMS", params},
-                                                     {"ARGS", args},
-                                                     {"NULL_CHECKS", null_checks},
-                                                     {"POINTERS", pointers},
-                                                     {"BODY", body}}),
+                                               file_values(m, {{"KERNELS", kernels},
+                                                               {"TARGET", target.name},
+                                                               {"TARGET_MACRO", target.macro},
+                                                               {"TARGET_INCLUDES", target.intrinsics_header.empty()
+                                                                                       ? ""
+                                                                                       : "#include <" + target.intrinsics_header + ">\n"},
+                                                               {"WEIGHT_DECLARATION", weight_declaration},
+                                                               {"WEIGHT_CHECKS", weight_checks},
+                                                               {"PARAMS", params},
+                                                               {"ARGS", args},
+                                                               {"NULL_CHECKS", null_checks},
+                                                               {"POINTERS", pointers},
+                                                               {"BODY", body}}),
                                                "model.cpp")};
   return {header, cpp, weights_file(m), manifest_file(m)};
 }

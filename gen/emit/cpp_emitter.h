@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,9 +51,25 @@ std::size_t emitted_weight_bytes(const std::vector<EmittedFile>& files);
 std::string large_weights_note(const std::string& name, std::size_t weight_bytes, bool external_weights);
 
 // Pieces the CUDA printer shares with this one.
+// run()'s data parameters: inputs (`const T*`), then outputs (`T*`).
+struct ParameterList {
+  std::string params;                  // "const float* data, float* prob"
+  std::string args;                    // "data, prob"
+  std::vector<std::string> variables;  // {"data", "prob"}
+};
+ParameterList parameter_list(const LoweredModel& model);
+// `extra` with the values every file template takes: NAME, NAMESPACE,
+// VERSION, SOURCE, GRAPH_NAME.
+std::map<std::string, std::string> file_values(const LoweredModel& model, std::map<std::string, std::string> extra);
+// `extra` with those and the values both backends' headers take: GUARD,
+// ARENA_BYTES, ARENA_ALIGNMENT, NUM_INPUTS, NUM_OUTPUTS, SHAPES.
+std::map<std::string, std::string> header_values(LoweredModel& model, std::map<std::string, std::string> extra);
 // The constants naming each input's and output's shape and size.
 std::string shape_constants(LoweredModel& model);
 std::string header_guard(const std::string& name);
+// What a kernel whose inputs all lie in place already prints (no code):
+// "// input I was written in place by its producer", one line per input.
+std::string in_place_comment(const LoweredKernel& kernel);
 // NAME_weights.cpp (the blob as a string literal) or NAME.weights.bin.
 std::string weights_file_name(const LoweredModel& model);
 EmittedFile weights_file(const LoweredModel& model);

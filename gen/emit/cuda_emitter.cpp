@@ -137,16 +137,10 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
   LoweredModel m = lower(compiled, {options.name, options.ns, options.source, options.external_weights});
   const Graph& g = m.graph;
   const std::string& name = m.name;
-  const std::string& ns = m.ns;
 
-  std::string params, args, null_checks, usage;
-  for (const auto& p : m.params) {
-    params += (params.empty() ? "" : ", ") + std::string(p.is_output ? "" : "const ") + dtype_c_type(p.type.dtype) +
-              "* " + p.variable;
-    args += (args.empty() ? "" : ", ") + p.variable;
-    null_checks += " || !" + p.variable;
-    usage += (usage.empty() ? "" : ", ") + p.variable;
-  }
+  const ParameterList list = parameter_list(m);
+  std::string null_checks;
+  for (const auto& v : list.variables) null_checks += " || !" + v;
 
   const PointerOf pointer = [&](const std::string& value) { return m.pointer(value); };
   std::vector<std::string> template_order;
@@ -180,7 +174,7 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
         case KernelKind::kOp:
         case KernelKind::kEpilogue: {
           if (lowered.already_in_place) {
-            code = "// every input already lies in place";
+            code = in_place_comment(lowered);
             break;
           }
           const CudaOpKernel* op = find_cuda_kernel(find_op(first.op).name);
@@ -243,41 +237,27 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
     weight_declaration = "namespace detail {\nextern const unsigned char kWeightBlob[];\n}  // namespace detail\n";
     weight_source = "detail::kWeightBlob";
   }
-  const MemoryPlan& plan = m.compiled.plan;
-  const std::map<std::string, std::string> common = {
-      {"NAME", name}, {"NAMESPACE", ns}, {"VERSION", kVersion}, {"SOURCE", comment_text(m.source)},
-      {"GRAPH_NAME", comment_text(g.name)}};
-  auto with = [&](std::map<std::string, std::string> extra) {
-    extra.insert(common.begin(), common.end());
-    return extra;
-  };
   EmittedFile header{name + ".h", fill_template(template_text("cuda/model.h"),
-                                                with({{"GUARD", header_guard(name)},
-                                                      {"ARENA_BYTES", std::to_string(std::max<std::size_t>(plan.arena_bytes, 1))},
-                                                      {"ARENA_ALIGNMENT", std::to_string(plan.alignment)},
-                                                      {"WEIGHT_CONSTANTS", weight_constants},
-                                                      {"INIT_USAGE", init_usage},
-                                                      {"INIT_PARAMS", init_params},
-                                                      {"INIT_DOC", init_doc},
-                                                      {"NUM_INPUTS", std::to_string(g.inputs.size())},
-                                                      {"NUM_OUTPUTS", std::to_string(g.outputs.size())},
-                                                      {"SHAPES", shape_constants(m)},
-                                                      {"PARAMS", params},
-                                                      {"USAGE_ARGS", usage}}),
+                                                header_values(m, {{"WEIGHT_CONSTANTS", weight_constants},
+                                                                  {"INIT_USAGE", init_usage},
+                                                                  {"INIT_PARAMS", init_params},
+                                                                  {"INIT_DOC", init_doc},
+                                                                  {"PARAMS", list.params},
+                                                                  {"USAGE_ARGS", list.args}}),
                                                 "cuda/model.h")};
   EmittedFile source{name + ".cu", fill_template(template_text("cuda/model.cu"),
-                                                 with({{"TARGET", m.target.name},
-                                                       {"TARGET_SUMMARY", m.target.summary},
-                                                       {"WEIGHT_DECLARATION", weight_declaration},
-                                                       {"KERNELS", kernels},
-                                                       {"PARAMS", params},
-                                                       {"ARGS", args},
-                                                       {"NULL_CHECKS", null_checks},
-                                                       {"INIT_PARAMS", init_params},
-                                                       {"INIT_NULL_CHECKS", init_null_checks},
-                                                       {"WEIGHT_SOURCE", weight_source},
-                                                       {"POINTERS", pointers},
-                                                       {"BODY", body}}),
+                                                 file_values(m, {{"TARGET", m.target.name},
+                                                                 {"TARGET_SUMMARY", m.target.summary},
+                                                                 {"WEIGHT_DECLARATION", weight_declaration},
+                                                                 {"KERNELS", kernels},
+                                                                 {"PARAMS", list.params},
+                                                                 {"ARGS", list.args},
+                                                                 {"NULL_CHECKS", null_checks},
+                                                                 {"INIT_PARAMS", init_params},
+                                                                 {"INIT_NULL_CHECKS", init_null_checks},
+                                                                 {"WEIGHT_SOURCE", weight_source},
+                                                                 {"POINTERS", pointers},
+                                                                 {"BODY", body}}),
                                                  "cuda/model.cu")};
   return {header, source, weights_file(m), manifest_file(m)};
 }

@@ -6,17 +6,9 @@
 #include "ir/error.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/slice.h"
 
 namespace hybgen {
-namespace {
-
-// A view of the input: where it starts, the output's dims, and the input
-// stride of each output axis.
-struct StridedView {
-  int64_t offset = 0;
-  Shape dims;
-  std::vector<int64_t> strides;
-};
 
 std::vector<int64_t> row_major_strides(const Shape& s) {
   std::vector<int64_t> st(s.size(), 1);
@@ -52,6 +44,8 @@ StridedView slice_view(const Shape& in, const std::vector<int64_t>& begin, const
   }
   return v;
 }
+
+namespace {
 
 void gather(const StridedView& v, const float* x, float* y) {
   for_each_strided(v.dims, v.strides, {}, [&](int64_t i, int64_t src, int64_t) { y[i] = x[v.offset + src]; });

@@ -83,6 +83,18 @@ inline bool host_supports(const std::string& feature) {
 #endif
 }
 
+// Why a -march=native check would repeat another test here, or "" when it
+// would not: on an x86-64 host, native code takes the AVX2 or AVX-512 branch
+// of the kernels, which the explicit x86-64-v3 / x86-64-v4 tests already
+// build and check on this host (the Native tests were a third of the suite's
+// kernel-test time, all of it a second compile of the same branch).
+inline std::string native_repeats_an_explicit_path() {
+  const std::string native = native_target();
+  if ((native == "x86-64-v3" && host_supports("avx2")) || (native == "x86-64-v4" && host_supports("avx512")))
+    return "-march=native takes the " + native + " branch, which its own test checks on this host";
+  return "";
+}
+
 inline const char* kKernelDriverSupport = R"SUPPORT(#include <cstdio>
 #include <vector>
 

@@ -13,6 +13,7 @@
 #include "ir/error.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/slice.h"
 #include "ops/transpose.h"
 
 namespace hybgen {
@@ -21,50 +22,9 @@ namespace {
 constexpr std::size_t kMaxRank = 8;
 constexpr int kMaxParts = 8;  // parts per hg_concat / hg_split launch
 
-// The strides of a row-major shape.
-std::vector<int64_t> row_major(const Shape& s) {
-  std::vector<int64_t> st(s.size(), 1);
-  for (int i = static_cast<int>(s.size()) - 2; i >= 0; --i) st[i] = st[i + 1] * s[i + 1];
-  return st;
-}
-
 // Output dims of a gather from its input, the input stride of each output
-// axis, and the input offset of the first element (gen/ops/slice.cpp's view).
-struct View {
-  int64_t offset = 0;
-  Shape dims;
-  std::vector<int64_t> strides;
-};
-
-// MXNet slice semantics, as gen/ops/slice.cpp's slice_view.
-View slice_view(const Shape& in, const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
-                const std::vector<int64_t>& step) {
-  if (begin.size() != end.size() || begin.size() > in.size() || (!step.empty() && step.size() != begin.size()))
-    throw Error("begin " + cpp_int_list(begin) + ", end " + cpp_int_list(end) + " and step " + cpp_int_list(step) +
-                " do not fit the input " + shape_str(in));
-  const auto stride = row_major(in);
-  View v;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    const int64_t dim = in[i];
-    const int64_t s = i < step.size() && step[i] != kSliceNone ? step[i] : 1;
-    if (s == 0) throw Error("step 0 on axis " + std::to_string(i));
-    int64_t b = s > 0 ? 0 : dim - 1, e = s > 0 ? dim : -1;
-    if (i < begin.size() && begin[i] != kSliceNone) {
-      b = begin[i] < 0 ? begin[i] + dim : begin[i];
-      b = s > 0 ? std::clamp<int64_t>(b, 0, dim) : std::clamp<int64_t>(b, -1, dim - 1);
-    }
-    if (i < end.size() && end[i] != kSliceNone) {
-      e = end[i] < 0 ? end[i] + dim : end[i];
-      e = s > 0 ? std::clamp<int64_t>(e, 0, dim) : std::clamp<int64_t>(e, -1, dim - 1);
-    }
-    const int64_t n = s > 0 ? std::max<int64_t>(0, (e - b + s - 1) / s) : std::max<int64_t>(0, (b - e - s - 1) / -s);
-    if (n == 0) throw Error("axis " + std::to_string(i) + " slices to nothing");
-    v.offset += b * stride[i];
-    v.dims.push_back(n);
-    v.strides.push_back(s * stride[i]);
-  }
-  return v;
-}
+// axis, and the input offset of the first element.
+using View = StridedView;
 
 // Drops size-1 axes and merges axis d into d + 1 where d's stride is d+1's
 // extent (the two walk memory as one axis). Never empty: a lone element is
@@ -243,10 +203,10 @@ KernelCall emit_transpose(const EmitContext& ctx) {
   const int64_t n = ctx.out_types[0].num_elements();
   const int rank = static_cast<int>(in.size());
   if (rank <= 1) return {{"copy"}, copy_call(ctx, ctx.in[0], ctx.out[0], n)};
-  const auto in_strides = row_major(in);
+  const auto in_strides = row_major_strides(in);
   Shape out;
   for (int p : perm) out.push_back(in[p]);
-  const auto out_strides = row_major(out);
+  const auto out_strides = row_major_strides(out);
   const int a_axis = rank - 1, b_axis = perm[rank - 1];
   // The last axis stays (a gather, float4 where it can), or one of the two
   // contiguous axes is short (a tile would idle most threads; a gather's
