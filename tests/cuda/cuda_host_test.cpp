@@ -13,6 +13,7 @@
 #include <system_error>
 #include <vector>
 
+#include "cuda_test_support.h"
 #include "run_command.h"
 
 namespace hybgen::testing {
@@ -20,15 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Unqualified, `quoted` would also find std::quoted for std::string.
-std::string q(const std::string& s) { return ::hybgen::testing::quoted(s); }
-
-const std::string kPrograms = HYBGEN_SOURCE_DIR "/tests/cuda/programs";
-const std::string kHeader = HYBGEN_SOURCE_DIR "/templates/cuda_host/cuda_runtime.h.in";
 // Seconds a program may run before it counts as hung.
 const std::string kTimeout = "timeout 30 ";
-
-bool on_path(const std::string& tool) { return run_command("command -v " + q(tool)).exit_code == 0; }
 
 // Each test gets a folder holding cuda_runtime.h (the layer, as verify
 // writes it) and what it builds.

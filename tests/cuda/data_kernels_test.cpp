@@ -26,6 +26,7 @@
 
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "cuda_test_support.h"
 #include "run_command.h"
 #include "targets/target.h"
 
@@ -33,18 +34,6 @@ namespace hybgen::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string q(const std::string& s) { return ::hybgen::testing::quoted(s); }
-
-const std::string kKernels = HYBGEN_SOURCE_DIR "/templates/cuda/kernels";
-const std::string kHeader = HYBGEN_SOURCE_DIR "/templates/cuda_host/cuda_runtime.h.in";
-
-std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // One op application.
 struct Case {

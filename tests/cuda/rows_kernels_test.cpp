@@ -27,6 +27,7 @@
 
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "cuda_test_support.h"
 #include "run_command.h"
 #include "targets/target.h"
 
@@ -35,30 +36,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string q(const std::string& s) { return ::hybgen::testing::quoted(s); }
-
-const std::string kKernels = HYBGEN_SOURCE_DIR "/templates/cuda/kernels";
-const std::string kHeader = HYBGEN_SOURCE_DIR "/templates/cuda_host/cuda_runtime.h.in";
 const std::string kProgram = HYBGEN_SOURCE_DIR "/tests/cuda/programs/rows_kernels.cu";
-
-bool have_nvcc() { return run_command("command -v nvcc").exit_code == 0; }
-
-std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-std::string temp_dir(const std::string& suite) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string dir = (fs::temp_directory_path() / ("hybgen_" + suite + "_" + std::string(info->name()) + "_" +
-                                                        std::to_string(::getpid())))
-                              .string();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 // ---- the kernels against CPU loops ----
 
@@ -76,7 +54,7 @@ TEST(RowsKernels, WrappersMatchPlainLoopsOnTheCudaHostLayer) {
 }
 
 TEST(RowsKernels, WrappersCompileWithNvcc) {
-  if (!have_nvcc()) GTEST_SKIP() << "nvcc is not on PATH";
+  if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on PATH";
   const std::string dir = temp_dir("RowsKernels");
   const CommandResult built =
       run_command("nvcc -std=c++17 -gencode 'arch=compute_80,code=[sm_80,sm_90]' -Werror all-warnings -c " +
@@ -437,7 +415,7 @@ TEST_F(RowsPrinters, PrintersUseTheirKernelsAndScratchOnlyWhereNeeded) {
 
 // The same driver is valid CUDA for sm_80 and sm_90.
 TEST_F(RowsPrinters, DriverCompilesWithNvcc) {
-  if (!have_nvcc()) GTEST_SKIP() << "nvcc is not on PATH";
+  if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on PATH";
   const CommandResult built = run_command(
       "nvcc -std=c++17 -gencode 'arch=compute_80,code=[sm_80,sm_90]' -Werror all-warnings -c " +
       q(dir_ + "/driver.cu") + " -o " + q(dir_ + "/driver.o"));
