@@ -50,15 +50,84 @@ std::string argument_list(const std::vector<std::string>& reads, const std::vect
   return args;
 }
 
-// A __global__ function computing one elementwise kernel, and its launch.
+// `text` with every identifier that `names` lists replaced by PREFIX0,
+// PREFIX1, ... in the list's order (whole identifiers, not members), and its
+// line comments dropped: the code a definition holds whatever the values'
+// names. The names are the lowering's pointer variables: no keyword, local
+// (v0, x1, i2) or hg_ helper is among them.
+std::string generic_text(const std::string& text, const std::vector<std::string>& names, const std::string& prefix) {
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::map<std::string, std::string> renamed;
+  for (std::size_t i = 0; i < names.size(); ++i) renamed.emplace(names[i], prefix + std::to_string(i));
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    if (text.compare(at, 2, "//") == 0) {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      at = text.find('\n', at);
+      if (at == std::string::npos) break;
+      continue;
+    }
+    if (!is_word(text[at])) {
+      out += text[at++];
+      continue;
+    }
+    std::size_t end = at;
+    while (end < text.size() && is_word(text[end])) ++end;
+    const std::string word = text.substr(at, end - at);
+    const auto it = renamed.find(word);
+    const bool member = at > 0 && text[at - 1] == '.';  // threadIdx.x is not a value named x
+    out += it == renamed.end() || member ? word : it->second;
+    at = end;
+  }
+  return out;
+}
+
+// Definitions (elementwise kernels, epilogue structs) printed once for every
+// kernel that computes the same thing on other values: a model's many
+// BatchNorm+ReLU epilogues become one type, so the GEMM and convolution
+// templates are instantiated once for them, not once per layer.
+class SharedDefinitions {
+ public:
+  // The name of the definition whose generic text is `text`, made from
+  // `first_name` and `make` (given the name) when it is new; `step` uses it.
+  template <class Make>
+  std::string use(const std::string& text, const std::string& first_name, int step, const Make& make) {
+    auto it = index_.find(text);
+    if (it == index_.end()) {
+      it = index_.emplace(text, entries_.size()).first;
+      entries_.push_back({first_name, make(first_name), {}});
+    }
+    entries_[it->second].steps.push_back(step);
+    return entries_[it->second].name;
+  }
+  // Every definition, each after a comment naming the kernels that use it.
+  std::string text(const std::string& what) const {
+    std::string out;
+    for (const auto& e : entries_) {
+      std::string steps;
+      for (int s : e.steps) steps += (steps.empty() ? "" : ", ") + std::to_string(s);
+      out += "\n// " + what + " of kernel" + (e.steps.size() > 1 ? "s " : " ") + steps + "\n" + e.definition;
+    }
+    return out;
+  }
+
+ private:
+  struct Entry {
+    std::string name, definition;
+    std::vector<int> steps;
+  };
+  std::map<std::string, std::size_t> index_;
+  std::vector<Entry> entries_;
+};
+
+// A kernel's launch and the definition it needs.
 struct PrintedKernel {
-  std::string definition;
   std::string launch;
 };
 
-PrintedKernel print_elementwise_kernel(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer) {
+PrintedKernel print_elementwise_kernel(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer,
+                                       SharedDefinitions& shared) {
   const ElementwiseBody loop = elementwise_body(graph, *lowered.kernel, pointer);
-  const std::string name = "hg_kernel_" + std::to_string(lowered.step);
   int64_t total = 1;
   for (int64_t e : loop.extents) total *= e;
   const int rank = static_cast<int>(loop.extents.size());
@@ -81,30 +150,39 @@ PrintedKernel print_elementwise_kernel(const Graph& graph, const LoweredKernel& 
       counters.replace(at, 11, "const int ");
   const std::string body = "for (" + index + " o = blockIdx.x * blockDim.x + threadIdx.x; o < " + std::to_string(total) +
                            "; o += gridDim.x * blockDim.x) {\n" + indent_lines(counters + loop.statements, "  ") + "}\n";
-  PrintedKernel k;
-  k.definition = "// " + lowered.heading + "\n__global__ void " + name + "(" +
-                 parameter_list(loop.reads, loop.writes) + ") {\n" + indent_lines(body, "  ") + "}\n";
-  k.launch = "HG_CHECK(hg_launch(" + name + ", dim3(hg_blocks_for(" + std::to_string(total) + ", " +
-             std::to_string(kElementwiseThreads) + ")), dim3(" + std::to_string(kElementwiseThreads) + "), stream" +
-             argument_list(loop.reads, loop.writes) + "));";
-  return k;
+  std::vector<std::string> operands = loop.reads;
+  operands.insert(operands.end(), loop.writes.begin(), loop.writes.end());
+  std::vector<std::string> generic_reads, generic_writes;
+  for (std::size_t i = 0; i < operands.size(); ++i)
+    (i < loop.reads.size() ? generic_reads : generic_writes).push_back("p" + std::to_string(i));
+  const std::string definition = "(" + parameter_list(generic_reads, generic_writes) + ") {\n" +
+                                 indent_lines(generic_text(body, operands, "p"), "  ") + "}\n";
+  const std::string name = shared.use(definition, "hg_kernel_" + std::to_string(lowered.step), lowered.step,
+                                      [&](const std::string& n) { return "__global__ void " + n + definition; });
+  return {"HG_CHECK(hg_launch(" + name + ", dim3(hg_blocks_for(" + std::to_string(total) + ", " +
+          std::to_string(kElementwiseThreads) + ")), dim3(" + std::to_string(kElementwiseThreads) + "), stream" +
+          argument_list(loop.reads, loop.writes) + "));"};
 }
 
 // The struct an epilogue kernel's anchor applies to each value, and the
 // statement that makes its object `epilogue`.
-PrintedKernel print_epilogue_struct(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer) {
+PrintedKernel print_epilogue_struct(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer,
+                                    SharedDefinitions& shared) {
   const EpilogueBody epilogue = epilogue_body(graph, *lowered.kernel, pointer);
-  const std::string type = "HgEpilogue" + std::to_string(lowered.step);
+  std::vector<std::string> operands = epilogue.reads;
+  operands.insert(operands.end(), epilogue.writes.begin(), epilogue.writes.end());
   std::string members, init;
-  for (const auto& r : epilogue.reads) members += "  const float* " + r + ";\n", init += (init.empty() ? "" : ", ") + r;
-  for (const auto& w : epilogue.writes) members += "  float* " + w + ";\n", init += (init.empty() ? "" : ", ") + w;
-  PrintedKernel k;
-  k.definition = "// The epilogue of " + lowered.heading + "\nstruct " + type + " {\n" + members +
-                 "  __device__ __forceinline__ float operator()(long" + (epilogue.uses_channel ? " channel" : "") +
-                 ", long" + (epilogue.uses_index ? " index" : "") + ", float v) const {\n" +
-                 indent_lines(epilogue.statements, "    ") + "  }\n};\n";
-  k.launch = "const " + type + " epilogue{" + init + "};";
-  return k;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    members += std::string(i < epilogue.reads.size() ? "  const float* p" : "  float* p") + std::to_string(i) + ";\n";
+    init += (init.empty() ? "" : ", ") + operands[i];
+  }
+  const std::string definition = " {\n" + members + "  __device__ __forceinline__ float operator()(long" +
+                                 (epilogue.uses_channel ? " channel" : "") + ", long" +
+                                 (epilogue.uses_index ? " index" : "") + ", float v) const {\n" +
+                                 indent_lines(generic_text(epilogue.statements, operands, "p"), "    ") + "  }\n};\n";
+  const std::string type = shared.use(definition, "HgEpilogue" + std::to_string(lowered.step), lowered.step,
+                                      [&](const std::string& n) { return "struct " + n + definition; });
+  return {"const " + type + " epilogue{" + init + "};"};
 }
 
 }  // namespace
@@ -151,7 +229,8 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
           template_order.push_back(k);
   };
   use_templates({"common"});
-  std::string definitions, body;
+  SharedDefinitions elementwise_kernels, epilogues;
+  std::string body;
   for (const LoweredKernel& lowered : m.kernels) {
     const Kernel& kernel = *lowered.kernel;
     const Node& first = g.nodes[kernel.nodes.front()];
@@ -166,9 +245,7 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
           break;
         case KernelKind::kElementwise: {
           use_templates(scalar_kernel_templates(g, kernel));
-          const PrintedKernel k = print_elementwise_kernel(g, lowered, pointer);
-          definitions += "\n" + k.definition;
-          code = k.launch;
+          code = print_elementwise_kernel(g, lowered, pointer, elementwise_kernels).launch;
           break;
         }
         case KernelKind::kOp:
@@ -182,9 +259,7 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
           ctx.stream = "stream";
           if (kernel.kind == KernelKind::kEpilogue) {
             use_templates(scalar_kernel_templates(g, kernel));
-            const PrintedKernel k = print_epilogue_struct(g, lowered, pointer);
-            definitions += "\n" + k.definition;
-            code = k.launch + "\n";
+            code = print_epilogue_struct(g, lowered, pointer, epilogues).launch + "\n";
             ctx.epilogue = "epilogue";
           }
           const KernelCall call = op->emit(ctx);
@@ -218,7 +293,7 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
 
   std::string kernels;
   for (const auto& k : template_order) kernels += template_text("cuda/kernels/" + k) + "\n";
-  kernels += definitions;
+  kernels += epilogues.text("The epilogue") + elementwise_kernels.text("The elementwise loop");
 
   const bool external = m.external_weights;
   const std::string weights_name = weights_file_name(m);

@@ -94,16 +94,17 @@ KernelCall emit(const EmitContext& ctx) {
   const int64_t need = partial_floats(g, path);
   const bool scratch = need > 0 && !ctx.scratch.empty() && ctx.scratch_floats >= need;
   const std::string split_args = n(scratch ? splits : 1) + ", " + (scratch ? ctx.scratch : std::string("nullptr"));
+  const std::string split_k = scratch ? "" : ", false";  // no reduction kernel to compile
   if (path == Path::kDense)
-    return {{"gemm"}, "HG_CHECK((hg_gemm<" + n(config) + ", 0, 0>(" + ctx.stream + ", " + x + ", " + n(g.c) + ", 0, " +
+    return {{"gemm"}, "HG_CHECK((hg_gemm<" + n(config) + ", 0, 0" + split_k + ">(" + ctx.stream + ", " + x + ", " + n(g.c) + ", 0, " +
                           w + ", " + n(g.c) + ", 0, " + bias + ", " + y + ", " + n(g.f) + ", 0, " + n(g.f) + ", 1, " +
                           n(g.n) + ", " + n(g.f) + ", " + n(g.c) + ", " + split_args + ", " + epilogue + ")));"};
   if (path == Path::kDirect1x1)
-    return {{"gemm", "conv"}, "HG_CHECK((hg_conv2d_1x1<" + n(config) + ">(" + ctx.stream + ", " + x + ", " + w + ", " +
+    return {{"gemm", "conv"}, "HG_CHECK((hg_conv2d_1x1<" + n(config) + split_k + ">(" + ctx.stream + ", " + x + ", " + w + ", " +
                                   bias + ", " + y + ", " + n(g.n) + ", " + n(g.c) + ", " + n(g.h * g.w) + ", " +
                                   n(g.f) + ", " + n(g.groups) + ", " + split_args + ", " + epilogue + ")));"};
   return {{"gemm", "conv"},
-          "HG_CHECK((hg_conv2d_gemm<" + n(config) + ", " + n(g.kh) + ", " + n(g.kw) + ">(" + ctx.stream + ", " + x +
+          "HG_CHECK((hg_conv2d_gemm<" + n(config) + ", " + n(g.kh) + ", " + n(g.kw) + split_k + ">(" + ctx.stream + ", " + x +
               ", " + w + ", " + bias + ", " + y + ", " + n(g.n) + ", " + n(g.c) + ", " + n(g.h) + ", " + n(g.w) +
               ", " + n(g.f) + ", " + n(g.oh) + ", " + n(g.ow) + ", " + n(g.sh) + ", " + n(g.sw) + ", " + n(g.ph) +
               ", " + n(g.pw) + ", " + n(g.dh) + ", " + n(g.dw) + ", " + n(g.groups) + ", " + split_args + ", " +

@@ -161,7 +161,8 @@ KernelCall emit(const Gemm& g, const EmitContext& ctx, const std::string& bias) 
   int config = 0, splits = 1;
   cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, &config, &splits);
   const bool scratch = splits > 1 && !ctx.scratch.empty() && ctx.scratch_floats >= splits * g.batch * g.m * g.n;
-  return {{"gemm"}, "HG_CHECK((hg_gemm<" + n(config) + ", " + layouts + ">(" + ctx.stream + ", " + operands +
+  const std::string split_k = scratch ? "" : ", false";  // no reduction kernel to compile
+  return {{"gemm"}, "HG_CHECK((hg_gemm<" + n(config) + ", " + layouts + split_k + ">(" + ctx.stream + ", " + operands +
                         n(scratch ? splits : 1) + ", " + (scratch ? ctx.scratch : std::string("nullptr")) + ", " +
                         epilogue_argument(ctx) + ")));"};
 }
