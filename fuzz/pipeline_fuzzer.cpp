@@ -9,11 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "emit/cpp_emitter.h"
+#include "emit/cuda_emitter.h"
 #include "fuzz_common.h"
 #include "io/json_util.h"
 #include "io/model_json.h"
-#include "ops/gemm_pack.h"
 #include "pipeline.h"
 
 namespace {
@@ -30,8 +29,8 @@ void compile_and_emit(const hybgen::Graph& graph, const hybgen::CompileOptions& 
   emit.name = "model";
   emit.source = "fuzz.json";
   std::vector<EmittedFile> files;
-  if (!fuzz::returns_or_errors("emit_cpp", [&] { files = emit_cpp(compiled, emit); })) return;
-  fuzz::check(!files.empty(), "emit_cpp returned no files");
+  if (!fuzz::returns_or_errors("emit_for_target", [&] { files = emit_for_target(compiled, emit); })) return;
+  fuzz::check(!files.empty(), "emit_for_target returned no files");
 }
 
 }  // namespace

@@ -11,6 +11,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/install-deps.sh" --test
+# The CUDA toolkit's usual home, for the tests that compile generated CUDA
+# with nvcc (they are skipped where there is none).
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="$PATH:/usr/local/cuda/bin"; fi
 "$root/scripts/build.sh"
 cd "$root/build"
 ctest --output-on-failure -j2 "$@"

@@ -19,6 +19,7 @@
 
 #include "io/npy.h"
 #include "ir/graph.h"
+#include "targets/target.h"
 
 namespace hybgen {
 
@@ -31,7 +32,7 @@ struct VerifyOptions {
   std::string cxx_flags = "-std=c++11 -O2 -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti";
   bool keep_build = false;
   bool optimize = true;  // generate with the optimizer's passes (CompileOptions::optimize)
-  std::string target = "generic";  // hybgen --target; its compiler flags are added
+  std::string target = default_target().name;  // hybgen --target; its compiler flags are added
   int threads = 1;  // > 1: run on a spinning pool of that many threads (hg_spin_pool.h)
   bool external_weights = false;  // CppEmitOptions::external_weights; the driver loads the file
   bool small_arena = false;       // CompileOptions::small_arena

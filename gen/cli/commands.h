@@ -14,6 +14,7 @@
 
 #include "cli/model_loader.h"
 #include "passes/memory_plan.h"
+#include "targets/target.h"
 
 namespace hybgen {
 
@@ -35,7 +36,7 @@ struct PassDumpFlags {
 struct GenerateFlags {
   ModelFlags model;
   bool no_optimize = false;
-  std::string target = "generic";
+  std::string target = default_target().name;
   PassDumpFlags dump;
   std::string out_dir;
   std::string name;
@@ -48,7 +49,7 @@ int run_generate(const GenerateFlags& flags);
 struct VerifyFlags {
   ModelFlags model;
   bool no_optimize = false;
-  std::string target = "generic";
+  std::string target = default_target().name;
   std::vector<std::string> inputs;    // NAME=x.npy
   std::vector<std::string> expected;  // NAME=y.npy
   uint64_t seed = 0;
@@ -63,7 +64,7 @@ int run_verify(const VerifyFlags& flags);
 struct InspectFlags {
   ModelFlags model;
   bool no_optimize = false;
-  std::string target = "generic";  // the arena holds the scratch of this target's kernels
+  std::string target = default_target().name;  // the arena holds the scratch of this target's kernels
   bool json = false;
   std::string report;  // --report: HTML page (emit/html_report.h)
   std::string dot;     // --dot: Graphviz text (emit/dot.h)

@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   app.add_option("--name", generate.name, "file stem and C symbol prefix (default: the model file's stem)");
   app.add_option("--namespace", generate.ns, "C++ namespace (default: NAME)");
   add_optimize_flag(app, generate.no_optimize);
-  add_target_option(app, generate.target, "generic");
+  add_target_option(app, generate.target, hybgen::default_target().name);
   add_external_weights_flag(app, generate.external_weights);
   add_small_arena_flag(app, generate.small_arena);
   add_dump_flags(app, generate.dump);

@@ -163,6 +163,9 @@ EmittedFile manifest_file(const LoweredModel& m) {
 }
 
 std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOptions& options) {
+  if (compiled.target.backend != Backend::kCpp)
+    throw Error("emit_cpp: the graph was compiled for " + compiled.target.name + ", a " +
+                backend_name(compiled.target.backend) + " target");
   LoweredModel m = lower(compiled, {options.name, options.ns, options.source, options.external_weights});
   const Graph& g = m.graph;
   const Target& target = m.target;

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <set>
 
 #include "emit/cpp_fused.h"
 #include "emit/templates.h"
@@ -120,12 +119,8 @@ class SharedDefinitions {
   std::vector<Entry> entries_;
 };
 
-// A kernel's launch and the definition it needs.
-struct PrintedKernel {
-  std::string launch;
-};
-
-PrintedKernel print_elementwise_kernel(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer,
+// The launch of an elementwise kernel, its __global__ function added to `shared`.
+std::string print_elementwise_kernel(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer,
                                        SharedDefinitions& shared) {
   const ElementwiseBody loop = elementwise_body(graph, *lowered.kernel, pointer);
   int64_t total = 1;
@@ -159,14 +154,14 @@ PrintedKernel print_elementwise_kernel(const Graph& graph, const LoweredKernel& 
                                  indent_lines(generic_text(body, operands, "p"), "  ") + "}\n";
   const std::string name = shared.use(definition, "hg_kernel_" + std::to_string(lowered.step), lowered.step,
                                       [&](const std::string& n) { return "__global__ void " + n + definition; });
-  return {"HG_CHECK(hg_launch(" + name + ", dim3(hg_blocks_for(" + std::to_string(total) + ", " +
-          std::to_string(kElementwiseThreads) + ")), dim3(" + std::to_string(kElementwiseThreads) + "), stream" +
-          argument_list(loop.reads, loop.writes) + "));"};
+  return "HG_CHECK(hg_launch(" + name + ", dim3(hg_blocks_for(" + std::to_string(total) + ", " +
+         std::to_string(kElementwiseThreads) + ")), dim3(" + std::to_string(kElementwiseThreads) + "), stream" +
+         argument_list(loop.reads, loop.writes) + "));";
 }
 
-// The struct an epilogue kernel's anchor applies to each value, and the
-// statement that makes its object `epilogue`.
-PrintedKernel print_epilogue_struct(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer,
+// The statement that makes the object `epilogue` an epilogue kernel's anchor
+// applies to each value, its struct added to `shared`.
+std::string print_epilogue_struct(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer,
                                     SharedDefinitions& shared) {
   const EpilogueBody epilogue = epilogue_body(graph, *lowered.kernel, pointer);
   std::vector<std::string> operands = epilogue.reads;
@@ -182,7 +177,7 @@ PrintedKernel print_epilogue_struct(const Graph& graph, const LoweredKernel& low
                                  indent_lines(generic_text(epilogue.statements, operands, "p"), "    ") + "  }\n};\n";
   const std::string type = shared.use(definition, "HgEpilogue" + std::to_string(lowered.step), lowered.step,
                                       [&](const std::string& n) { return "struct " + n + definition; });
-  return {"const " + type + " epilogue{" + init + "};"};
+  return "const " + type + " epilogue{" + init + "};";
 }
 
 }  // namespace
@@ -209,8 +204,7 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
       lacking += "\n  " + node_label(node.name, node.op);
   }
   if (!lacking.empty())
-    throw Error("the CUDA backend has no kernel for these nodes' ops (`hybgen ops` lists what each target runs):" +
-                lacking);
+    throw Error("the CUDA backend has no kernel for these nodes' ops:" + lacking);
 
   LoweredModel m = lower(compiled, {options.name, options.ns, options.source, options.external_weights});
   const Graph& g = m.graph;
@@ -245,7 +239,7 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
           break;
         case KernelKind::kElementwise: {
           use_templates(scalar_kernel_templates(g, kernel));
-          code = print_elementwise_kernel(g, lowered, pointer, elementwise_kernels).launch;
+          code = print_elementwise_kernel(g, lowered, pointer, elementwise_kernels);
           break;
         }
         case KernelKind::kOp:
@@ -259,7 +253,7 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
           ctx.stream = "stream";
           if (kernel.kind == KernelKind::kEpilogue) {
             use_templates(scalar_kernel_templates(g, kernel));
-            code = print_epilogue_struct(g, lowered, pointer, epilogues).launch + "\n";
+            code = print_epilogue_struct(g, lowered, pointer, epilogues) + "\n";
             ctx.epilogue = "epilogue";
           }
           const KernelCall call = op->emit(ctx);

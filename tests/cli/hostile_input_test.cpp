@@ -57,8 +57,8 @@ class HostileInput : public ::testing::Test {
   }
 
   // verify --keep: the output files of the generated program, then the build is removed.
-  std::vector<uint8_t> verified_outputs(const std::string& model, std::string* printed) {
-    const auto r = hybgen("verify --keep " + shell_word(model));
+  std::vector<uint8_t> verified_outputs(const std::string& model, std::string* printed, const std::string& flags = "") {
+    const auto r = hybgen("verify --keep " + flags + shell_word(model));
     *printed = r.output;
     EXPECT_EQ(r.exit_code, 0) << r.output;
     const auto at = r.output.find("build kept in ");
@@ -122,6 +122,38 @@ TEST_F(HostileInput, NamesNeverChangeTheGeneratedCode) {
   // The manifest is JSON that keeps each name as it was.
   const auto manifest = nlohmann::json::parse(read_file_text(path("out/odd.manifest.json")));
   EXPECT_EQ(manifest["inputs"][0]["name"], given.at("data"));
+}
+
+// The same for the CUDA backend, run through the cuda-host layer.
+TEST_F(HostileInput, NamesNeverChangeTheGeneratedCuda) {
+  const std::vector<std::string> hostile = {"\n__builtin_printf(\"INJECTED\\n\");\n//", "*/ x /*", "ends in \\",
+                                            "trigraph ?" "?/", "caf\xc3\xa9"};
+  int next = 0;
+  std::map<std::string, std::string> given;
+  const std::string odd = save_mlp("odd", [&](const std::string& plain) {
+    auto it = given.find(plain);
+    if (it == given.end()) it = given.emplace(plain, plain + hostile[next++ % hostile.size()]).first;
+    return it->second;
+  });
+  const std::string plain = save_mlp("plain", [](const std::string& name) { return name; });
+  std::string odd_printed, plain_printed;
+  const auto odd_out = verified_outputs(odd, &odd_printed, "--target cuda-host ");
+  const auto plain_out = verified_outputs(plain, &plain_printed, "--target cuda-host ");
+  EXPECT_NE(odd_printed.find("verify: PASS"), std::string::npos) << odd_printed;
+  EXPECT_EQ(odd_printed.find("\nINJECTED"), std::string::npos) << odd_printed;
+  ASSERT_FALSE(plain_out.empty());
+  EXPECT_EQ(odd_out, plain_out);
+  ASSERT_EQ(hybgen("--target cuda " + shell_word(odd) + " -o " + shell_word(path("out"))).exit_code, 0);
+  ASSERT_EQ(hybgen("--target cuda " + shell_word(plain) + " -o " + shell_word(path("out"))).exit_code, 0);
+  for (const std::string file : {".h", ".cu", "_weights.cpp"}) {
+    const std::string odd_text = read_file_text(path("out/odd") + file);
+    const std::string plain_text = read_file_text(path("out/plain") + file);
+    EXPECT_EQ(std::count(odd_text.begin(), odd_text.end(), '\n'), std::count(plain_text.begin(), plain_text.end(), '\n'))
+        << file;
+    std::istringstream in(odd_text);
+    for (std::string line; std::getline(in, line);)
+      EXPECT_EQ(line.substr(0, line.find("//")).find("printf("), std::string::npos) << file << ": " << line;
+  }
 }
 
 TEST_F(HostileInput, GenerationNeverRemovesAFolderOfTheUser) {
