@@ -25,7 +25,10 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
+# -O1 with line tables only: reports keep file and line, the build is cheaper than -O2 -g.
 cmake -S "$root" -B "$root/build-sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DHYBGEN_SANITIZE=ON -DHYBGEN_FUZZ=ON \
   -DHYBGEN_FUZZ_SECONDS="${HYBGEN_FUZZ_SECONDS:-20}" \
   -DHYBGEN_BUILD_EXAMPLES=OFF -DHYBGEN_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
