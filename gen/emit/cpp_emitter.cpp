@@ -122,6 +122,13 @@ std::map<std::string, std::string> header_values(LoweredModel& m, std::map<std::
   return file_values(m, std::move(extra));
 }
 
+std::string view_code(LoweredModel& m, const LoweredKernel& kernel) {
+  const Kernel& k = *kernel.kernel;
+  const std::string& input = m.graph.nodes[k.nodes.front()].inputs[0];
+  if (m.compiled.plan.find(k.outputs[0])) return "// shares the bytes of " + comment_text(input);
+  return "const float* const " + m.variable(k.outputs[0]) + " = " + m.pointer(input) + ";";
+}
+
 std::string in_place_comment(const LoweredKernel& kernel) {
   std::string text;
   for (std::size_t i = 0; i < kernel.op.in_placed.size(); ++i)
@@ -200,10 +207,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     try {
       switch (kernel.kind) {
         case KernelKind::kView:
-          if (!m.compiled.plan.find(kernel.outputs[0]))
-            code = "const float* const " + m.variable(kernel.outputs[0]) + " = " + pointer(first.inputs[0]) + ";";
-          else
-            code = "// shares the bytes of " + comment_text(first.inputs[0]);
+          code = view_code(m, lowered);
           break;
         case KernelKind::kElementwise:
           use_templates(scalar_kernel_templates(g, kernel));

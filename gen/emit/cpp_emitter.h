@@ -67,6 +67,9 @@ std::map<std::string, std::string> header_values(LoweredModel& model, std::map<s
 // The constants naming each input's and output's shape and size.
 std::string shape_constants(LoweredModel& model);
 std::string header_guard(const std::string& name);
+// A view kernel's statement: a pointer to its input's bytes, or a comment
+// where the memory plan already placed it there.
+std::string view_code(LoweredModel& model, const LoweredKernel& kernel);
 // What a kernel whose inputs all lie in place already prints (no code):
 // "// input I was written in place by its producer", one line per input.
 std::string in_place_comment(const LoweredKernel& kernel);

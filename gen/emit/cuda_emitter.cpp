@@ -232,10 +232,7 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
     try {
       switch (kernel.kind) {
         case KernelKind::kView:
-          if (!m.compiled.plan.find(kernel.outputs[0]))
-            code = "const float* const " + m.variable(kernel.outputs[0]) + " = " + pointer(first.inputs[0]) + ";";
-          else
-            code = "// shares the bytes of " + comment_text(first.inputs[0]);
+          code = view_code(m, lowered);
           break;
         case KernelKind::kElementwise: {
           use_templates(scalar_kernel_templates(g, kernel));
