@@ -3,11 +3,19 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "emit/board_files.h"
 #include "emit/cuda_emitter.h"
 #include "emit/templates.h"
 #include "ir/error.h"
 
 namespace hybgen {
+namespace {
+
+// The stack a verify program's board gives it: room for newlib's stdio besides
+// the model, whose own peak the driver measures.
+constexpr std::size_t kFirmwareStackBytes = 64 * 1024;
+
+}  // namespace
 
 std::string choose_compiler(const std::string& preferred) {
   if (!preferred.empty()) return preferred;
@@ -68,6 +76,7 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
   write_file_atomic(dir() + "/" + main_file, fill_template(template_text(driver_template), driver_values, driver_template));
   write_file_atomic(dir() + "/hg_spin_pool.h", template_text("hg_spin_pool.h"));
   write_file_atomic(dir() + "/hg_load_weights.h", template_text("hg_load_weights.h"));
+  write_file_atomic(dir() + "/hg_float_files.h", template_text("hg_float_files.h"));
 
   const std::string& compiler = toolchain_.cxx;
   const std::string d = dir() + "/";
@@ -86,13 +95,24 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
       command = compiler + " " + flags + " -I" + shell_quote(dir()) + " " + shell_quote(d + main_file) + " " +
                 shell_quote(d + name + ".cu") + weights_source;
       break;
+    case Runner::kQemuSystem:
+      // The board's start-up code and memory layout around the program.
+      for (const EmittedFile& f : emit_board_files(compiled.target, kFirmwareStackBytes))
+        write_file_atomic(d + f.filename, f.content);
+      // startup.c is C: compiled on its own, without the C++ flags.
+      command = compiler + " " + compiled.target.compiler_flags + " -std=c99 -O2 -Wall -Werror -c -x c " +
+                shell_quote(d + "startup.c") + " -o " + shell_quote(d + "startup.o") + " > " +
+                shell_quote(d + "compile.log") + " 2>&1 && " + compiler + " " + flags + " -I" + shell_quote(dir()) +
+                " -T " + shell_quote(d + "link.ld") + " " + shell_quote(d + "startup.o") + " " +
+                shell_quote(d + main_file) + " " + shell_quote(d + name + ".cpp") + weights_source;
+      break;
     case Runner::kNative:
     case Runner::kCrossQemu:
       command = compiler + " " + flags + " -pthread -I" + shell_quote(dir()) + " " + shell_quote(d + main_file) + " " +
                 shell_quote(d + name + ".cpp") + weights_source;
       break;
   }
-  command += " -o " + shell_quote(d + "program") + " > " + shell_quote(d + "compile.log") + " 2>&1";
+  command += " -o " + shell_quote(d + "program") + " >> " + shell_quote(d + "compile.log") + " 2>&1";
   const auto t0 = std::chrono::steady_clock::now();
   if (std::system(command.c_str()) != 0)
     throw Error("the generated code did not compile (" + compiler + " " + flags + "):\n" +
@@ -102,10 +122,8 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
 
 std::string GeneratedBuild::run() const {
   const std::string d = dir() + "/";
-  const std::string runner = toolchain_.runner.empty() ? "" : toolchain_.runner + " ";
-  const int rc = std::system((runner + shell_quote(d + "program") + " " + shell_quote(dir()) + " > " +
-                              shell_quote(d + "run.log") + " 2>&1")
-                                 .c_str());
+  const int rc = std::system(
+      (toolchain_.run_command(d + "program", dir()) + " > " + shell_quote(d + "run.log") + " 2>&1").c_str());
   const std::string output = read_file_text(d + "run.log");
   if (rc != 0) throw Error("the compiled model failed to run: " + output);
   return output;

@@ -20,6 +20,40 @@ bool on_path(const std::string& program) {
   return false;
 }
 
+namespace {
+
+// newlib's C library with its semihosting system calls (rdimon), startup.c
+// instead of its start files, and unused sections dropped.
+Toolchain bare_metal_toolchain(const Target& target) {
+  Toolchain t;
+  t.cxx = target.cross_compiler;
+  t.flags = "-ffunction-sections -fdata-sections --specs=nano.specs --specs=rdimon.specs -nostartfiles "
+            "-Wl,--gc-sections";
+  // -icount: the virtual clock advances one step per instruction, so the
+  // driver's SysTick counts instructions.
+  t.runner = target.emulator + " -machine " + target.board +
+             " -nographic -monitor none -serial none -icount shift=0,sleep=off";
+  t.bare_metal = true;
+  return t;
+}
+
+std::string doubled_commas(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == ',' ? std::string(",,") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+std::string Toolchain::run_command(const std::string& program, const std::string& dir) const {
+  if (bare_metal)
+    // qemu splits -semihosting-config at commas, which it takes doubled.
+    return runner + " -semihosting-config " +
+           shell_quote("enable=on,target=native,arg=program,arg=" + doubled_commas(dir)) + " -kernel " +
+           shell_quote(program);
+  return (runner.empty() ? "" : runner + " ") + shell_quote(program) + " " + shell_quote(dir);
+}
+
 Toolchain toolchain_for(const Target& target, const std::string& preferred_cxx, Emulation emulation) {
   const std::string here = "this machine runs " + host_target().name + " code";
   switch (target.runner) {
@@ -35,6 +69,17 @@ Toolchain toolchain_for(const Target& target, const std::string& preferred_cxx, 
         throw Error("--target " + target.name + " code needs " + target.needs +
                     ", and this machine has none: use --target cuda-host to run the same kernels on the CPU");
       return {"nvcc", "", ""};
+    case Runner::kQemuSystem:
+      if (emulation == Emulation::kRefused)
+        throw Error("--target " + target.name + " code cannot be timed here: an emulated board's timings say "
+                    "nothing of a real core; `hybgen verify --target " + target.name +
+                    "` reports the instructions an inference takes");
+      for (const std::string& program : {target.cross_compiler, target.emulator})
+        if (!on_path(program))
+          throw Error("--target " + target.name + " code is built with " + target.cross_compiler + " and run on " +
+                      target.emulator + ", and " + program + " is not on the PATH (Debian: apt-get install " +
+                      target.packages + ")");
+      return bare_metal_toolchain(target);
     case Runner::kNative:
     case Runner::kCrossQemu:
       break;
@@ -51,7 +96,7 @@ Toolchain toolchain_for(const Target& target, const std::string& preferred_cxx, 
   if (!on_path(target.cross_compiler) || !on_path(target.emulator))
     throw Error("--target " + target.name + " code needs " + target.needs + " (" + here +
                 "); to run it under emulation, put " + target.cross_compiler + " and " + target.emulator +
-                " on the PATH (Debian: apt-get install g++-aarch64-linux-gnu qemu-user)");
+                " on the PATH (Debian: apt-get install " + target.packages + ")");
   // Static: qemu's user mode then needs no AArch64 libraries on this machine.
   return {target.cross_compiler, "-static", target.emulator};
 }

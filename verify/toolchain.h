@@ -1,8 +1,10 @@
 // How code generated for a --target is compiled and run on this machine:
 // natively where the machine has the target's instructions, AArch64 (NEON)
 // code elsewhere through a cross compiler and qemu's user-mode emulator when
-// both are on the PATH (Debian: g++-aarch64-linux-gnu, qemu-user). Timing
-// needs the real machine, so `hybgen bench` refuses emulation.
+// both are on the PATH (Debian: g++-aarch64-linux-gnu, qemu-user), and
+// Cortex-M code as a bare-metal program on a board qemu-system-arm emulates
+// (Debian: gcc-arm-none-eabi, libnewlib-arm-none-eabi, qemu-system-arm).
+// Timing needs the real machine, so `hybgen bench` refuses emulation.
 //
 //   const Toolchain t = toolchain_for(find_target("armv8-a"), "", Emulation::kAllowed);
 //   t.cxx;     // "aarch64-linux-gnu-g++" on an x86-64 machine
@@ -19,6 +21,12 @@ struct Toolchain {
   std::string cxx;     // the compiler
   std::string flags;   // added to the caller's ("-static" for the emulator)
   std::string runner;  // command the program runs under; empty: run it directly
+  // Bare metal: the runner loads the program as the board's firmware and
+  // passes it the folder through semihosting.
+  bool bare_metal = false;
+
+  // The shell command that runs `program` with `dir` as its argument.
+  std::string run_command(const std::string& program, const std::string& dir) const;
 };
 
 enum class Emulation { kAllowed, kRefused };

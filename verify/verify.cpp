@@ -134,6 +134,15 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     driver["DOWNLOADS"] = downloads;
     driver["CLEAR_OUTPUTS"] = clear;
     driver["REPLAY_CHECKS"] = replay_checks;
+  } else if (generated.target.runner == Runner::kQemuSystem) {
+    if (options.threads > 1)
+      throw Error("--threads " + std::to_string(options.threads) + " with --target " + generated.target.name +
+                  ": a microcontroller program runs on one core");
+    if (options.external_weights)
+      throw Error("--external-weights with --target " + generated.target.name +
+                  ": the verify program keeps its weights in the board's flash");
+    driver_template = "firmware/verify_main.cpp";
+    driver["ARGS"] = args;
   } else {
     driver["ARGS"] = args;
     driver["THREADS"] = std::to_string(options.threads);

@@ -52,7 +52,40 @@ std::vector<Target> make_targets() {
   arm.runner = Runner::kCrossQemu;
   arm.cross_compiler = "aarch64-linux-gnu-g++";
   arm.emulator = "qemu-aarch64";
+  arm.packages = "g++-aarch64-linux-gnu qemu-user";
   targets.push_back(arm);
+  // Microcontrollers: single precision only, hard-float ABI, Thumb-2. Boards
+  // as qemu-system-arm models them: the MPS2 FPGA images keep code in 4 MiB of
+  // SSRAM at 0 and data in 4 MiB at 0x20000000; the AN547 (SSE-300) boots
+  // from its 512 KiB ITCM and has 512 KiB of DTCM.
+  auto cortex_m = [](std::string name, std::string summary, Isa isa, int lanes, std::string macro,
+                     std::string header, std::string flags, std::string board, MemoryRegion flash,
+                     MemoryRegion ram) {
+    Target t = find_target(std::move(name), std::move(summary), isa, lanes, 8, 4, std::move(macro),
+                           std::move(header), std::move(flags), "");
+    t.needs = "a " + t.name + " board";
+    t.runner = Runner::kQemuSystem;
+    t.cross_compiler = "arm-none-eabi-g++";
+    t.emulator = "qemu-system-arm";
+    t.packages = "gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm";
+    t.board = std::move(board);
+    t.flash = flash;
+    t.ram = ram;
+    return t;
+  };
+  const MemoryRegion mps2_code{0x00000000, 0x400000}, mps2_data{0x20000000, 0x400000};
+  targets.push_back(cortex_m("cortex-m4", "Cortex-M4 with its single-precision FPU (Armv7E-M)", Isa::kCortexM, 1,
+                             "HG_TARGET_CORTEX_M4", "",
+                             "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16", "mps2-an386", mps2_code,
+                             mps2_data));
+  targets.push_back(cortex_m("cortex-m7", "Cortex-M7 with a single-precision FPU (Armv7E-M)", Isa::kCortexM, 1,
+                             "HG_TARGET_CORTEX_M7", "",
+                             "-mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-sp-d16", "mps2-an500", mps2_code,
+                             mps2_data));
+  targets.push_back(cortex_m("cortex-m55", "Cortex-M55 with Helium (Armv8.1-M MVE, single precision)",
+                             Isa::kHelium, 4, "HG_TARGET_CORTEX_M55", "arm_mve.h",
+                             "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard", "mps3-an547", {0x00000000, 0x80000},
+                             {0x20000000, 0x80000}));
   targets.push_back(cuda_target("cuda", "CUDA for NVIDIA GPUs, sm_80 and later (runtime API only)",
                                 Runner::kCudaDevice, "an NVIDIA GPU of compute capability 8.0 or later"));
   targets.push_back(cuda_target("cuda-host",

@@ -27,6 +27,8 @@ enum class Isa {
   kAvx2,      // x86-64 AVX2 + FMA, 8 float lanes
   kAvx512,    // x86-64 AVX-512 F/BW/VL, 16 float lanes
   kNeon,      // AArch64 Advanced SIMD, 4 float lanes
+  kCortexM,   // Armv7E-M with a single-precision FPU (Cortex-M4, M7): scalar, no cache to block for
+  kHelium,    // Armv8.1-M MVE with floating point (Cortex-M55), 4 float lanes in 8 vector registers
   kCuda,      // NVIDIA GPUs (PTX), sm_80 and later
 };
 
@@ -34,8 +36,15 @@ enum class Isa {
 enum class Runner {
   kNative,       // the host compiler, run here (needs the instructions)
   kCrossQemu,    // a cross compiler, run under qemu's user-mode emulator
+  kQemuSystem,   // bare metal: a cross compiler, run on an emulated board, files through semihosting
   kCudaHost,     // the .cu built as C++ with the cuda-host layer, run on the CPU
   kCudaDevice,   // nvcc, run on this machine's GPU
+};
+
+// A span of the board's address space.
+struct MemoryRegion {
+  unsigned long origin = 0;
+  unsigned long bytes = 0;
 };
 
 struct Target {
@@ -53,8 +62,13 @@ struct Target {
   std::string intrinsics_header;  // included by generated code; empty: none
   std::string compiler_flags;     // enabling its instructions ("-march=x86-64-v3"); for nvcc, the archs
   Runner runner = Runner::kNative;
-  std::string cross_compiler;  // kCrossQemu: the compiler ("aarch64-linux-gnu-g++")
-  std::string emulator;        // kCrossQemu: the emulator ("qemu-aarch64")
+  std::string cross_compiler;  // kCrossQemu, kQemuSystem: the compiler ("aarch64-linux-gnu-g++")
+  std::string emulator;        // kCrossQemu, kQemuSystem: the emulator ("qemu-aarch64")
+  std::string packages;        // the Debian packages that give both
+  // kQemuSystem: the board the emulator models (its -machine) and where the
+  // linker script puts code and weights (flash) and data, arena and stack (RAM).
+  std::string board;
+  MemoryRegion flash, ram;
   std::string needs;           // what running it needs, in words, for errors ("AVX2 and FMA")
 };
 
