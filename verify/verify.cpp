@@ -1,6 +1,7 @@
 #include "verify/verify.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <tuple>
 
@@ -156,7 +157,15 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   report.compile_seconds = build.compile_seconds();
   report.compiler = build.toolchain().cxx;
   report.runner = build.toolchain().runner;
-  build.run();
+  const std::string output = build.run();
+  if (generated.target.runner == Runner::kQemuSystem) {
+    const std::size_t at = output.find("hybgen-firmware ");
+    if (at == std::string::npos ||
+        std::sscanf(output.c_str() + at, "hybgen-firmware stack_bytes=%lu instructions=%lu", &report.stack_bytes,
+                    &report.instructions) != 2)
+      throw Error("the program on the board printed no measurements: " + output);
+    report.board_measured = true;
+  }
 
   const std::vector<Tensor> reference = interpreter.run(inputs);
   report.ok = true;

@@ -54,6 +54,12 @@ struct VerifyReport {
   double compile_seconds = 0;
   std::string compiler;  // what compiled the code
   std::string runner;    // the emulator it ran under (verify/toolchain.h); empty: this machine
+  // Microcontroller targets: what one inference took on the emulated board.
+  // The peak stack is measured by painting the stack beforehand, the
+  // instructions by the board's SysTick under qemu's -icount.
+  bool board_measured = false;
+  unsigned long stack_bytes = 0;
+  unsigned long instructions = 0;
 };
 
 // Throws Error for inputs or expected arrays that name nothing in the graph

@@ -51,6 +51,9 @@ int run_verify(const VerifyFlags& flags) {
   std::printf("compiled in %.2f s by %s%s; tolerance %g (relative to the largest reference magnitude)\n",
               report.compile_seconds, report.compiler.c_str(),
               report.runner.empty() ? "" : (", run under " + report.runner).c_str(), flags.tolerance);
+  if (report.board_measured)
+    std::printf("on the board: peak stack %lu bytes, %lu instructions per inference\n", report.stack_bytes,
+                report.instructions);
   if (!report.build_dir.empty()) std::printf("build kept in %s\n", report.build_dir.c_str());
   std::printf("verify: %s\n", report.ok ? "PASS" : "FAIL");
   return report.ok ? 0 : 1;
