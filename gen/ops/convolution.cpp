@@ -8,7 +8,7 @@
 //     packed in panels of up to 8 filters, 2 on AVX2 (conv2d_rows.inc);
 //   - 3x3 stride-1 with >= 32 channels each way on maps of 7x7 and up:
 //     Winograd F(4x4, 3x3) or F(2x2, 3x3) with filters transformed at
-//     generation time (conv2d_winograd.inc);
+//     generation time (conv2d_winograd.inc), but not on microcontrollers;
 //   - small maps where the pixels fill GEMM rows better than GEMM columns:
 //     pixel-row GEMM over W^T packed as a dense weight (conv2d_pixel_gemm.inc);
 //   - other convolutions with several input channels per group: GEMM over
@@ -99,6 +99,12 @@ int64_t winograd_m(const ConvGeometry& g) {
 }
 
 bool uses_winograd(const ConvGeometry& g) { return winograd_m(g) != 0; }
+
+// Not on microcontrollers: the transforms keep kilobytes of tiles on the
+// stack, and the transformed filters take 1.8x-4x the weights' flash.
+bool uses_winograd(const ConvGeometry& g, const Target& target) {
+  return target.isa != Isa::kCortexM && target.isa != Isa::kHelium && uses_winograd(g);
+}
 
 // Positions of the transform: (m+2)^2.
 int64_t winograd_positions(const ConvGeometry& g) {
@@ -233,7 +239,7 @@ enum class ConvKernel { kDense, kWinograd, kRows, kPixelGemm, kGemm, kDepthwise,
 ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights_known) {
   if (weights_known && uses_gemm(g)) {
     if (uses_dense(g)) return ConvKernel::kDense;
-    if (uses_winograd(g)) return ConvKernel::kWinograd;
+    if (uses_winograd(g, target)) return ConvKernel::kWinograd;
     if (uses_rows(g, target)) return ConvKernel::kRows;
     if (uses_pixel_gemm(g)) return ConvKernel::kPixelGemm;
     return ConvKernel::kGemm;

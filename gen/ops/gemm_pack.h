@@ -1,6 +1,13 @@
 // Generation-time packing of a GEMM's constant operand into the panel layouts
 // that templates/kernels/gemm.inc reads (see the comment at its top), and the
-// panel sizes come from the target (targets/target.h: Target::gemm_nr).
+// panel sizes come from the target (targets/target.h: Target::gemm_nr):
+//
+//   target                         gemm_nr  gemm_mr
+//   x86-64-v4                         16        8
+//   x86-64-v3                          8        6
+//   armv8-a                            4        8
+//   cortex-m4, cortex-m7, cortex-m55   4        4
+//   generic                            8        4
 //
 //   const int nr = find_target("x86-64-v4").gemm_nr;              // 16
 //   std::vector<float> wp = pack_w_transposed_panels(w, n, k, nr); // dense W [n x k]

@@ -40,7 +40,8 @@ Target cuda_target(std::string name, std::string summary, Runner runner, std::st
 std::vector<Target> make_targets() {
   std::vector<Target> targets;
   // The GEMM panel sizes follow gemm.inc's #if chain:
-  // __AVX512F__ | __AVX2__ && __FMA__ | __ARM_NEON | otherwise.
+  // __AVX512F__ | __AVX2__ && __FMA__ | __ARM_NEON | otherwise, and the
+  // Cortex-M paths its HG_TARGET_CORTEX_* macros pin (4 x 4 on all three).
   targets.push_back(find_target("generic", "portable C++11 for any compiler and machine", Isa::kPortable, 1, 8, 4,
                                "HG_TARGET_GENERIC", "", "", "any machine"));
   targets.push_back(find_target("x86-64-v3", "x86-64 with AVX2 and FMA (Haswell, Zen)", Isa::kAvx2, 8, 8, 6,
@@ -61,12 +62,13 @@ std::vector<Target> make_targets() {
   auto cortex_m = [](std::string name, std::string summary, Isa isa, int lanes, std::string macro,
                      std::string header, std::string flags, std::string board, MemoryRegion flash,
                      MemoryRegion ram) {
-    Target t = find_target(std::move(name), std::move(summary), isa, lanes, 8, 4, std::move(macro),
+    Target t = find_target(std::move(name), std::move(summary), isa, lanes, 4, 4, std::move(macro),
                            std::move(header), std::move(flags), "");
     t.needs = "a " + t.name + " board";
     t.runner = Runner::kQemuSystem;
     t.cross_compiler = "arm-none-eabi-g++";
     t.emulator = "qemu-system-arm";
+    t.size_tool = "arm-none-eabi-size";
     t.packages = "gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm";
     t.board = std::move(board);
     t.flash = flash;

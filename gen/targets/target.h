@@ -64,7 +64,8 @@ struct Target {
   Runner runner = Runner::kNative;
   std::string cross_compiler;  // kCrossQemu, kQemuSystem: the compiler ("aarch64-linux-gnu-g++")
   std::string emulator;        // kCrossQemu, kQemuSystem: the emulator ("qemu-aarch64")
-  std::string packages;        // the Debian packages that give both
+  std::string size_tool;       // kQemuSystem: measures an object's sections ("arm-none-eabi-size")
+  std::string packages;        // the Debian packages that give these tools
   // kQemuSystem: the board the emulator models (its -machine) and where the
   // linker script puts code and weights (flash) and data, arena and stack (RAM).
   std::string board;

@@ -81,14 +81,16 @@ TEST(GemmPack, UnknownTargetAndBadDimensionsAreErrors) {
 }
 
 // gemm.inc defines HG_GEMM_NR / HG_GEMM_MR once per #if branch, in the order
-// AVX-512, AVX2+FMA, NEON, portable; the generator's table must agree.
+// AVX-512, AVX2+FMA, NEON, Helium, Cortex-M scalar, portable; the
+// generator's table must agree.
 TEST(GemmPack, TargetTableMatchesTheKernelBranches) {
   const std::string& text = template_text("kernels/gemm");
   std::vector<int> nr, mr;
   const std::regex define(R"(#define HG_GEMM_(NR|MR) (\d+))");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), define); it != std::sregex_iterator(); ++it)
     ((*it)[1] == "NR" ? nr : mr).push_back(std::stoi((*it)[2]));
-  const std::vector<Isa> branches = {Isa::kAvx512, Isa::kAvx2, Isa::kNeon, Isa::kPortable};
+  const std::vector<Isa> branches = {Isa::kAvx512, Isa::kAvx2,    Isa::kNeon,
+                                     Isa::kHelium, Isa::kCortexM, Isa::kPortable};
   ASSERT_EQ(nr.size(), branches.size());
   ASSERT_EQ(mr.size(), branches.size());
   int cpp_targets = 0;
@@ -100,7 +102,7 @@ TEST(GemmPack, TargetTableMatchesTheKernelBranches) {
     EXPECT_EQ(t.gemm_nr, nr[i]) << t.name;
     EXPECT_EQ(t.gemm_mr, mr[i]) << t.name;
   }
-  EXPECT_EQ(cpp_targets, 4);
+  EXPECT_EQ(cpp_targets, 7);
 }
 
 // The driver: `program info` prints NR and MR; `program DATA` runs every
