@@ -1,6 +1,7 @@
 #include "verify/generated_build.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 
 #include "emit/board_files.h"
@@ -59,6 +60,8 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
   const std::vector<EmittedFile> files = emit_for_target(compiled, emit);
   for (const auto& f : files) write_file_atomic(dir() + "/" + f.filename, f.content);
   weight_bytes_ = emitted_weight_bytes(files);
+  name_ = name;
+  target_ = &compiled.target;
   driver_values["NAME"] = name;
   driver_values["NAMESPACE"] = name;
   driver_values["WEIGHTS_LOAD"] = "";
@@ -118,6 +121,26 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
     throw Error("the generated code did not compile (" + compiler + " " + flags + "):\n" +
                 read_file_text(d + "compile.log") + large_weights_note(name, weight_bytes_, settings.external_weights));
   compile_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::size_t GeneratedBuild::model_code_bytes() const {
+  if (!target_ || target_->size_tool.empty()) throw Error("model_code_bytes: a microcontroller target's build only");
+  const std::string d = dir() + "/";
+  const std::string object = d + name_ + ".o", log = d + "size.log";
+  // The library's flags, not the program's: -c drops the link options.
+  const std::string command = toolchain_.cxx + " " + cxx_flags_ + " -c " + shell_quote(d + name_ + ".cpp") + " -o " +
+                              shell_quote(object) + " > " + shell_quote(log) + " 2>&1 && " + target_->size_tool +
+                              " " + shell_quote(object) + " > " + shell_quote(d + "size.txt") + " 2>> " +
+                              shell_quote(log);
+  if (std::system(command.c_str()) != 0)
+    throw Error("could not measure the model's code with " + target_->size_tool + ":\n" + read_file_text(log));
+  // Berkeley format: a header line, then "text data bss dec hex filename".
+  unsigned long text = 0, data = 0;
+  const std::string table = read_file_text(d + "size.txt");
+  const std::size_t line = table.find('\n');
+  if (line == std::string::npos || std::sscanf(table.c_str() + line + 1, "%lu %lu", &text, &data) != 2)
+    throw Error(target_->size_tool + " printed no sizes: " + table);
+  return text + data;
 }
 
 std::string GeneratedBuild::run() const {

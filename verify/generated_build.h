@@ -55,6 +55,9 @@ class GeneratedBuild {
   // Runs the program with its folder as the argument; returns its standard
   // output, or throws Error with its output when it exits non-zero.
   std::string run() const;
+  // Bytes of flash the model's own code takes (text and data of its object,
+  // weights aside), from the target's size tool. Microcontroller targets only.
+  std::size_t model_code_bytes() const;
   // Keeps the folder after destruction.
   void keep() { dir_.release(); }
 
@@ -63,6 +66,8 @@ class GeneratedBuild {
   double compile_seconds_ = 0;
   std::size_t weight_bytes_ = 0;
   std::string cxx_flags_;
+  std::string name_;  // the generated files' NAME
+  const Target* target_ = nullptr;
   Toolchain toolchain_;
 };
 

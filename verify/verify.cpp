@@ -165,6 +165,9 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
                     &report.instructions) != 2)
       throw Error("the program on the board printed no measurements: " + output);
     report.board_measured = true;
+    report.weight_bytes = build.weight_bytes();
+    report.arena_bytes = generated.plan.arena_bytes;
+    if (options.measure_code) report.code_bytes = build.model_code_bytes();
   }
 
   const std::vector<Tensor> reference = interpreter.run(inputs);

@@ -12,6 +12,7 @@
 // magnitude of the reference output (so outputs near zero do not blow it up).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -36,6 +37,9 @@ struct VerifyOptions {
   int threads = 1;  // > 1: run on a spinning pool of that many threads (hg_spin_pool.h)
   bool external_weights = false;  // CppEmitOptions::external_weights; the driver loads the file
   bool small_arena = false;       // CompileOptions::small_arena
+  // Microcontroller targets: also measure the flash the model's code takes
+  // (one more compile, of the model alone).
+  bool measure_code = false;
 };
 
 struct OutputCheck {
@@ -60,6 +64,9 @@ struct VerifyReport {
   bool board_measured = false;
   unsigned long stack_bytes = 0;
   unsigned long instructions = 0;
+  std::size_t code_bytes = 0;    // with measure_code: the model's code in flash
+  std::size_t weight_bytes = 0;  // the weights in flash
+  std::size_t arena_bytes = 0;   // the arena in RAM
 };
 
 // Throws Error for inputs or expected arrays that name nothing in the graph

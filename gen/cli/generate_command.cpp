@@ -12,6 +12,7 @@
 #include "io/json_util.h"
 #include "ir/error.h"
 #include "pipeline.h"
+#include "verify/board_report.h"
 
 namespace hybgen {
 
@@ -100,6 +101,23 @@ int run_generate(const GenerateFlags& flags) {
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
+  // Microcontroller targets: the manifest records what the model takes on
+  // the board, measured there when this machine has the tools.
+  std::string not_measured;
+  std::optional<BoardReport> board;
+  try {
+    board = measure_on_board_if_possible(graph, compile, &not_measured);
+  } catch (const Error& e) {
+    throw with_context(flags.model.model, e);
+  }
+  if (board) {
+    for (EmittedFile& f : files)
+      if (f.filename == options.name + ".manifest.json") {
+        nlohmann::ordered_json manifest = nlohmann::ordered_json::parse(f.content);
+        manifest["memory"] = board_report_json(*board);
+        f.content = manifest.dump(2) + "\n";
+      }
+  }
   const std::optional<std::string> stale = stale_weights_file(flags.out_dir, options.name, options.external_weights);
   write_generated(files, flags.out_dir);
   if (stale) {
@@ -114,8 +132,11 @@ int run_generate(const GenerateFlags& flags) {
               weights_summary(weight_bytes, compiled.graph.weight_bytes()).c_str());
   const std::string note = large_weights_note(options.name, weight_bytes, options.external_weights) +
                            small_arena_note(compiled.plan, flags.small_arena);
+  if (board) std::printf("%s", board_report_text(*board).c_str());
   std::fflush(stdout);  // the note after the summary it is about
   if (!note.empty()) std::fprintf(stderr, "hybgen: %s", note.c_str());
+  if (!not_measured.empty())
+    std::fprintf(stderr, "hybgen: note: not measured on %s: %s\n", compiled.target.board.c_str(), not_measured.c_str());
   return 0;
 }
 

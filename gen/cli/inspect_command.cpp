@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "pipeline.h"
+#include "verify/board_report.h"
 
 namespace hybgen {
 namespace {
@@ -41,6 +43,14 @@ int run_inspect(const InspectFlags& flags) {
   PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
   compile.observer = dumps.observer();
   Graph loaded = load_any_model(flags.model.source(/*weights_optional=*/true));
+  // Microcontroller targets: the model measured on the emulated board.
+  std::string not_measured;
+  std::optional<BoardReport> board;
+  try {
+    board = measure_on_board_if_possible(loaded, compile, &not_measured);
+  } catch (const Error& e) {
+    throw with_context(flags.model.model, e);
+  }
   CompiledGraph c;
   try {
     c = compile_graph(std::move(loaded), compile);
@@ -77,6 +87,7 @@ int run_inspect(const InspectFlags& flags) {
   j["kernels"] = kernels_to_json(g, c.kernels);
   j["target"] = c.target.name;
   j["memory_plan"] = nlohmann::ordered_json::parse(c.plan.to_json().dump());
+  if (board) j["memory"] = board_report_json(*board);
   if (flags.json) {  // stdout stays one JSON document: no "wrote" lines
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -110,6 +121,8 @@ int run_inspect(const InspectFlags& flags) {
   std::printf("  %-32s %10s %10s %8s\n", "buffer", "offset", "bytes", "steps");
   for (const auto& b : p.buffers)
     std::printf("  %-32s %10zu %10zu %4d-%-3d\n", printable_name(b.value).c_str(), b.offset, b.bytes, b.first_step, b.last_step);
+  if (board) std::printf("\n%s", board_report_text(*board).c_str());
+  if (!not_measured.empty()) std::printf("\nnot measured on %s: %s\n", c.target.board.c_str(), not_measured.c_str());
   if (!written.empty()) std::printf("\n");
   for (const auto& path : written) std::printf("wrote %s\n", path.c_str());
   return 0;
