@@ -35,6 +35,50 @@ std::string camel(const std::string& id) {
   return out;
 }
 
+std::string upper_case(const std::string& id) {
+  std::string out;
+  for (char c : id) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Where run() expects the caller's weights (--external-weights).
+constexpr int kExternalWeightAlignment = 64;
+
+// The header's C view of `values` (header_values' ARENA_BYTES and
+// ARENA_ALIGNMENT): UPPER_ARENA_BYTES, UPPER_ARENA_ALIGNMENT, UPPER_WEIGHT_BYTES
+// and UPPER_WEIGHT_ALIGNMENT with external weights, then UPPER_INPUT<i>_FLOATS and UPPER_OUTPUT<i>_FLOATS
+// in the graph's order, each with the parameter it sizes.
+std::string c_macros(LoweredModel& m, const std::map<std::string, std::string>& values) {
+  const std::string prefix = "#define " + upper_case(m.name) + "_";
+  std::string text = prefix + "ARENA_BYTES " + values.at("ARENA_BYTES") + "u\n" + prefix + "ARENA_ALIGNMENT " +
+                     values.at("ARENA_ALIGNMENT") + "u\n";
+  if (m.external_weights)
+    text += prefix + "WEIGHT_BYTES " + std::to_string(m.blob.size()) + "u\n" + prefix + "WEIGHT_ALIGNMENT " +
+            std::to_string(kExternalWeightAlignment) + "u\n";
+  auto sizes = [&](const std::vector<std::string>& list, const char* what) {
+    for (std::size_t i = 0; i < list.size(); ++i)
+      text += prefix + what + std::to_string(i) + "_FLOATS " + std::to_string(m.graph.type(list[i]).num_elements()) +
+              "u  // " + m.variable(list[i]) + "\n";
+  };
+  sizes(m.graph.inputs, "INPUT");
+  sizes(m.graph.outputs, "OUTPUT");
+  return text;
+}
+
+// "float data[MNIST_INPUT0_FLOATS], prob[MNIST_OUTPUT0_FLOATS];": the C
+// usage example's arrays, one per parameter of run().
+std::string c_usage_arrays(LoweredModel& m) {
+  const std::string upper = upper_case(m.name);
+  std::string text;
+  for (const ModelParam& p : m.params) {
+    const std::vector<std::string>& list = p.is_output ? m.graph.outputs : m.graph.inputs;
+    const std::size_t i = static_cast<std::size_t>(std::find(list.begin(), list.end(), p.value) - list.begin());
+    text += (text.empty() ? dtype_c_type(p.type.dtype) + " " : ", ") + p.variable + "[" + upper +
+            (p.is_output ? "_OUTPUT" : "_INPUT") + std::to_string(i) + "_FLOATS]";
+  }
+  return text + ";";
+}
+
 std::string blob_literal(const std::vector<uint8_t>& bytes) {
   static const char hex[] = "0123456789abcdef";
   std::string out;
@@ -136,11 +180,7 @@ std::string in_place_comment(const LoweredKernel& kernel) {
   return text;
 }
 
-std::string header_guard(const std::string& name) {
-  std::string guard = "HYBGEN_";
-  for (char c : name) guard += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return guard + "_H_";
-}
+std::string header_guard(const std::string& name) { return "HYBGEN_" + upper_case(name) + "_H_"; }
 
 std::string weights_file_name(const LoweredModel& m) {
   return m.external_weights ? m.name + ".weights.bin" : m.name + "_weights.cpp";
@@ -280,7 +320,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
                        "// " + weights_name + ", at an address aligned to kWeightAlignment. kWeightsFnv1a is\n"
                        "// that file's FNV-1a 64-bit hash, to check a loaded file against this code.\n"
                        "constexpr std::size_t kWeightBytes = " + std::to_string(m.blob.size()) + ";\n"
-                       "constexpr std::size_t kWeightAlignment = 64;\n"
+                       "constexpr std::size_t kWeightAlignment = " + std::to_string(kExternalWeightAlignment) + ";\n"
                        "constexpr std::uint64_t kWeightsFnv1a = " + hex64(m.weights_fnv1a64()) + "ull;\n";
     weights_usage =
         "//   const void* weights = ...;  // " + weights_name + " read or mapped into memory, 64-byte aligned\n";
@@ -294,13 +334,15 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     weight_declaration = "namespace detail {\nextern const unsigned char kWeightBlob[];\n}  // namespace detail\n";
   }
 
-  EmittedFile header{name + ".h", fill_template(template_text("model.h"),
-                                                header_values(m, {{"WEIGHT_CONSTANTS", weight_constants},
-                                                                  {"WEIGHTS_USAGE", weights_usage},
-                                                                  {"WEIGHTS_RUN_DOC", weights_run_doc},
-                                                                  {"PARAMS", params},
-                                                                  {"USAGE_ARGS", usage}}),
-                                                "model.h")};
+  std::map<std::string, std::string> header = header_values(m, {{"WEIGHT_CONSTANTS", weight_constants},
+                                                                {"WEIGHTS_USAGE", weights_usage},
+                                                                {"WEIGHTS_RUN_DOC", weights_run_doc},
+                                                                {"PARAMS", params},
+                                                                {"USAGE_ARGS", usage},
+                                                                {"UPPER_NAME", upper_case(name)},
+                                                                {"C_USAGE_ARRAYS", c_usage_arrays(m)}});
+  header.emplace("C_MACROS", c_macros(m, header));
+  EmittedFile header_file{name + ".h", fill_template(template_text("model.h"), header, "model.h")};
   EmittedFile cpp{name + ".cpp", fill_template(template_text("model.cpp"),
                                                file_values(m, {{"KERNELS", kernels},
                                                                {"TARGET", target.name},
@@ -316,7 +358,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
                                                                {"POINTERS", pointers},
                                                                {"BODY", body}}),
                                                "model.cpp")};
-  return {header, cpp, weights_file(m), manifest_file(m)};
+  return {header_file, cpp, weights_file(m), manifest_file(m)};
 }
 
 }  // namespace hybgen

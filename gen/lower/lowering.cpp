@@ -23,13 +23,28 @@ const std::set<std::string> kReserved = {
 
 // Names the CUDA code gives its own locals and functions, which a value's
 // variable must not take (a model may still be named so: `model::init`).
-const std::set<std::string> kReservedForValues = {"stream", "model", "init", "release", "capture", "replay",
-                                                  "status", "dim3", "threadIdx", "blockIdx", "blockDim", "gridDim"};
+// `restrict`: the header's parameters are C names too.
+const std::set<std::string> kReservedForValues = {"stream", "model", "init", "release", "capture", "replay", "status",
+                                                  "dim3", "threadIdx", "blockIdx", "blockDim", "gridDim", "restrict"};
 
 // Fused kernels name their scalars x0, v1, ... and loop counters i0, ...
 bool is_kernel_local(const std::string& name) {
   if (name.size() < 2 || (name[0] != 'x' && name[0] != 'v' && name[0] != 'i')) return false;
   return std::all_of(name.begin() + 1, name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+// Names a macro of generated code could take: a header's sizes of any model
+// (MNIST_ARENA_BYTES, MNIST_INPUT0_FLOATS, MNIST_ARENA_ALIGNMENT), its guard
+// and the kernels' own (HYBGEN_..., HG_...); and the names C and C++ keep for
+// the implementation (_Bool, __x).
+bool is_macro_like(const std::string& name) {
+  auto ends_with = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  const bool reserved =
+      name.size() > 1 && name[0] == '_' && (name[1] == '_' || std::isupper(static_cast<unsigned char>(name[1])));
+  return reserved || name.rfind("HG_", 0) == 0 || name.rfind("HYBGEN_", 0) == 0 || ends_with("_BYTES") ||
+         ends_with("_FLOATS") || ends_with("_ALIGNMENT");
 }
 
 std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
@@ -59,7 +74,8 @@ std::string shape_initializer(const Shape& s) {
 
 // Unique C++ variable names for graph values: the value's name with every
 // character outside [A-Za-z0-9_] replaced, cut to kMaxIdentifierBytes, and
-// numbered where two come out alike.
+// numbered where two come out alike; one a keyword, a name the code uses
+// itself or a macro could take is changed first.
 const std::string& LoweredModel::variable(const std::string& value) {
   auto it = names_.find(value);
   if (it != names_.end()) return it->second;
@@ -67,6 +83,7 @@ const std::string& LoweredModel::variable(const std::string& value) {
   std::string base = c_identifier(value.substr(0, kMaxIdentifierBytes));
   if (kReserved.count(base) || kReservedForValues.count(base) || is_kernel_local(base) || base.rfind("hg_", 0) == 0)
     base += "_";
+  if (is_macro_like(base)) base = "v" + base;
   std::string name = base;
   for (int& i = next_suffix_.emplace(base, 2).first->second; taken_.count(name); ++i)
     name = base + "_" + std::to_string(i);

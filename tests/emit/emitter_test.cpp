@@ -48,7 +48,12 @@ TEST(Emitter, FilesManifestAndComments) {
   // dense0 with its relu (1024 bytes) and dense1 with its relu (512) live at once.
   EXPECT_NE(h.find("constexpr std::size_t kArenaBytes = 1536;"), std::string::npos);
   EXPECT_NE(h.find("int run(const float* data, float* dense2_fwd, void* arena);"), std::string::npos);
-  EXPECT_NE(h.find("extern \"C\" int mlp_run("), std::string::npos);
+  EXPECT_NE(h.find("extern \"C\" {\n#endif\n"), std::string::npos) << h;
+  EXPECT_NE(h.find("\nint mlp_run(const float* data, float* dense2_fwd, void* arena);"), std::string::npos);
+  // The C view of the sizes.
+  EXPECT_NE(h.find("#define MLP_ARENA_BYTES 1536u\n#define MLP_ARENA_ALIGNMENT 64u\n"
+                   "#define MLP_INPUT0_FLOATS 512u  // data\n#define MLP_OUTPUT0_FLOATS 2u  // dense2_fwd\n"),
+            std::string::npos);
   EXPECT_NE(h.find("kDataShape[] = {1, 512}"), std::string::npos);
   const std::string& cpp = files.at("mlp.cpp");
   // Each kernel's comment names the nodes it came from.
