@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -48,7 +49,14 @@ inline NpyArray random_input(const OpDef& op, std::size_t input, const Shape& sh
   return values;
 }
 
-inline AllOpsGraph all_ops_graph(unsigned seed) {
+// The name of one example in all_ops_graph's `only`: "Convolution/2".
+inline std::string example_name(const std::string& op, std::size_t example) {
+  return op + "/" + std::to_string(example);
+}
+
+// `only`, when not empty: just these examples (example_name; of the ops
+// HYBGEN_TEST_OPS keeps).
+inline AllOpsGraph all_ops_graph(unsigned seed, const std::set<std::string>& only = {}) {
   AllOpsGraph all;
   Graph& g = all.graph;
   g.name = "all_ops";
@@ -56,6 +64,7 @@ inline AllOpsGraph all_ops_graph(unsigned seed) {
   for (const OpDef* op : all_ops()) {
     if (!op_selected(op->name)) continue;
     for (std::size_t e = 0; e < op->examples.size(); ++e) {
+      if (!only.empty() && !only.count(example_name(op->name, e))) continue;
       const OpExample& ex = op->examples[e];
       const std::string base = c_identifier(op->name) + "_" + std::to_string(e);
       Node node{base, op->name, ex.attrs, {}, {}};

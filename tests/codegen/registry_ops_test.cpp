@@ -7,12 +7,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <random>
 #include <set>
 
 #include "all_ops_graph.h"
 #include "ops/op.h"
+#include "pipeline.h"
+#include "targets/target.h"
+#include "verify/toolchain.h"
 #include "verify/verify.h"
 
 namespace hybgen {
@@ -34,12 +38,13 @@ struct ExampleOutput {
   std::size_t example;
 };
 
-// Every example of every op generated for `target` and checked.
-void check_every_op(const std::string& target) {
+// Every example of every op generated for `target` and checked (those named
+// in `only` when it is not empty: testing::example_name).
+void check_every_op(const std::string& target, const std::set<std::string>& only = {}) {
   VerifyOptions options;
   options.cxx = HYBGEN_CXX;
   options.target = target;
-  const testing::AllOpsGraph all = testing::all_ops_graph(1234);
+  const testing::AllOpsGraph all = testing::all_ops_graph(1234, only);
   options.inputs = all.inputs;
   const VerifyReport report = verify_model(all.graph, options);
 
@@ -55,9 +60,11 @@ void check_every_op(const std::string& target) {
         << check.max_abs_error;
     checked_ops.insert(from.op);
   }
-  for (const OpDef* op : all_ops())
-    if (testing::op_selected(op->name))
+  for (const OpDef* op : all_ops()) {
+    if (testing::op_selected(op->name) && (only.empty() || only.count(testing::example_name(op->name, 0)))) {
       EXPECT_TRUE(checked_ops.count(op->name)) << op->name << " contributed no output (does it have examples?)";
+    }
+  }
 }
 
 TEST(RegistryOps, EveryOpMatchesItsReferenceAsGeneratedCpp) { check_every_op("generic"); }
@@ -74,6 +81,66 @@ TEST(RegistryOps, EveryOpMatchesItsReferenceOnThisMachinesTarget) {
 // The CUDA backend's kernels, the same .cu that nvcc builds, run on the CPU
 // through the cuda-host layer (templates/cuda_host/cuda_runtime.h).
 TEST(RegistryOps, EveryOpMatchesItsReferenceOnCudaHost) { check_every_op("cuda-host"); }
+
+// The microcontroller kernels (single precision, no stack arrays, Helium on
+// the M55), as a bare-metal program on the target's board under
+// qemu-system-arm.
+// A board's RAM holds the arena and the input and output buffers of the
+// verify program besides its 64 KiB stack and the driver's data: the
+// AN547's 512 KiB (cortex-m55) not those of every example at once. The
+// examples then go in groups, each one program, a group taking examples
+// while their buffers (summed: an upper bound of what the group's program
+// needs) fit. An example too large alone is left out, in `too_large`.
+constexpr std::size_t kBoardReservedBytes = 96 * 1024;
+
+std::vector<std::set<std::string>> example_groups_fitting(const Target& target, std::vector<std::string>* too_large) {
+  const std::size_t budget = target.ram.bytes - kBoardReservedBytes;
+  std::vector<std::set<std::string>> groups(1);
+  std::size_t used = 0;
+  for (const OpDef* op : all_ops()) {
+    if (!testing::op_selected(op->name)) continue;
+    for (std::size_t e = 0; e < op->examples.size(); ++e) {
+      const std::string example = testing::example_name(op->name, e);
+      const CompiledGraph compiled =
+          compile_graph(testing::all_ops_graph(1234, {example}).graph, CompileOptions{true, nullptr, target});
+      std::size_t bytes = compiled.plan.arena_bytes;
+      for (const std::string& v : compiled.graph.inputs) bytes += compiled.graph.type(v).num_elements() * sizeof(float);
+      for (const std::string& v : compiled.graph.outputs) bytes += compiled.graph.type(v).num_elements() * sizeof(float);
+      if (bytes > budget) {
+        too_large->push_back(example + " (" + std::to_string(bytes) + " bytes)");
+        continue;
+      }
+      if (used + bytes > budget) {
+        groups.emplace_back();
+        used = 0;
+      }
+      groups.back().insert(example);
+      used += bytes;
+    }
+  }
+  return groups;
+}
+
+void check_every_op_on_board(const std::string& name) {
+  const Target& target = find_target(name);
+  if (!on_path(target.cross_compiler) || !on_path(target.emulator))
+    GTEST_SKIP() << target.cross_compiler << " or " << target.emulator << " is not on the PATH (Debian: "
+                 << target.packages << ")";
+  std::vector<std::string> too_large;
+  const std::vector<std::set<std::string>> groups = example_groups_fitting(target, &too_large);
+  if (!too_large.empty())
+    std::cout << "[ NOTE     ] examples larger than " << target.board << "'s RAM, not run on " << name << ": "
+              << ::testing::PrintToString(too_large) << "\n";
+  if (groups.size() == 1 && too_large.empty()) return check_every_op(name);
+  for (const std::set<std::string>& examples : groups) {
+    SCOPED_TRACE(::testing::PrintToString(examples));
+    check_every_op(name, examples);
+  }
+}
+
+TEST(RegistryOps, EveryOpMatchesItsReferenceOnCortexM4) { check_every_op_on_board("cortex-m4"); }
+TEST(RegistryOps, EveryOpMatchesItsReferenceOnCortexM7) { check_every_op_on_board("cortex-m7"); }
+TEST(RegistryOps, EveryOpMatchesItsReferenceOnCortexM55) { check_every_op_on_board("cortex-m55"); }
 
 }  // namespace
 }  // namespace hybgen
