@@ -104,4 +104,13 @@ struct ImportFlags {
 };
 int run_import(const ImportFlags& flags);
 
+// `hybgen board`: a microcontroller target's startup.c and link.ld
+// (emit/board_files.h), written into out_dir all or none.
+struct BoardFlags {
+  std::string target;
+  std::string out_dir;
+  std::size_t stack_bytes = 16 * 1024;
+};
+int run_board(const BoardFlags& flags);
+
 }  // namespace hybgen

@@ -6,6 +6,7 @@
 //   hybgen ops                             the supported operators
 //   hybgen bench model.json                time the generated code
 //   hybgen import net-symbol.json -o net   MXNet export -> model.json + .safetensors
+//   hybgen board --target cortex-m4 -o fw  startup.c + link.ld for a firmware project
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -192,6 +193,25 @@ int main(int argc, char** argv) {
   import_cmd->add_option("-o,--output", import.out_prefix, "output prefix: writes PREFIX.json and PREFIX.safetensors")
       ->required();
 
+  BoardFlags board;
+  CLI::App* board_cmd = app.add_subcommand(
+      "board",
+      "Write the start-up code (startup.c: vector table, reset handler, fault handlers) and linker script (link.ld: "
+      "code and weights in flash; data, the arena and the stack in RAM) of a microcontroller target's board, for a "
+      "firmware project to build generated code with; the same files `hybgen verify` runs the target with.");
+  std::string boards;
+  for (const hybgen::Target& t : hybgen::all_targets())
+    if (!t.board.empty()) boards += "\n  " + t.name + ": " + t.board;
+  board_cmd->add_option("--target", board.target, "the microcontroller target, and so its board:" + boards)
+      ->required();
+  board_cmd->add_option("-o,--output", board.out_dir, "folder for startup.c and link.ld (created if missing)")
+      ->required();
+  board_cmd
+      ->add_option("--stack-bytes", board.stack_bytes,
+                   "bytes of RAM the linker script keeps for the stack (a multiple of 8, at least 1024)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -203,6 +223,7 @@ int main(int argc, char** argv) {
     if (*ops_cmd) return run_ops(ops_json);
     if (*import_cmd) return run_import(import);
     if (*bench_cmd) return run_bench(bench);
+    if (*board_cmd) return run_board(board);
     if (generate.model.model.empty()) {
       std::cout << app.help();
       return 2;

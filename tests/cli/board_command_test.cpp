@@ -1,0 +1,106 @@
+// `hybgen board`: a microcontroller target's startup.c and link.ld written
+// for a firmware project, and what bad input gets: one clear message, a
+// non-zero exit, and no file written or changed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "emit/board_files.h"
+#include "io/file_util.h"
+#include "run_command.h"
+#include "targets/target.h"
+
+namespace hybgen {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::quoted;
+using testing::run_command;
+
+class BoardCommand : public ::testing::Test {
+ protected:
+  TempDir tmp{"hybgen-board-test"};
+  std::string path(const std::string& name) const { return tmp.path() + "/" + name; }
+  testing::CommandResult hybgen(const std::string& args) {
+    return run_command(quoted(HYBGEN_BINARY) + " board " + args);
+  }
+  static std::string text_of(const std::string& file) {
+    std::ifstream in(file);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  void expect_one_error(const testing::CommandResult& r, const std::string& expected) {
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+  }
+};
+
+TEST_F(BoardCommand, WritesTheFilesVerifyBuildsWithForEveryBoard) {
+  for (const Target& target : all_targets()) {
+    if (target.board.empty()) continue;
+    const std::string out = path(target.name);
+    const auto r = hybgen("--target " + target.name + " -o " + quoted(out) + " --stack-bytes 4096");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(target.name + " on " + target.board), std::string::npos) << r.output;
+    for (const EmittedFile& f : emit_board_files(target, 4096))
+      EXPECT_EQ(text_of(out + "/" + f.filename), f.content) << target.name << " " << f.filename;
+    EXPECT_NE(text_of(out + "/link.ld").find("__stack_bytes = 4096;"), std::string::npos);
+  }
+}
+
+TEST_F(BoardCommand, ReplacesItsOwnFilesAndKeepsTheRest) {
+  const std::string out = path("fw");
+  fs::create_directories(out);
+  std::ofstream(out + "/startup.c") << "old";
+  std::ofstream(out + "/main.c") << "the user's";
+  const auto r = hybgen("--target cortex-m4 -o " + quoted(out));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(text_of(out + "/startup.c"), emit_board_files(find_target("cortex-m4"), 16384)[0].content);
+  EXPECT_EQ(text_of(out + "/main.c"), "the user's");
+}
+
+TEST_F(BoardCommand, ATargetWithoutABoardIsRefusedAndNothingWritten) {
+  const std::string out = path("fw");
+  expect_one_error(hybgen("--target generic -o " + quoted(out)),
+                   "hybgen: error: --target generic is not a microcontroller target and has no board; board files "
+                   "exist for cortex-m4 (mps2-an386)");
+  expect_one_error(hybgen("--target cuda -o " + quoted(out)), "--target cuda is not a microcontroller target");
+  expect_one_error(hybgen("--target cortex-m3 -o " + quoted(out)),
+                   "hybgen: error: unknown target 'cortex-m3', expected one of");
+  expect_one_error(hybgen("-o " + quoted(out)), "--target is required");
+  expect_one_error(hybgen("--target cortex-m4"), "--output is required");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(BoardCommand, AStackThatDoesNotFitLeavesExistingFilesAlone) {
+  const std::string out = path("fw");
+  fs::create_directories(out);
+  std::ofstream(out + "/link.ld") << "old";
+  expect_one_error(hybgen("--target cortex-m4 -o " + quoted(out) + " --stack-bytes 100"),
+                   "hybgen: error: a stack of 100 bytes on mps2-an386: expected a multiple of 8 from 1024");
+  expect_one_error(hybgen("--target cortex-m4 -o " + quoted(out) + " --stack-bytes -8"), "--stack-bytes");
+  expect_one_error(hybgen("--target cortex-m4 -o " + quoted(out) + " --stack-bytes many"), "--stack-bytes");
+  // The AN547's RAM is 512 KiB: a stack of half of it at most.
+  expect_one_error(hybgen("--target cortex-m55 -o " + quoted(out) + " --stack-bytes 524288"),
+                   "hybgen: error: a stack of 524288 bytes on mps3-an547: expected a multiple of 8 from 1024 to half "
+                   "its RAM (262144)");
+  expect_one_error(hybgen("--target cortex-m4 -o " + quoted(out) + " --stack-bytes 8191"), "a multiple of 8");
+  EXPECT_EQ(text_of(out + "/link.ld"), "old");
+  EXPECT_FALSE(fs::exists(out + "/startup.c"));
+}
+
+TEST_F(BoardCommand, AnOutputThatIsAFileOrHoldsAFolderOfTheSameNameIsRefused) {
+  std::ofstream(path("file")) << "mine";
+  expect_one_error(hybgen("--target cortex-m4 -o " + quoted(path("file"))), "is not a folder");
+  EXPECT_EQ(text_of(path("file")), "mine");
+  fs::create_directories(path("fw/link.ld"));
+  expect_one_error(hybgen("--target cortex-m4 -o " + quoted(path("fw"))), "link.ld");
+  EXPECT_FALSE(fs::exists(path("fw/startup.c"))) << "half the files were written";
+  EXPECT_TRUE(fs::is_directory(path("fw/link.ld")));
+}
+
+}  // namespace
+}  // namespace hybgen
