@@ -1,6 +1,7 @@
-# hybgen_add_model(TARGET <target> MODEL <model.json>
-#                  [WEIGHTS <model.safetensors>] [NAMESPACE <ns>] [NAME <stem>]
-#                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a|native|cuda]
+# hybgen_add_model(TARGET <target> MODEL <model.json | NAME-symbol.json>
+#                  [WEIGHTS <model.safetensors | NAME-XXXX.params>] [SHAPES <input>=<d1>,<d2>... ...]
+#                  [NAMESPACE <ns>] [NAME <stem>]
+#                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a|cortex-m4|cortex-m7|cortex-m55|native|cuda]
 #                  [EXTERNAL_WEIGHTS] [SMALL_ARENA])
 #
 # Generates C++ for a model at build time and wraps it in a static library
@@ -12,12 +13,21 @@
 #
 # The code is regenerated when the model, its weights or the hybgen binary
 # (which embeds the templates) change. WEIGHTS defaults to the .safetensors
-# beside MODEL; NAME (file stem and C symbol prefix) defaults to TARGET;
-# NAMESPACE defaults to NAME. ARCH is hybgen's --target (default generic,
-# portable C++): for another, the library is compiled with that -march, and
-# code that links it must run on such a CPU. ARCH native picks the best one
-# the build machine runs (from /proc/cpuinfo) and compiles with -march=native
-# (tuned for this CPU), for programs built where they run.
+# beside MODEL, or for an MXNet export (NAME-symbol.json) to the
+# NAME-XXXX.params beside it of the highest epoch; SHAPES gives the input
+# shapes an MXNet export lacks (hybgen's --shape, e.g. SHAPES data=1,1,28,28).
+# NAME (file stem and C symbol prefix) defaults to TARGET; NAMESPACE defaults
+# to NAME. ARCH is hybgen's --target (default generic, portable C++), which
+# hybgen checks: for another, the library is compiled with -march=ARCH where
+# the compiler takes that flag, and code that links it must run on such a
+# CPU. A compiler that does not take it is an error, except in a
+# cross-compiling build (CMAKE_TOOLCHAIN_FILE): there the toolchain's flags
+# choose the CPU, as they must for a microcontroller (cortex-m4 and its
+# peers are -mcpu=, and every object of one firmware image shares the
+# toolchain's float ABI); examples/firmware has such a toolchain file. The
+# hybgen binary always runs on the build machine. ARCH native picks the best
+# one the build machine runs (from /proc/cpuinfo) and compiles with
+# -march=native (tuned for this CPU), for programs built where they run.
 # EXTERNAL_WEIGHTS leaves the weights out of the library: run() then takes
 # them as an argument, the bytes of the file that the target's
 # HYBGEN_WEIGHTS_FILE property names (generated at build time; the program
@@ -33,6 +43,8 @@
 # the caller chose it (-D, CUDAARCHS or set() before the call), else 80;90
 # (the generated code needs sm_80 or later). It links CUDA::cudart
 # publicly (NAME.h includes <cuda_runtime.h>).
+include(CheckCXXCompilerFlag)
+
 # The best --target this (build) machine runs.
 function(_hybgen_native_arch out)
   set(arch generic)
@@ -50,7 +62,8 @@ function(_hybgen_native_arch out)
 endfunction()
 
 function(hybgen_add_model)
-  cmake_parse_arguments(PARSE_ARGV 0 HG "EXTERNAL_WEIGHTS;SMALL_ARENA" "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH" "")
+  cmake_parse_arguments(PARSE_ARGV 0 HG "EXTERNAL_WEIGHTS;SMALL_ARENA" "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH"
+                        "SHAPES")
   if(HG_UNPARSED_ARGUMENTS)
     message(WARNING "hybgen_add_model: ignoring unknown arguments: ${HG_UNPARSED_ARGUMENTS}")
   endif()
@@ -67,6 +80,16 @@ function(hybgen_add_model)
   get_filename_component(model "${HG_MODEL}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   if(HG_WEIGHTS)
     get_filename_component(weights "${HG_WEIGHTS}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  elseif(model MATCHES "-symbol\\.json$")
+    # As hybgen finds them: NAME-XXXX.params beside the symbol file, the highest epoch.
+    string(REGEX REPLACE "-symbol\\.json$" "" prefix "${model}")
+    file(GLOB params LIST_DIRECTORIES false "${prefix}-[0-9][0-9][0-9][0-9].params")
+    if(NOT params)
+      message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): no ${prefix}-XXXX.params beside the MXNet symbol "
+                          "file ${model}; name the weights with WEIGHTS")
+    endif()
+    list(SORT params)
+    list(GET params -1 weights)
   else()
     string(REGEX REPLACE "\\.[^./]*$" ".safetensors" weights "${model}")
   endif()
@@ -111,6 +134,9 @@ function(hybgen_add_model)
   if(HG_SMALL_ARENA)
     list(APPEND generate_flags "--small-arena")
   endif()
+  foreach(shape IN LISTS HG_SHAPES)
+    list(APPEND generate_flags --shape "${shape}")
+  endforeach()
   add_custom_command(
     OUTPUT "${out_dir}/${name}.${code_ext}" "${out_dir}/${name}.h" "${weights_output}" "${out_dir}/${name}.manifest.json"
     COMMAND hybgen::hybgen "${model}" -o "${out_dir}" --weights "${weights}" --name "${name}"
@@ -140,7 +166,17 @@ function(hybgen_add_model)
     endif()
     target_link_libraries(${HG_TARGET} PUBLIC CUDA::cudart)
   elseif(NOT arch STREQUAL "generic")
-    target_compile_options(${HG_TARGET} PRIVATE "-march=${arch}")
+    string(MAKE_C_IDENTIFIER "HYBGEN_CXX_TAKES_MARCH_${arch}" takes_march)
+    check_cxx_compiler_flag("-march=${arch}" ${takes_march})
+    if(${takes_march})
+      target_compile_options(${HG_TARGET} PRIVATE "-march=${arch}")
+    elseif(NOT CMAKE_CROSSCOMPILING)
+      message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET} ... ARCH ${arch}): the C++ compiler "
+                          "(${CMAKE_CXX_COMPILER}) does not take -march=${arch}. A microcontroller ARCH is built by a "
+                          "cross compiler: configure with a toolchain file (-DCMAKE_TOOLCHAIN_FILE=...) whose flags "
+                          "choose the CPU, as examples/firmware/arm-none-eabi.cmake does for cortex-m4. (`hybgen "
+                          "--help` lists the --target names ARCH takes.)")
+    endif()
   endif()
   set_target_properties(${HG_TARGET} PROPERTIES HYBGEN_MANIFEST "${out_dir}/${name}.manifest.json")
   if(HG_EXTERNAL_WEIGHTS)

@@ -2,14 +2,7 @@
 # runs examples/cmake-consumer against it with find_package(hybgen), the way
 # an outside project would. Run with:
 #   cmake -DHYBGEN_BUILD_DIR=... -DCONSUMER_DIR=... -DWORK_DIR=... -P cmake_consumer_test.cmake
-function(run_step what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
-  endif()
-  message(STATUS "${what}: ok")
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run_step.cmake)
 
 file(REMOVE_RECURSE "${WORK_DIR}")
 run_step("install hybgen" ${CMAKE_COMMAND} --install "${HYBGEN_BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
