@@ -7,7 +7,7 @@
 # sanitizers, every seed corpus file through every harness, and each harness
 # for a short seeded fuzzing run (ctest -L fuzz; fuzz/README.md). Any sanitizer
 # report or fuzzing finding fails it. HYBGEN_SKIP_SANITIZE=1 skips the stage;
-# HYBGEN_FUZZ_SECONDS (default 20) sets the fuzzing time per harness.
+# HYBGEN_FUZZ_SECONDS (default 10) sets the fuzzing time per harness.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/install-deps.sh" --test
@@ -30,7 +30,7 @@ cmake -S "$root" -B "$root/build-sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DHYBGEN_SANITIZE=ON -DHYBGEN_FUZZ=ON \
-  -DHYBGEN_FUZZ_SECONDS="${HYBGEN_FUZZ_SECONDS:-20}" \
+  -DHYBGEN_FUZZ_SECONDS="${HYBGEN_FUZZ_SECONDS:-10}" \
   -DHYBGEN_BUILD_EXAMPLES=OFF -DHYBGEN_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
 cmake --build "$root/build-sanitize" -j2 --target hybgen_unit_tests fuzzers
 echo "== sanitizer stage: built in $((SECONDS - start)) s"
