@@ -61,7 +61,7 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
   for (const auto& f : files) write_file_atomic(dir() + "/" + f.filename, f.content);
   weight_bytes_ = emitted_weight_bytes(files);
   name_ = name;
-  target_ = &compiled.target;
+  size_tool_ = compiled.target.size_tool;
   driver_values["NAME"] = name;
   driver_values["NAMESPACE"] = name;
   driver_values["WEIGHTS_LOAD"] = "";
@@ -124,22 +124,22 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
 }
 
 std::size_t GeneratedBuild::model_code_bytes() const {
-  if (!target_ || target_->size_tool.empty()) throw Error("model_code_bytes: a microcontroller target's build only");
+  if (size_tool_.empty()) throw Error("model_code_bytes: a microcontroller target's build only");
   const std::string d = dir() + "/";
   const std::string object = d + name_ + ".o", log = d + "size.log";
   // The library's flags, not the program's: -c drops the link options.
   const std::string command = toolchain_.cxx + " " + cxx_flags_ + " -c " + shell_quote(d + name_ + ".cpp") + " -o " +
-                              shell_quote(object) + " > " + shell_quote(log) + " 2>&1 && " + target_->size_tool +
+                              shell_quote(object) + " > " + shell_quote(log) + " 2>&1 && " + size_tool_ +
                               " " + shell_quote(object) + " > " + shell_quote(d + "size.txt") + " 2>> " +
                               shell_quote(log);
   if (std::system(command.c_str()) != 0)
-    throw Error("could not measure the model's code with " + target_->size_tool + ":\n" + read_file_text(log));
+    throw Error("could not measure the model's code with " + size_tool_ + ":\n" + read_file_text(log));
   // Berkeley format: a header line, then "text data bss dec hex filename".
   unsigned long text = 0, data = 0;
   const std::string table = read_file_text(d + "size.txt");
   const std::size_t line = table.find('\n');
   if (line == std::string::npos || std::sscanf(table.c_str() + line + 1, "%lu %lu", &text, &data) != 2)
-    throw Error(target_->size_tool + " printed no sizes: " + table);
+    throw Error(size_tool_ + " printed no sizes: " + table);
   return text + data;
 }
 

@@ -66,8 +66,8 @@ class GeneratedBuild {
   double compile_seconds_ = 0;
   std::size_t weight_bytes_ = 0;
   std::string cxx_flags_;
-  std::string name_;  // the generated files' NAME
-  const Target* target_ = nullptr;
+  std::string name_;       // the generated files' NAME
+  std::string size_tool_;  // the target's (Target::size_tool); empty: none
   Toolchain toolchain_;
 };
 

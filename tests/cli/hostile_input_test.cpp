@@ -7,7 +7,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <utility>
 
 #include "graph_builders.h"
 #include "io/file_util.h"
@@ -36,6 +38,34 @@ class HostileInput : public ::testing::Test {
   testing::CommandResult hybgen(const std::string& args) { return run_command(shell_word(kHybgen) + " " + args); }
 
   // dense -> relu -> * 0.5 -> dense, with every name made by `name`.
+  // The MLP twice: "odd", each name followed by one of `hostile` in turn
+  // (`given` maps plain names to the odd ones), and "plain".
+  std::pair<std::string, std::string> save_odd_and_plain(const std::vector<std::string>& hostile,
+                                                         std::map<std::string, std::string>* given) {
+    int next = 0;
+    const std::string odd = save_mlp("odd", [&](const std::string& plain) {
+      auto it = given->find(plain);
+      if (it == given->end()) it = given->emplace(plain, plain + hostile[next++ % hostile.size()]).first;
+      return it->second;
+    });
+    return {odd, save_mlp("plain", [](const std::string& name) { return name; })};
+  }
+
+  // The generated files of out/odd* and out/plain*: the same number of lines,
+  // and no printf call outside a one-line comment.
+  void expect_names_only_in_comments_and_identifiers(const std::vector<std::string>& suffixes) {
+    for (const std::string& file : suffixes) {
+      const std::string odd_text = read_file_text(path("out/odd") + file);
+      const std::string plain_text = read_file_text(path("out/plain") + file);
+      EXPECT_EQ(std::count(odd_text.begin(), odd_text.end(), '\n'),
+                std::count(plain_text.begin(), plain_text.end(), '\n'))
+          << file;
+      std::istringstream in(odd_text);
+      for (std::string line; std::getline(in, line);)
+        EXPECT_EQ(line.substr(0, line.find("//")).find("printf("), std::string::npos) << file << ": " << line;
+    }
+  }
+
   std::string save_mlp(const std::string& file, const std::function<std::string(const std::string&)>& name) {
     Graph g;
     g.name = name("graph");
@@ -86,14 +116,8 @@ TEST_F(HostileInput, NamesNeverChangeTheGeneratedCode) {
   const std::vector<std::string> hostile = {
       "\n__builtin_printf(\"INJECTED\\n\");\n//", "*/ __builtin_printf(\"INJECTED\\n\"); /*", "it's \"quoted\"",
       "ends in a backslash \\", "trigraph ?" "?/", "\r\x1b[2J\t", "caf\xc3\xa9 \xe4\xb8\xad", std::string(5000, 'n')};
-  int next = 0;
   std::map<std::string, std::string> given;
-  const std::string odd = save_mlp("odd", [&](const std::string& plain) {
-    auto it = given.find(plain);
-    if (it == given.end()) it = given.emplace(plain, plain + hostile[next++ % hostile.size()]).first;
-    return it->second;
-  });
-  const std::string plain = save_mlp("plain", [](const std::string& name) { return name; });
+  const auto [odd, plain] = save_odd_and_plain(hostile, &given);
   std::string odd_printed, plain_printed;
   const auto odd_out = verified_outputs(odd, &odd_printed);
   const auto plain_out = verified_outputs(plain, &plain_printed);
@@ -108,17 +132,7 @@ TEST_F(HostileInput, NamesNeverChangeTheGeneratedCode) {
   // outside comments calls no printf.
   ASSERT_EQ(hybgen(shell_word(odd) + " -o " + shell_word(path("out"))).exit_code, 0);
   ASSERT_EQ(hybgen(shell_word(plain) + " -o " + shell_word(path("out"))).exit_code, 0);
-  for (const std::string file : {".h", ".cpp", "_weights.cpp"}) {
-    const std::string odd_text = read_file_text(path("out/odd") + file);
-    const std::string plain_text = read_file_text(path("out/plain") + file);
-    EXPECT_EQ(std::count(odd_text.begin(), odd_text.end(), '\n'), std::count(plain_text.begin(), plain_text.end(), '\n'))
-        << file;
-    std::istringstream in(odd_text);
-    for (std::string line; std::getline(in, line);) {
-      const std::string code = line.substr(0, line.find("//"));
-      EXPECT_EQ(code.find("printf("), std::string::npos) << file << ": " << line;
-    }
-  }
+  expect_names_only_in_comments_and_identifiers({".h", ".cpp", "_weights.cpp"});
   // The manifest is JSON that keeps each name as it was.
   const auto manifest = nlohmann::json::parse(read_file_text(path("out/odd.manifest.json")));
   EXPECT_EQ(manifest["inputs"][0]["name"], given.at("data"));
@@ -128,14 +142,8 @@ TEST_F(HostileInput, NamesNeverChangeTheGeneratedCode) {
 TEST_F(HostileInput, NamesNeverChangeTheGeneratedCuda) {
   const std::vector<std::string> hostile = {"\n__builtin_printf(\"INJECTED\\n\");\n//", "*/ x /*", "ends in \\",
                                             "trigraph ?" "?/", "caf\xc3\xa9"};
-  int next = 0;
   std::map<std::string, std::string> given;
-  const std::string odd = save_mlp("odd", [&](const std::string& plain) {
-    auto it = given.find(plain);
-    if (it == given.end()) it = given.emplace(plain, plain + hostile[next++ % hostile.size()]).first;
-    return it->second;
-  });
-  const std::string plain = save_mlp("plain", [](const std::string& name) { return name; });
+  const auto [odd, plain] = save_odd_and_plain(hostile, &given);
   std::string odd_printed, plain_printed;
   const auto odd_out = verified_outputs(odd, &odd_printed, "--target cuda-host ");
   const auto plain_out = verified_outputs(plain, &plain_printed, "--target cuda-host ");
@@ -145,15 +153,7 @@ TEST_F(HostileInput, NamesNeverChangeTheGeneratedCuda) {
   EXPECT_EQ(odd_out, plain_out);
   ASSERT_EQ(hybgen("--target cuda " + shell_word(odd) + " -o " + shell_word(path("out"))).exit_code, 0);
   ASSERT_EQ(hybgen("--target cuda " + shell_word(plain) + " -o " + shell_word(path("out"))).exit_code, 0);
-  for (const std::string file : {".h", ".cu", "_weights.cpp"}) {
-    const std::string odd_text = read_file_text(path("out/odd") + file);
-    const std::string plain_text = read_file_text(path("out/plain") + file);
-    EXPECT_EQ(std::count(odd_text.begin(), odd_text.end(), '\n'), std::count(plain_text.begin(), plain_text.end(), '\n'))
-        << file;
-    std::istringstream in(odd_text);
-    for (std::string line; std::getline(in, line);)
-      EXPECT_EQ(line.substr(0, line.find("//")).find("printf("), std::string::npos) << file << ": " << line;
-  }
+  expect_names_only_in_comments_and_identifiers({".h", ".cu", "_weights.cpp"});
 }
 
 TEST_F(HostileInput, GenerationNeverRemovesAFolderOfTheUser) {
