@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "ir/error.h"
-#include "verify/toolchain.h"
+#include "targets/toolchain.h"
 #include "verify/verify.h"
 
 namespace hybgen {

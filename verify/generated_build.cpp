@@ -18,18 +18,6 @@ constexpr std::size_t kFirmwareStackBytes = 64 * 1024;
 
 }  // namespace
 
-std::string choose_compiler(const std::string& preferred) {
-  if (!preferred.empty()) return preferred;
-  const char* env = std::getenv("CXX");
-  return env && *env ? env : "c++";
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string& driver_template,
                                std::map<std::string, std::string> driver_values, const BuildSettings& settings) {
   toolchain_ = toolchain_for(compiled.target, settings.cxx, settings.emulation);

@@ -13,14 +13,9 @@
 
 #include "io/file_util.h"
 #include "pipeline.h"
-#include "verify/toolchain.h"
+#include "targets/toolchain.h"
 
 namespace hybgen {
-
-// The compiler to use: `preferred`, else $CXX, else c++.
-std::string choose_compiler(const std::string& preferred);
-// A shell-quoted argument.
-std::string shell_quote(const std::string& s);
 
 // How the model is emitted and compiled (the target is the compiled graph's).
 struct BuildSettings {

@@ -36,6 +36,11 @@ enum class Emulation { kAllowed, kRefused };
 // machine runs and what would make it work, when nothing can run the code.
 Toolchain toolchain_for(const Target& target, const std::string& preferred_cxx, Emulation emulation);
 
+// The compiler to use: `preferred`, else $CXX, else c++.
+std::string choose_compiler(const std::string& preferred);
+// A shell-quoted argument.
+std::string shell_quote(const std::string& s);
+
 // Whether this machine has an NVIDIA GPU (its driver's device files).
 bool cuda_device_present();
 

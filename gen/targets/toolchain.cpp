@@ -1,4 +1,4 @@
-#include "verify/toolchain.h"
+#include "targets/toolchain.h"
 
 #include <unistd.h>
 
@@ -7,9 +7,20 @@
 
 #include "ir/error.h"
 #include "targets/target.h"
-#include "verify/generated_build.h"
 
 namespace hybgen {
+
+std::string choose_compiler(const std::string& preferred) {
+  if (!preferred.empty()) return preferred;
+  const char* env = std::getenv("CXX");
+  return env && *env ? env : "c++";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 bool on_path(const std::string& program) {
   const char* path = std::getenv("PATH");
