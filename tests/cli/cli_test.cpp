@@ -17,7 +17,7 @@
 #include "io/safetensors.h"
 #include "ops/gemm_pack.h"
 #include "run_command.h"
-#include "verify/toolchain.h"
+#include "targets/toolchain.h"
 
 namespace hybgen {
 namespace {

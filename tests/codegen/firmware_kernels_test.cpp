@@ -22,7 +22,7 @@
 #include "pipeline.h"
 #include "targets/target.h"
 #include "verify/generated_build.h"
-#include "verify/toolchain.h"
+#include "targets/toolchain.h"
 #include "verify/verify.h"
 #include "zoo.h"
 

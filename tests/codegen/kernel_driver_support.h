@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "run_command.h"
-#include "verify/toolchain.h"  // on_path: cross compilers, emulators
+#include "targets/toolchain.h"  // on_path: cross compilers, emulators
 
 namespace hybgen::testing {
 

@@ -16,7 +16,7 @@
 #include "ops/op.h"
 #include "pipeline.h"
 #include "targets/target.h"
-#include "verify/toolchain.h"
+#include "targets/toolchain.h"
 #include "verify/verify.h"
 
 namespace hybgen {

@@ -15,7 +15,7 @@
 #include "nvcc_compile.h"
 #include "pipeline.h"
 #include "run_command.h"
-#include "verify/toolchain.h"
+#include "targets/toolchain.h"
 
 namespace hybgen {
 namespace {

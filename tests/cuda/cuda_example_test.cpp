@@ -9,7 +9,7 @@
 #include "emit/templates.h"
 #include "io/file_util.h"
 #include "run_command.h"
-#include "verify/toolchain.h"
+#include "targets/toolchain.h"
 
 namespace hybgen {
 namespace {

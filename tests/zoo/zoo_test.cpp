@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "pipeline.h"
-#include "verify/toolchain.h"
+#include "targets/toolchain.h"
 #include "verify/verify.h"
 #include "nvcc_compile.h"
 #include "zoo.h"
