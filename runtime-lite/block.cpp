@@ -1,8 +1,16 @@
 #include "runtime-lite/block.h"
 
+#include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 
 #include "io/model_json.h"
+#include "io/safetensors.h"
+#include "pipeline.h"
+#include "targets/target.h"
 #include "runtime-lite/invoke.h"
 #include "runtime-lite/symbol.h"
 
@@ -12,6 +20,14 @@ namespace {
 // The names of a traced block's symbolic inputs, as Gluon's export names them.
 std::string input_name(std::size_t index, std::size_t count) {
   return count == 1 ? "data" : "data" + std::to_string(index);
+}
+
+// Says `message` on stderr the first time this process meets it.
+void note_once(const std::string& message) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(message).second) std::fprintf(stderr, "%s\n", message.c_str());
 }
 
 }  // namespace
@@ -49,8 +65,62 @@ void Block::initialize(const Initializer& init, uint64_t seed) {
     params[i]->set_initializer(init, seed * 1000003u + i);  // distinct, reproducible streams
 }
 
-void Block::hybridize(bool active) {
-  for (auto& c : children_) c->hybridize(active);
+void Block::structural_params(const std::string& path, std::vector<std::pair<std::string, Parameter*>>& out) {
+  for (auto& p : params_) {
+    const std::string& name = p->name();
+    const bool prefixed = name.compare(0, prefix_.size(), prefix_) == 0;
+    out.emplace_back(path + (prefixed ? name.substr(prefix_.size()) : name), p.get());
+  }
+  for (std::size_t i = 0; i < children_.size(); ++i) children_[i]->structural_params(path + std::to_string(i) + ".", out);
+}
+
+void Block::save_parameters(const std::string& path) {
+  std::vector<std::pair<std::string, Parameter*>> params;
+  structural_params("", params);
+  std::map<std::string, Constant> tensors;
+  for (const auto& [name, p] : params) {
+    const Tensor& data = p->data();  // Error naming a parameter not initialized yet
+    tensors[name] = Constant::f32(data.shape(), data.to_vector());
+  }
+  write_safetensors(path, tensors, {{"format", "hybgen-parameters"}, {"block", prefix_}});
+}
+
+void Block::load_parameters(const std::string& path, bool allow_missing, bool ignore_extra) {
+  std::map<std::string, Constant> tensors = read_safetensors(path);
+  std::vector<std::pair<std::string, Parameter*>> params;
+  structural_params("", params);
+  std::set<std::string> known;
+  for (const auto& [name, p] : params) {
+    known.insert(name);
+    const auto it = tensors.find(name);
+    if (it == tensors.end()) {
+      if (allow_missing) continue;
+      throw Error(path + ": has no parameter '" + name + "' (" + p->name() + " of " + prefix_ +
+                  "); load_parameters(path, allow_missing=true) leaves it as it is");
+    }
+    if (it->second.type.dtype != DType::kFloat32)
+      throw Error(path + ": parameter '" + name + "' is " + dtype_name(it->second.type.dtype) + ", not float32");
+    if (p->shape_known() ? it->second.type.shape != p->shape() : it->second.type.shape.size() != p->shape().size())
+      throw Error(path + ": parameter '" + name + "' has shape " + shape_str(it->second.type.shape) + ", " +
+                  p->name() + " has " + shape_str(p->shape()));
+  }
+  if (!ignore_extra)
+    for (const auto& [name, tensor] : tensors)
+      if (!known.count(name))
+        throw Error(path + ": parameter '" + name + "' belongs to no parameter of " + prefix_ +
+                    "; load_parameters(path, false, ignore_extra=true) skips it");
+  for (const auto& [name, p] : params) {
+    const auto it = tensors.find(name);
+    if (it == tensors.end()) continue;
+    const Constant& c = it->second;
+    std::vector<float> values(static_cast<std::size_t>(num_elements(c.type.shape)));
+    if (!values.empty()) std::memcpy(values.data(), c.data.data(), values.size() * sizeof(float));
+    p->set_data(Tensor::from_vector(c.type.shape, std::move(values)));
+  }
+}
+
+void Block::hybridize(bool active, const HybridizeOptions& options) {
+  for (auto& c : children_) c->hybridize(active, options);
 }
 
 Parameter& Block::add_param(const std::string& name, const Shape& shape) {
@@ -69,10 +139,18 @@ std::vector<Tensor> HybridBlock::hybrid_forward(const Ops& F, const std::vector<
   return {hybrid_forward(F, inputs[0])};
 }
 
-void HybridBlock::hybridize(bool active) {
+void HybridBlock::hybridize(bool active, const HybridizeOptions& options) {
   hybridized_ = active;
+  options_ = options;
   cached_graphs_.clear();
-  Block::hybridize(active);
+  last_graph_ = nullptr;
+  Block::hybridize(active, options);
+}
+
+const JitTimings* HybridBlock::first_call_cost() const {
+  if (!last_shapes_) return nullptr;
+  const auto it = cached_graphs_.find(*last_shapes_);
+  return it == cached_graphs_.end() ? nullptr : &it->second.timings;
 }
 
 std::vector<Tensor> HybridBlock::forward(const std::vector<Tensor>& inputs) {
@@ -80,42 +158,94 @@ std::vector<Tensor> HybridBlock::forward(const std::vector<Tensor>& inputs) {
   for (const auto& t : inputs) symbolic = symbolic || t.is_symbolic();
   if (symbolic) return hybrid_forward(Ops(true), inputs);
 
-  std::vector<Shape> shapes;
-  for (const auto& t : inputs) shapes.push_back(t.shape());
-  last_shapes_ = shapes;
+  // The shapes of the last call again (the common case): no lookup.
+  bool same_shapes = last_shapes_ && last_shapes_->size() == inputs.size();
+  for (std::size_t i = 0; same_shapes && i < inputs.size(); ++i) same_shapes = (*last_shapes_)[i] == inputs[i].shape();
+  if (!same_shapes) {
+    std::vector<Shape> shapes;
+    for (const auto& t : inputs) shapes.push_back(t.shape());
+    last_shapes_ = std::move(shapes);
+    last_graph_ = nullptr;
+  }
   if (!hybridized_) return hybrid_forward(Ops(false), inputs);
 
-  auto it = cached_graphs_.find(shapes);
-  if (it == cached_graphs_.end()) {
-    // First call with these shapes: trace, then bind the live parameters.
-    CachedGraph cached;
-    cached.graph = trace(shapes, prefix().substr(0, prefix().size() - 1), false);
-    bind_parameters(cached);
-    it = cached_graphs_.emplace(shapes, std::move(cached)).first;
-  } else if (bindings_stale(it->second)) {
-    bind_parameters(it->second);
+  if (!last_graph_) {
+    auto it = cached_graphs_.find(*last_shapes_);
+    if (it == cached_graphs_.end()) {
+      // First call with these shapes: trace, then optimize with the live parameters.
+      CachedGraph cached;
+      const auto t0 = std::chrono::steady_clock::now();
+      cached.graph = trace(*last_shapes_, prefix().substr(0, prefix().size() - 1), false);
+      cached.timings.trace_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      for (const auto& in : cached.graph.inputs)  // inputs the result does not read are not in the graph
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+          if (in == input_name(i, inputs.size())) cached.input_positions.push_back(i);
+      it = cached_graphs_.emplace(*last_shapes_, std::move(cached)).first;
+      try {
+        prepare(it->second);
+      } catch (...) {
+        cached_graphs_.erase(it);  // the next call tries again
+        throw;
+      }
+    }
+    last_graph_ = &it->second;
   }
-  const Graph& traced = it->second.graph;
-  std::map<std::string, Tensor> named;  // inputs the result does not read are not in the graph
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    if (traced.is_input(input_name(i, inputs.size()))) named[input_name(i, inputs.size())] = inputs[i];
-  return it->second.interpreter->run(named);
+  CachedGraph& cached = *last_graph_;
+  if (bindings_stale(cached)) prepare(cached);
+  if (cached.native) {
+    std::vector<const Tensor*> ordered;
+    ordered.reserve(cached.input_positions.size());
+    for (std::size_t position : cached.input_positions) ordered.push_back(&inputs[position]);
+    return cached.native->run(ordered);
+  }
+  std::map<std::string, Tensor> named;
+  for (std::size_t i = 0; i < cached.input_positions.size(); ++i)
+    named[cached.graph.inputs[i]] = inputs[cached.input_positions[i]];
+  return cached.interpreter->run(named);
 }
 
-void HybridBlock::bind_parameters(CachedGraph& cached) {
-  std::map<std::string, Tensor> bound;
+void HybridBlock::prepare(CachedGraph& cached) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Graph valued = cached.graph;
   cached.bindings.clear();
   for (Parameter* p : collect_params()) {
-    if (!cached.graph.is_constant(p->name())) continue;
-    bound[p->name()] = p->data();
-    cached.bindings.emplace_back(p, p->data().data());
+    if (!valued.is_constant(p->name())) continue;
+    const Tensor& data = p->data();
+    Constant& c = valued.constants.at(p->name());
+    c.data.resize(static_cast<std::size_t>(data.size()) * sizeof(float));
+    if (!c.data.empty()) std::memcpy(c.data.data(), data.data(), c.data.size());
+    cached.bindings.push_back({p, data.data(), data.write_count()});
   }
-  cached.interpreter = std::make_unique<Interpreter>(cached.graph, bound);
+  CompileOptions compile;
+  compile.target = host_target();
+  CompiledGraph optimized = compile_graph(std::move(valued), compile);
+  cached.timings.optimize_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+  if (options_.compile) {
+    if (cached.native && cached.native->replace_weights(optimized)) return;
+    try {
+      cached.native = NativeGraph::load(optimized, options_, cached.timings);
+      cached.interpreter.reset();
+      return;
+    } catch (const Error& e) {
+      cached.timings.why_not_compiled = e.what();
+      note_once("hybgen: " + prefix() + " runs its optimized graph on the interpreter, not compiled: " + e.what());
+    }
+  } else {
+    cached.timings.why_not_compiled = "compiling is off (HybridizeOptions::compile, HYBGEN_JIT=0)";
+  }
+  cached.native.reset();
+  cached.timings.compiled = false;
+  cached.interpreter = std::make_unique<Interpreter>(optimized.graph);
 }
 
 bool HybridBlock::bindings_stale(const CachedGraph& cached) {
-  for (const auto& [param, storage] : cached.bindings)
-    if (!param->initialized() || param->data().data() != storage) return true;
+  for (const auto& b : cached.bindings) {
+    if (!b.param->initialized()) return true;
+    const Tensor& values = b.param->data();
+    if (values.data() != b.storage || values.write_count() != b.writes) return true;
+  }
   return false;
 }
 

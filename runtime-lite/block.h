@@ -23,6 +23,7 @@
 
 #include "ir/graph.h"
 #include "runtime-lite/interpreter.h"
+#include "runtime-lite/jit.h"
 #include "runtime-lite/ops.h"
 #include "runtime-lite/parameter.h"
 
@@ -54,7 +55,16 @@ class Block {
   std::vector<Parameter*> collect_params();
   // Seeds each parameter from `seed` and its position in collect_params().
   void initialize(const Initializer& init = init::Xavier(), uint64_t seed = 0);
-  virtual void hybridize(bool active = true);
+
+  // Parameter values as a safetensors file, named by their place in the tree
+  // ("weight" of this block, "0.bias" of its first child, ...) so another
+  // instance of the same network (other prefixes) loads them, as Gluon's
+  // save_parameters/load_parameters. Loading checks every name and shape
+  // before changing any parameter; Error naming the file and the parameter.
+  void save_parameters(const std::string& path);
+  void load_parameters(const std::string& path, bool allow_missing = false, bool ignore_extra = false);
+  // Hybridizes every HybridBlock in the tree (runtime-lite/jit.h: options).
+  virtual void hybridize(bool active = true, const HybridizeOptions& options = {});
 
  protected:
   Parameter& add_param(const std::string& name, const Shape& shape);
@@ -62,6 +72,9 @@ class Block {
   virtual std::vector<Tensor> forward(const std::vector<Tensor>& inputs) = 0;
 
  private:
+  // Each parameter with its name relative to this block ("0.weight").
+  void structural_params(const std::string& path, std::vector<std::pair<std::string, Parameter*>>& out);
+
   std::string prefix_;
   std::vector<std::shared_ptr<Block>> children_;
   std::vector<std::unique_ptr<Parameter>> params_;
@@ -75,8 +88,16 @@ class HybridBlock : public Block {
   virtual Tensor hybrid_forward(const Ops& F, const Tensor& x);
   virtual std::vector<Tensor> hybrid_forward(const Ops& F, const std::vector<Tensor>& inputs);
 
-  void hybridize(bool active = true) override;
+  // Active, the first call with new input shapes traces the block and
+  // optimizes the graph; with options.compile (the default where a compiler
+  // is found) it is compiled to native code and loaded, else it runs on the
+  // interpreter. Later calls run it; a parameter given new values
+  // (set_data, initialize, load_parameters) is picked up without recompiling.
+  void hybridize(bool active = true, const HybridizeOptions& options = {}) override;
   bool hybridized() const { return hybridized_; }
+  // What the first call with the last input shapes cost and how the block
+  // runs them; null before a hybridized call.
+  const JitTimings* first_call_cost() const;
 
   // The graph of the block for these input shapes (symbolic inputs "data",
   // or "data0", "data1", ... in call order), traced now; weights copied when
@@ -90,20 +111,31 @@ class HybridBlock : public Block {
   std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
 
  private:
-  // The graph traced for one set of input shapes, run by an interpreter bound
-  // to the parameters' storage; rebound (not retraced) when a parameter gets
-  // new storage (initialize() again, set_data()).
+  // The graph traced for one set of input shapes (without weight values),
+  // optimized with the parameters' values and run as native code or on the
+  // interpreter; prepared again (not retraced) when a parameter gets new
+  // storage (initialize() again, set_data()) or is written through data().
   struct CachedGraph {
     Graph graph;
-    std::vector<std::pair<Parameter*, const float*>> bindings;
+    struct Binding {
+      Parameter* param;
+      const float* storage;
+      uint64_t writes;  // the storage's write_count() when its values were taken
+    };
+    std::vector<Binding> bindings;
+    std::vector<std::size_t> input_positions;  // per graph input: its position in the call
+    std::unique_ptr<NativeGraph> native;
     std::unique_ptr<Interpreter> interpreter;
+    JitTimings timings;
   };
-  void bind_parameters(CachedGraph& cached);
+  void prepare(CachedGraph& cached);
   static bool bindings_stale(const CachedGraph& cached);
 
   bool hybridized_ = false;
+  HybridizeOptions options_;
   std::optional<std::vector<Shape>> last_shapes_;
   std::map<std::vector<Shape>, CachedGraph> cached_graphs_;
+  CachedGraph* last_graph_ = nullptr;  // the one for last_shapes_, once looked up
 };
 
 // Runs children in order, imperatively.

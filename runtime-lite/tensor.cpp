@@ -20,14 +20,14 @@ double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * (1
 
 Tensor::Tensor(const Shape& shape)
     : type_{shape, DType::kFloat32},
-      storage_(std::make_shared<std::vector<float>>(static_cast<std::size_t>(num_elements(shape)), 0.0f)) {}
+      storage_(std::make_shared<Storage>(std::vector<float>(static_cast<std::size_t>(num_elements(shape)), 0.0f))) {}
 
 Tensor Tensor::from_vector(const Shape& shape, std::vector<float> values) {
   if (static_cast<int64_t>(values.size()) != num_elements(shape))
     throw Error("Tensor::from_vector: " + std::to_string(values.size()) + " values for shape " + shape_str(shape));
   Tensor t;
   t.type_ = TensorType{shape, DType::kFloat32};
-  t.storage_ = std::make_shared<std::vector<float>>(std::move(values));
+  t.storage_ = std::make_shared<Storage>(std::move(values));
   return t;
 }
 
@@ -90,12 +90,18 @@ void Tensor::require_values() const {
 
 float* Tensor::data() {
   require_values();
-  return storage_->data();
+  storage_->writes.fetch_add(1, std::memory_order_relaxed);
+  return storage_->values.data();
 }
 
 const float* Tensor::data() const {
   require_values();
-  return storage_->data();
+  return storage_->values.data();
+}
+
+uint64_t Tensor::write_count() const {
+  require_values();
+  return storage_->writes.load(std::memory_order_relaxed);
 }
 
 float Tensor::at(std::initializer_list<int64_t> index) const {
@@ -108,18 +114,18 @@ float Tensor::at(std::initializer_list<int64_t> index) const {
     if (i < 0 || i >= s[d]) throw Error("at(): index " + std::to_string(i) + " out of range for axis " + std::to_string(d) + " of " + shape_str(s));
     flat = flat * s[d++] + i;
   }
-  return (*storage_)[static_cast<std::size_t>(flat)];
+  return storage_->values[static_cast<std::size_t>(flat)];
 }
 
 std::vector<float> Tensor::to_vector() const {
   require_values();
-  return *storage_;
+  return storage_->values;
 }
 
 Tensor Tensor::copy() const {
   if (sym_) return *this;
   require_values();
-  return from_vector(shape(), *storage_);
+  return from_vector(shape(), storage_->values);
 }
 
 std::string Tensor::name() const {
@@ -171,8 +177,8 @@ std::string Tensor::str() const {
   if (!storage_) return "<Tensor undefined>";
   std::ostringstream os;
   const Shape& s = shape();
-  if (s.empty()) os << number((*storage_)[0]);
-  else print_axis(os, *storage_, s, 0, 0, 0, size() > kSummarizeAbove);
+  if (s.empty()) os << number(storage_->values[0]);
+  else print_axis(os, storage_->values, s, 0, 0, 0, size() > kSummarizeAbove);
   std::string dims;
   for (std::size_t i = 0; i < s.size(); ++i) dims += (i ? "x" : "") + std::to_string(s[i]);
   os << "\n<Tensor " << (dims.empty() ? "scalar" : dims) << " float32>";

@@ -8,6 +8,7 @@
 //   Tensor s = sym::var("data");           // symbolic: s.data() throws SymbolicValueError
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
@@ -51,8 +52,11 @@ class Tensor {
   int64_t size() const { return num_elements(shape()); }
 
   // Values; throw SymbolicValueError for symbolic tensors.
-  float* data();
+  float* data();  // counts as a write (write_count())
   const float* data() const;
+  // How many times the storage this tensor shares was handed out writable by
+  // data(): a change means its values may have changed.
+  uint64_t write_count() const;
   float at(std::initializer_list<int64_t> index) const;
   std::vector<float> to_vector() const;
   Tensor copy() const;  // concrete: new storage; symbolic: the same symbol
@@ -70,8 +74,16 @@ class Tensor {
  private:
   void require_values() const;
 
+  // The values, and how often they were handed out for writing (data()),
+  // so that a hybridized block sees a parameter written in place.
+  struct Storage {
+    std::vector<float> values;
+    std::atomic<uint64_t> writes{0};
+    explicit Storage(std::vector<float> v) : values(std::move(v)) {}
+  };
+
   TensorType type_;
-  std::shared_ptr<std::vector<float>> storage_;
+  std::shared_ptr<Storage> storage_;
   std::shared_ptr<SymNode> sym_;
   int sym_index_ = 0;
 };

@@ -1,8 +1,10 @@
 // The Gluon hybridize tutorial, in C++: one MLP run three ways.
 //
 //   1. imperatively (eager), as written;
-//   2. hybridized: the first call traces hybrid_forward into a graph, later
-//      calls run the graph;
+//   2. hybridized: the first call traces hybrid_forward into a graph,
+//      optimizes it, and compiles it to native code in-process (a cached
+//      shared library; without a compiler the optimized graph runs on the
+//      interpreter, shown too); later calls run it;
 //   3. as generated code: the build exported the same seeded net and
 //      generated standalone C++ from it with hybgen_add_model().
 //
@@ -68,11 +70,23 @@ int main(int argc, char** argv) {
     const double eager_us = microseconds_per_call(repeats, [&] { (*net)(x); });
     std::printf("eager output:      [% .6f, % .6f]\n", eager[0], eager[1]);
 
-    // 2. Hybridized: the first call traces a graph; the rest reuse it.
+    // 2. Hybridized: the first call traces, optimizes and compiles a graph
+    //    (or finds it in the cache); the rest run it.
     net->hybridize();
     const std::vector<float> hybrid = (*net)(x).to_vector();
+    const JitTimings first_call = *net->first_call_cost();
     const double hybrid_us = microseconds_per_call(repeats, [&] { (*net)(x); });
     std::printf("hybridized output: [% .6f, % .6f]\n", hybrid[0], hybrid[1]);
+    std::printf("first call:        %s\n", first_call.str().c_str());
+
+    // Without a compiler (HYBGEN_JIT=0 does the same): the optimized graph on the interpreter.
+    HybridizeOptions no_compiler;
+    no_compiler.compile = false;
+    net->hybridize(true, no_compiler);
+    const std::vector<float> interpreted = (*net)(x).to_vector();
+    const double interpreted_us = microseconds_per_call(repeats, [&] { (*net)(x); });
+    net->hybridize();  // compiled again: found in the cache
+    (*net)(x);
 
     // The traced graph, exported for hybgen (the build did the same).
     std::filesystem::create_directories(out_dir);
@@ -92,16 +106,21 @@ int main(int argc, char** argv) {
     std::printf("generated output:  [% .6f, % .6f]   (arena %zu bytes)\n\n", generated[0], generated[1],
                 static_cast<std::size_t>(seed_mlp::kArenaBytes));
 
-    std::printf("%-12s %14s %10s\n", "way", "us/forward", "vs eager");
-    std::printf("%-12s %14.2f %9.2fx\n", "eager", eager_us, 1.0);
-    std::printf("%-12s %14.2f %9.2fx\n", "hybridized", hybrid_us, eager_us / hybrid_us);
-    std::printf("%-12s %14.2f %9.2fx\n", "generated", generated_us, eager_us / generated_us);
-    std::printf("(%d forwards each, single process; bench/ has the careful numbers)\n\n", repeats);
+    const char* hybrid_way = first_call.compiled ? "hybridized (compiled)" : "hybridized (interpreter)";
+    std::printf("%-28s %12s %10s\n", "way", "us/forward", "vs eager");
+    std::printf("%-28s %12.2f %9.2fx\n", "eager", eager_us, 1.0);
+    std::printf("%-28s %12.2f %9.2fx\n", hybrid_way, hybrid_us, eager_us / hybrid_us);
+    std::printf("%-28s %12.2f %9.2fx\n", "hybridized, no compiler", interpreted_us, eager_us / interpreted_us);
+    std::printf("%-28s %12.2f %9.2fx\n", "generated", generated_us, eager_us / generated_us);
+    std::printf("(%d forwards each, single process; bench/ has the careful numbers)\n", repeats);
+    std::printf("MXNet 1.9.1 on a Zen 5 core, for comparison: 104 us eager, 35 us hybridized (3.0x)\n\n");
 
     const double d_hybrid = relative_difference(hybrid, eager);
+    const double d_interpreted = relative_difference(interpreted, eager);
     const double d_generated = relative_difference(generated, eager);
-    std::printf("max relative difference vs eager: hybridized %.3g, generated %.3g\n", d_hybrid, d_generated);
-    if (d_hybrid > 1e-5 || d_generated > 1e-5) {
+    std::printf("max relative difference vs eager: hybridized %.3g, without a compiler %.3g, generated %.3g\n",
+                d_hybrid, d_interpreted, d_generated);
+    if (d_hybrid > 1e-5 || d_interpreted > 1e-5 || d_generated > 1e-5) {
       std::printf("FAIL: the three ways disagree beyond 1e-5\n");
       return 1;
     }

@@ -317,11 +317,13 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   std::string weight_constants, weights_usage, weights_run_doc, weight_declaration, weight_checks;
   if (external) {
     weight_constants = "// Read-only weight data run() takes from the caller (`weights`): the bytes of\n"
-                       "// " + weights_name + ", at an address aligned to kWeightAlignment. kWeightsFnv1a is\n"
-                       "// that file's FNV-1a 64-bit hash, to check a loaded file against this code.\n"
-                       "constexpr std::size_t kWeightBytes = " + std::to_string(m.blob.size()) + ";\n"
-                       "constexpr std::size_t kWeightAlignment = " + std::to_string(kExternalWeightAlignment) + ";\n"
-                       "constexpr std::uint64_t kWeightsFnv1a = " + hex64(m.weights_fnv1a64()) + "ull;\n";
+                       "// " + weights_name + ", at an address aligned to kWeightAlignment.";
+    if (options.weights_checksum)
+      weight_constants += " kWeightsFnv1a is\n// that file's FNV-1a 64-bit hash, to check a loaded file against this code.";
+    weight_constants += "\nconstexpr std::size_t kWeightBytes = " + std::to_string(m.blob.size()) + ";\n"
+                        "constexpr std::size_t kWeightAlignment = " + std::to_string(kExternalWeightAlignment) + ";\n";
+    if (options.weights_checksum)
+      weight_constants += "constexpr std::uint64_t kWeightsFnv1a = " + hex64(m.weights_fnv1a64()) + "ull;\n";
     weights_usage =
         "//   const void* weights = ...;  // " + weights_name + " read or mapped into memory, 64-byte aligned\n";
     weights_run_doc = "// `weights`, between the outputs and the arena, is " + weights_name + "'s bytes:\n"

@@ -31,6 +31,10 @@ struct CppEmitOptions {
   // weights too large to compile (compilers hold many bytes of memory per
   // byte of a string literal; docs/performance.md), or stored apart from the code.
   bool external_weights = false;
+  // External weights: kWeightsFnv1a, the weights' hash, in NAME.h. Off, the
+  // code does not depend on the weight values at all (hybridized blocks reuse
+  // one compiled library whatever the parameters hold).
+  bool weights_checksum = true;
 };
 
 struct EmittedFile {

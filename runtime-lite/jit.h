@@ -1,0 +1,116 @@
+// What makes a hybridized block fast: its optimized graph compiled to native
+// code in-process. The generated C++ (external-weights form, for this
+// machine's best target) is built by the system compiler into a shared
+// library in a cache folder, loaded with dlopen, and run with the weights
+// packed once in memory; new parameter values repack the weights without
+// recompiling. Where no compiler is found or compiling fails, the optimized
+// graph runs on the interpreter instead.
+//
+//   HybridizeOptions options;                    // compile unless HYBGEN_JIT=0
+//   CompiledGraph c = compile_graph(traced, {true, nullptr, host_target()});
+//   JitTimings timings;
+//   std::unique_ptr<NativeGraph> native = NativeGraph::load(c, options, timings);  // Error if it cannot
+//   std::vector<Tensor> out = native->run({{"data", x}});
+//
+// The cache: one folder per entry, named by a hash of the generated sources
+// (the graph, the target, the hybgen version), the compiler and its flags.
+// An entry is built in a private folder and renamed into place, so processes
+// racing on one entry each end with a whole one; a damaged entry (sources,
+// library or checksum not as written) is rebuilt.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline.h"
+#include "runtime-lite/tensor.h"
+
+namespace hybgen {
+
+// Gluon's hybridize(static_alloc, static_shape) in spirit: how a hybridized
+// block runs its traced graph.
+struct HybridizeOptions {
+  // Compile the optimized graph to native code; off (or HYBGEN_JIT=0 in the
+  // environment), run it on the interpreter.
+  bool compile = compile_by_default();
+  // Where compiled graphs are kept; "": $HYBGEN_CACHE_DIR, else
+  // $XDG_CACHE_HOME/hybgen, else $HOME/.cache/hybgen.
+  std::string cache_dir;
+  // The compiler; "": $CXX, else c++.
+  std::string cxx;
+  // Optimization flags for the compiler (the target's own come first).
+  std::string cxx_flags = "-O3 -march=native";
+
+  static bool compile_by_default();
+};
+
+// The folder the cache lives in for `options` (see HybridizeOptions::cache_dir).
+std::string jit_cache_dir(const HybridizeOptions& options);
+
+// What a hybridized block's first call with new shapes cost, and how it runs.
+struct JitTimings {
+  double trace_ms = 0, optimize_ms = 0, generate_ms = 0, compile_ms = 0, load_ms = 0;
+  bool compiled = false;   // runs generated code; false: the optimized graph on the interpreter
+  bool cache_hit = false;  // the library came from the cache
+  std::string library;     // the loaded library's path
+  std::string why_not_compiled;  // when !compiled: the reason, in words
+
+  // "trace 0.4 ms, optimize 1.2 ms, generate 3.0 ms, compile 2100 ms, load 0.3 ms (compiled, cached)"
+  std::string str() const;
+};
+
+// The C++ a compiled graph becomes for loading in-process: the model's
+// header and source, the entry point a library exports, the packed weights.
+struct JitSources {
+  std::string header, source, entry;
+  std::vector<uint8_t> weights;
+  std::string key;  // 32 hex digits: the sources, compiler and flags hashed
+};
+JitSources jit_sources(const CompiledGraph& compiled, const std::string& cxx, const std::string& flags);
+
+class NativeGraph {
+ public:
+  // The library for `compiled` (its target must run here): from the cache,
+  // else compiled into it. Throws Error saying why it could not (no
+  // compiler, a compiler error, an unwritable cache).
+  static std::unique_ptr<NativeGraph> load(const CompiledGraph& compiled, const HybridizeOptions& options,
+                                           JitTimings& timings);
+  ~NativeGraph();
+  NativeGraph(const NativeGraph&) = delete;
+  NativeGraph& operator=(const NativeGraph&) = delete;
+
+  // The same graph with new weight values: true when its code is this
+  // library's (the packed weights are swapped in), false when the values
+  // changed the code (constant folding can) and the caller must load anew.
+  bool replace_weights(const CompiledGraph& compiled);
+
+  // Every graph input by name with the graph's shape; outputs in graph order.
+  std::vector<Tensor> run(const std::map<std::string, Tensor>& inputs);
+  // The same with the inputs in the graph's order.
+  std::vector<Tensor> run(const std::vector<const Tensor*>& inputs);
+
+  const std::string& key() const { return key_; }
+
+ private:
+  NativeGraph() = default;
+  using RunFunction = int (*)(const float* const* inputs, float* const* outputs, const void* weights, void* arena);
+
+  void* handle_ = nullptr;
+  RunFunction run_ = nullptr;
+  std::string key_, cxx_, flags_;
+  std::vector<std::string> inputs_;
+  std::vector<TensorType> input_types_;
+  // Per graph output: the run() output argument that writes it, or -1 - i for
+  // graph input i (an output that is an input is copied from it).
+  std::vector<int> output_source_;
+  std::vector<TensorType> output_types_;
+  std::vector<TensorType> argument_types_;  // run()'s output arguments
+  std::shared_ptr<uint8_t> weights_, arena_;  // aligned as the code requires
+  std::size_t weight_bytes_ = 0;
+};
+
+}  // namespace hybgen

@@ -1,0 +1,223 @@
+// hybridize() compiling the optimized graph: outputs as eager, the cache
+// (warm hits, new parameter values without recompiling, damaged entries
+// rebuilt, two processes on one entry) and the interpreter where no
+// compiler is found or compiling fails.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "io/file_util.h"
+#include "run_command.h"
+#include "runtime-lite/hybgen.h"
+
+namespace hybgen {
+namespace {
+namespace fs = std::filesystem;
+
+class Mlp : public HybridBlock {
+ public:
+  Mlp() : HybridBlock("jitmlp") {
+    fc1 = register_child(std::make_shared<nn::Dense>(64, "relu"));
+    fc2 = register_child(std::make_shared<nn::Dense>(10));
+  }
+  Tensor hybrid_forward(const Ops& F, const Tensor& x) override { return F.softmax((*fc2)((*fc1)(x))); }
+  std::shared_ptr<nn::Dense> fc1, fc2;
+};
+
+float max_diff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  float d = 0;
+  for (int64_t i = 0; i < a.size(); ++i) d = std::fmax(d, std::fabs(a.data()[i] - b.data()[i]));
+  return d;
+}
+
+// The cache entries (folders) under `cache`.
+std::vector<std::string> entries(const std::string& cache) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(cache)) out.push_back(e.path().filename().string());
+  return out;
+}
+
+HybridizeOptions compiling(const std::string& cache) {
+  HybridizeOptions options;
+  options.compile = true;
+  options.cache_dir = cache;
+  return options;
+}
+
+struct Case {
+  std::shared_ptr<Mlp> net = std::make_shared<Mlp>();
+  Tensor x = Tensor::random_normal({2, 32}, 0.0f, 1.0f, 5);
+  Tensor eager;
+  Case() {
+    net->initialize(init::Xavier(), 3);
+    eager = (*net)(x);
+  }
+};
+
+TEST(Jit, CompiledOutputsEqualEagerAndTheWarmCacheIsHit) {
+  TempDir cache("jit-cache");
+  Case c;
+  c.net->hybridize(true, compiling(cache.path()));
+  EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f);
+  const JitTimings cold = *c.net->first_call_cost();
+  EXPECT_TRUE(cold.compiled) << cold.why_not_compiled;
+  EXPECT_FALSE(cold.cache_hit);
+  EXPECT_GT(cold.compile_ms, 0);
+  EXPECT_EQ(entries(cache.path()).size(), 1u);
+  EXPECT_NE(cold.str().find("(compiled)"), std::string::npos) << cold.str();
+
+  c.net->hybridize(true, compiling(cache.path()));  // forgets the traced graph: the next call traces again
+  EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f);
+  const JitTimings warm = *c.net->first_call_cost();
+  EXPECT_TRUE(warm.compiled);
+  EXPECT_TRUE(warm.cache_hit);
+  EXPECT_EQ(warm.library, cold.library);
+  EXPECT_EQ(entries(cache.path()).size(), 1u);
+}
+
+TEST(Jit, NewParameterValuesRunWithoutRecompiling) {
+  TempDir cache("jit-cache");
+  Case c;
+  c.net->hybridize(true, compiling(cache.path()));
+  (*c.net)(c.x);
+  const std::string library = c.net->first_call_cost()->library;
+  const auto built = fs::last_write_time(library);
+
+  c.net->fc2->bias().set_data(Tensor::full({10}, 0.5f));
+  c.net->fc1->weight().data().data()[3] += 2.0f;  // written in place
+  const Tensor changed = (*c.net)(c.x);
+  c.net->hybridize(false);
+  const Tensor eager = (*c.net)(c.x);
+  EXPECT_GT(max_diff(eager, c.eager), 1e-3f);
+  EXPECT_LE(max_diff(changed, eager), 1e-6f);
+  EXPECT_EQ(entries(cache.path()).size(), 1u);  // the same library, new packed weights
+  EXPECT_EQ(fs::last_write_time(library), built);
+
+  // Parameters loaded from a file (another instance's).
+  Case other;
+  other.net->save_parameters(cache.path() + "/../jit-other.safetensors");
+  c.net->hybridize(true, compiling(cache.path()));
+  (*c.net)(c.x);
+  c.net->load_parameters(cache.path() + "/../jit-other.safetensors");
+  EXPECT_LE(max_diff((*c.net)(c.x), other.eager), 1e-6f);
+  EXPECT_EQ(entries(cache.path()).size(), 1u);
+  fs::remove(cache.path() + "/../jit-other.safetensors");
+}
+
+// Damage of each kind an entry can suffer: a truncated library, an edited
+// source, a missing checksum. The next load rebuilds it and runs correctly.
+TEST(Jit, ADamagedCacheEntryIsRebuilt) {
+  TempDir cache("jit-cache");
+  Case c;
+  c.net->hybridize(true, compiling(cache.path()));
+  (*c.net)(c.x);
+  const std::string entry = fs::path(c.net->first_call_cost()->library).parent_path().string();
+  const std::vector<std::function<void()>> damages = {
+      [&] { fs::resize_file(entry + "/hg_jit.so", 1000); },
+      [&] { std::ofstream(entry + "/hg_jit.cpp", std::ios::app) << "// edited\n"; },
+      [&] { fs::remove(entry + "/checksum"); },
+  };
+  for (std::size_t i = 0; i < damages.size(); ++i) {
+    c.net->hybridize(false);  // unloads the library before it is damaged
+    damages[i]();
+    c.net->hybridize(true, compiling(cache.path()));
+    EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f) << "damage " << i;
+    EXPECT_TRUE(c.net->first_call_cost()->compiled) << "damage " << i;
+    EXPECT_FALSE(c.net->first_call_cost()->cache_hit) << "damage " << i;
+    EXPECT_EQ(entries(cache.path()), std::vector<std::string>{fs::path(entry).filename().string()});
+  }
+}
+
+// Run as a child by RacingProcessesBothSucceed: hybridizes the MLP with the
+// cache in $HYBGEN_JIT_TEST_CACHE and writes its output to $HYBGEN_JIT_TEST_OUT.
+TEST(Jit, RaceChild) {
+  const char* cache = std::getenv("HYBGEN_JIT_TEST_CACHE");
+  const char* out = std::getenv("HYBGEN_JIT_TEST_OUT");
+  if (!cache || !out) GTEST_SKIP() << "run by RacingProcessesBothSucceed";
+  Case c;
+  c.net->hybridize(true, compiling(cache));
+  const Tensor y = (*c.net)(c.x);
+  ASSERT_TRUE(c.net->first_call_cost()->compiled) << c.net->first_call_cost()->why_not_compiled;
+  ASSERT_LE(max_diff(y, c.eager), 1e-6f);
+  std::ofstream(out) << y.str();
+}
+
+TEST(Jit, RacingProcessesBothSucceed) {
+  TempDir work("jit-race");
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  std::string command;
+  for (int i = 0; i < 2; ++i)
+    command += "HYBGEN_JIT_TEST_CACHE=" + testing::quoted(work.path() + "/cache") + " HYBGEN_JIT_TEST_OUT=" +
+               testing::quoted(work.path() + "/out" + std::to_string(i)) + " " + testing::quoted(self) +
+               " --gtest_filter=Jit.RaceChild > " + testing::quoted(work.path() + "/log" + std::to_string(i)) +
+               " 2>&1 & p" + std::to_string(i) + "=$!; ";
+  command += "wait $p0; a=$?; wait $p1; b=$?; test $a = 0 && test $b = 0";
+  const auto result = testing::run_command("bash -c " + testing::quoted(command));
+  EXPECT_EQ(result.exit_code, 0) << read_file_text(work.path() + "/log0") << read_file_text(work.path() + "/log1");
+  const std::string a = read_file_text(work.path() + "/out0"), b = read_file_text(work.path() + "/out1");
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(entries(work.path() + "/cache").size(), 1u);  // one entry, no leftover build folders
+}
+
+TEST(Jit, WithoutACompilerTheOptimizedGraphRunsOnTheInterpreter) {
+  TempDir cache("jit-cache");
+  Case c;
+  HybridizeOptions missing = compiling(cache.path());
+  missing.cxx = "/nonexistent/c++";
+  c.net->hybridize(true, missing);
+  EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f);
+  const JitTimings* cost = c.net->first_call_cost();
+  EXPECT_FALSE(cost->compiled);
+  EXPECT_NE(cost->why_not_compiled.find("no C++ compiler: '/nonexistent/c++'"), std::string::npos)
+      << cost->why_not_compiled;
+
+  HybridizeOptions failing = compiling(cache.path());
+  failing.cxx = "false";  // runs, and fails
+  c.net->hybridize(true, failing);
+  EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f);
+  EXPECT_FALSE(c.net->first_call_cost()->compiled);
+  EXPECT_NE(c.net->first_call_cost()->why_not_compiled.find("did not compile"), std::string::npos);
+  EXPECT_TRUE(entries(cache.path()).empty());  // the failed build left nothing
+
+  HybridizeOptions off = compiling(cache.path());
+  off.compile = false;
+  c.net->hybridize(true, off);
+  EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f);
+  EXPECT_NE(c.net->first_call_cost()->why_not_compiled.find("compiling is off"), std::string::npos);
+}
+
+TEST(Jit, TheEnvironmentChoosesTheDefaults) {
+  const char* saved = std::getenv("HYBGEN_JIT");
+  const std::string restore = saved ? saved : "";
+  setenv("HYBGEN_JIT", "0", 1);
+  EXPECT_FALSE(HybridizeOptions().compile);
+  setenv("HYBGEN_JIT", "1", 1);
+  EXPECT_TRUE(HybridizeOptions().compile);
+  if (saved) setenv("HYBGEN_JIT", restore.c_str(), 1);
+  else unsetenv("HYBGEN_JIT");
+
+  const char* saved_cache = std::getenv("HYBGEN_CACHE_DIR");
+  const std::string restore_cache = saved_cache ? saved_cache : "";
+  HybridizeOptions options;
+  options.cache_dir = "/somewhere";
+  EXPECT_EQ(jit_cache_dir(options), "/somewhere");
+  options.cache_dir.clear();
+  setenv("HYBGEN_CACHE_DIR", "/from/env", 1);
+  EXPECT_EQ(jit_cache_dir(options), "/from/env");
+  unsetenv("HYBGEN_CACHE_DIR");
+  EXPECT_NE(jit_cache_dir(options).find("hybgen"), std::string::npos);
+  if (saved_cache) setenv("HYBGEN_CACHE_DIR", restore_cache.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace hybgen
