@@ -1,9 +1,12 @@
 #include "runtime-lite/interpreter.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <set>
 
 #include "passes/passes.h"
+#include "runtime-lite/interpreter_kernels.h"
 
 namespace hybgen {
 namespace {
@@ -20,6 +23,17 @@ Graph checked(Graph graph) {
 }
 
 }  // namespace
+
+float* Interpreter::Frame::pointer(const Slot& s) const {
+  switch (s.kind) {
+    case Slot::kInput: return const_cast<float*>(inputs[s.index]);
+    case Slot::kConstant: return const_cast<float*>(s.constant);
+    case Slot::kOutput: return outputs[s.index].data();
+    case Slot::kArena: return arena + s.offset;
+    case Slot::kTemp: return temp + s.offset;
+  }
+  return nullptr;
+}
 
 Interpreter::Interpreter(const Graph& graph, std::map<std::string, Tensor> bound_constants)
     : graph_(checked(graph)),
@@ -39,7 +53,10 @@ Interpreter::Interpreter(const Graph& graph, std::map<std::string, Tensor> bound
   }
   arena_.resize((plan_.arena_bytes + sizeof(float) - 1) / sizeof(float));
   for (const Node& node : g.nodes) {
-    Step step{&find_op(node.op), &node, {}, {}, {}, {}};
+    Step step;
+    step.def = &find_op(node.op);
+    step.node = &node;
+    step.label = node.op;
     for (const auto& in : node.inputs) {
       step.in.push_back(slot_for(in));
       step.in_types.push_back(g.type(in));
@@ -52,9 +69,20 @@ Interpreter::Interpreter(const Graph& graph, std::map<std::string, Tensor> bound
   }
 }
 
+Interpreter::Interpreter(const CompiledGraph& optimized) : graph_(optimized.graph), plan_(optimized.plan) {
+  const Graph& g = graph_;
+  if (optimized.target.backend != Backend::kCpp)
+    throw Error("the interpreter runs graphs compiled for a C++ target, not " + optimized.target.name);
+  for (const auto& [name, c] : g.constants)
+    if (!c.has_data() || c.data.size() != c.type.bytes())
+      throw Error("constant " + quoted_name(name) + " has no data (compile the graph with its weights)");
+  arena_.resize((plan_.arena_bytes + sizeof(float) - 1) / sizeof(float));
+  for (const Kernel& kernel : optimized.kernels) add_optimized_kernel(kernel);
+}
+
 Interpreter::Slot Interpreter::slot_for(const std::string& value) const {
   const Graph& g = graph_;
-  Slot s{Slot::kArena};
+  Slot s;
   const auto out = std::find(g.outputs.begin(), g.outputs.end(), value);
   const auto in = std::find(g.inputs.begin(), g.inputs.end(), value);
   if (out != g.outputs.end()) {
@@ -65,7 +93,10 @@ Interpreter::Slot Interpreter::slot_for(const std::string& value) const {
     s.index = static_cast<int>(in - g.inputs.begin());
   } else if (g.is_constant(value)) {
     s.kind = Slot::kConstant;
-    s.constant = &constants_.at(value);
+    auto c = constants_.find(value);
+    s.constant = c != constants_.end() ? c->second.data() : g.constants.at(value).f32_data();
+  } else if (auto alias = aliases_.find(value); alias != aliases_.end()) {
+    s = alias->second;
   } else {
     const BufferPlacement* b = plan_.find(value);
     if (!b) throw Error("value " + quoted_name(value) + " has no place in the memory plan");
@@ -74,9 +105,156 @@ Interpreter::Slot Interpreter::slot_for(const std::string& value) const {
   return s;
 }
 
+// Arena ranges that overlap, or the same input, output, weight or temp buffer.
+bool Interpreter::may_overlap(const Slot& a, std::size_t a_floats, const Slot& b, std::size_t b_floats) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Slot::kArena:
+    case Slot::kTemp: return a.offset < b.offset + b_floats && b.offset < a.offset + a_floats;
+    case Slot::kConstant: return a.constant == b.constant;
+    default: return a.index == b.index;
+  }
+}
+
+// One kernel of the optimized graph as steps. Values the kernel stores have
+// their planned place; values that live only inside a fused kernel (in
+// registers, in generated code) get bytes here: the stored output's where
+// they can have them, so an epilogue runs in place on its producer's output,
+// else temp buffers. Each step reads whole inputs and writes a whole output,
+// so two values may share bytes only when one is last read at or before the
+// step that writes the other: steps inside a fused kernel are elementwise
+// over full-size kernel values, and read element i before writing it.
+void Interpreter::add_optimized_kernel(const Kernel& kernel) {
+  const Graph& g = graph_;
+  const Node& first = g.nodes[kernel.nodes.front()];
+  const OpDef& first_def = find_op(first.op);
+  if (kernel.kind == KernelKind::kView) {
+    const std::string& out = kernel.outputs.front();
+    const Slot source = slot_for(first.inputs[0]);
+    if (!plan_.find(out) && !g.is_output(out)) {
+      aliases_[out] = source;  // a view of an input or a weight: that pointer
+      return;
+    }
+    const Slot target = slot_for(out);
+    if (target.kind == Slot::kArena && source.kind == Slot::kArena && target.offset == source.offset) return;
+    // Else (a graph output) the reference copies it.
+  }
+  // A Concat whose producers all wrote in place: nothing left to do.
+  if (kernel.kind == KernelKind::kOp && first_def.input_placement && first.outputs.size() == 1) {
+    std::vector<TensorType> in_types;
+    for (const auto& in : first.inputs) in_types.push_back(g.type(in));
+    const auto offsets = first_def.input_placement(first.attrs, in_types, g.type(first.outputs[0]));
+    const BufferPlacement* out = plan_.find(first.outputs[0]);
+    bool all_placed = out && !offsets.empty();
+    for (std::size_t i = 0; i < offsets.size() && all_placed; ++i) {
+      const BufferPlacement* in = plan_.find(first.inputs[i]);
+      all_placed = in && in->offset == out->offset + offsets[i];
+    }
+    if (all_placed) return;
+  }
+
+  // Where each value of the kernel lives. Stored values: their slots.
+  // Intermediates: a stored output's bytes or a temp buffer, free over the
+  // steps from the one that writes it to the last that reads it.
+  const int count = static_cast<int>(kernel.nodes.size());
+  std::map<std::string, int> made, last_read;  // step within the kernel
+  for (int i = 0; i < count; ++i) {
+    const Node& node = g.nodes[kernel.nodes[i]];
+    for (const auto& in : node.inputs) last_read[in] = i;
+    for (const auto& out : node.outputs) made.emplace(out, i);
+  }
+  const std::set<std::string> stored(kernel.outputs.begin(), kernel.outputs.end());
+  struct Occupied {
+    int from, to;  // [from, to]: written at `from`, last read at `to`
+  };
+  struct Place {
+    Slot slot;
+    std::size_t floats;
+    std::vector<Occupied> busy;
+    bool free(int from, int to) const {
+      for (const auto& o : busy)
+        if (from < o.to && o.from < to) return false;  // touching at one step is fine: elementwise
+      return true;
+    }
+  };
+  std::vector<Place> places;
+  std::map<std::string, Slot> where;
+  for (const auto& out : kernel.outputs) {
+    where[out] = slot_for(out);
+    Place p{where[out], static_cast<std::size_t>(g.type(out).num_elements()), {{made.at(out), count}}};
+    // Kernel inputs that share these bytes (the plan wrote the result over an input that dies here).
+    for (const auto& in : kernel.inputs)
+      if (may_overlap(slot_for(in), static_cast<std::size_t>(g.type(in).num_elements()), p.slot, p.floats))
+        p.busy.push_back({-1, last_read.at(in)});
+    places.push_back(std::move(p));
+  }
+  std::size_t temp_floats = 0;
+  for (int i = 0; i < count; ++i) {
+    const Node& node = g.nodes[kernel.nodes[i]];
+    for (const auto& out : node.outputs) {
+      if (stored.count(out)) continue;
+      const std::size_t floats = static_cast<std::size_t>(g.type(out).num_elements());
+      const int to = last_read.count(out) ? last_read.at(out) : i;
+      Place* chosen = nullptr;
+      for (auto& p : places)
+        if (p.floats == floats && p.free(i, to)) {
+          chosen = &p;
+          break;
+        }
+      if (!chosen) {
+        places.push_back({Slot{Slot::kTemp, 0, temp_floats, nullptr}, floats, {}});
+        temp_floats += (floats + 15) / 16 * 16;
+        chosen = &places.back();
+      }
+      chosen->busy.push_back({i, to});
+      where[out] = chosen->slot;
+    }
+  }
+  temp_.resize(std::max(temp_.size(), temp_floats));
+
+  std::string label = first.op;
+  for (int i = 1; i < count; ++i) label += "+" + g.nodes[kernel.nodes[i]].op;
+  for (int i = 0; i < count; ++i) {
+    const Node& node = g.nodes[kernel.nodes[i]];
+    Step step;
+    step.def = &find_op(node.op);
+    step.node = &node;
+    step.label = label;
+    for (const auto& in : node.inputs) {
+      auto w = where.find(in);
+      step.in.push_back(w != where.end() ? w->second : slot_for(in));
+      step.in_types.push_back(g.type(in));
+    }
+    for (const auto& out : node.outputs) {
+      step.out.push_back(where.at(out));
+      step.out_types.push_back(g.type(out));
+    }
+    if (kernel.kind != KernelKind::kView) {
+      std::vector<const float*> constants;
+      for (const auto& s : step.in) constants.push_back(s.kind == Slot::kConstant ? s.constant : nullptr);
+      if (auto fast = fast_kernel(node, step.in_types, step.out_types, constants)) {
+        scratch_.resize(std::max(scratch_.size(), fast->scratch_floats));
+        step.custom = [this, run = std::move(fast->run), in = step.in, out = step.out](const Frame& frame) {
+          std::vector<const float*> inputs;
+          std::vector<float*> outputs;
+          for (const auto& s : in) inputs.push_back(frame.pointer(s));
+          for (const auto& s : out) outputs.push_back(frame.pointer(s));
+          run(inputs, outputs, scratch_.data());
+        };
+      }
+    }
+    steps_.push_back(std::move(step));
+  }
+}
+
+void Interpreter::set_profiling(bool on) {
+  profiling_ = on;
+  profile_ms_.clear();
+}
+
 std::vector<Tensor> Interpreter::run(const std::map<std::string, Tensor>& inputs) {
   const Graph& g = graph_;
-  std::vector<const Tensor*> in(g.inputs.size());
+  std::vector<const float*> in(g.inputs.size());
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     auto it = inputs.find(g.inputs[i]);
     if (it == inputs.end() || !it->second.defined())
@@ -85,37 +263,40 @@ std::vector<Tensor> Interpreter::run(const std::map<std::string, Tensor>& inputs
     if (it->second.shape() != g.type(g.inputs[i]).shape)
       throw Error("input " + quoted_name(g.inputs[i]) + " has shape " + shape_str(it->second.shape()) + ", the graph expects " +
                   shape_str(g.type(g.inputs[i]).shape));
-    in[i] = &it->second;
+    in[i] = it->second.data();
   }
   for (const auto& [name, t] : inputs)
     if (!g.is_input(name)) throw Error(quoted_name(name) + " is not an input of the graph");
 
   std::vector<Tensor> outputs;
   for (const auto& out : g.outputs) outputs.emplace_back(g.type(out).shape);
-  auto pointer = [&](const Slot& s) -> float* {
-    switch (s.kind) {
-      case Slot::kInput: return const_cast<float*>(in[s.index]->data());
-      case Slot::kConstant: return const_cast<float*>(s.constant->data());
-      case Slot::kOutput: return outputs[s.index].data();
-      case Slot::kArena: return arena_.data() + s.offset;
-    }
-    return nullptr;
-  };
+  const Frame frame{in, outputs, arena_.data(), temp_.data()};
   for (const Step& step : steps_) {
-    KernelIO io{step.node->attrs, {}, step.in_types, {}, step.out_types};
-    for (const auto& s : step.in) io.in.push_back(pointer(s));
-    for (const auto& s : step.out) io.out.push_back(pointer(s));
-    step.def->reference(io);
+    const auto t0 = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    if (step.custom) {
+      step.custom(frame);
+    } else {
+      KernelIO io{step.node->attrs, {}, step.in_types, {}, step.out_types};
+      for (const auto& s : step.in) io.in.push_back(frame.pointer(s));
+      for (const auto& s : step.out) io.out.push_back(frame.pointer(s));
+      step.def->reference(io);
+    }
+    if (profiling_)
+      profile_ms_[step.label] +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   // Outputs that are graph inputs or weights themselves.
   for (std::size_t i = 0; i < g.outputs.size(); ++i)
     if (g.producer(g.outputs[i]) < 0) {
-      const Slot s = slot_for(g.outputs[i]);
-      if (s.kind == Slot::kOutput) {
-        const Tensor& src = g.is_input(g.outputs[i]) ? *in[std::find(g.inputs.begin(), g.inputs.end(), g.outputs[i]) - g.inputs.begin()]
-                                                    : constants_.at(g.outputs[i]);
-        std::memcpy(outputs[i].data(), src.data(), static_cast<std::size_t>(src.size()) * sizeof(float));
+      const std::string& value = g.outputs[i];
+      const float* src = nullptr;
+      if (g.is_input(value)) {
+        src = in[std::find(g.inputs.begin(), g.inputs.end(), value) - g.inputs.begin()];
+      } else {
+        auto c = constants_.find(value);
+        src = c != constants_.end() ? c->second.data() : g.constants.at(value).f32_data();
       }
+      std::memcpy(outputs[i].data(), src, static_cast<std::size_t>(outputs[i].size()) * sizeof(float));
     }
   return outputs;
 }

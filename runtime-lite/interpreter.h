@@ -1,14 +1,26 @@
 // Runs any graph with the reference kernels: the eager reference that
-// generated code is checked against, and the engine of hybridized blocks.
+// generated code is checked against, and the engine of hybridized blocks
+// when no compiler is found.
 //
 //   Interpreter interp(load_model("mlp.json"));
 //   std::vector<Tensor> out = interp.run({{"data", x}});   // graph.outputs order
 //
-// The constructor checks and types the graph once (no optimizing pass) and
-// resolves every buffer; run()
-// keeps intermediates in one arena sized by the memory plan.
+//   Interpreter fast(compile_graph(graph_with_weights, {.optimize = true, .target = host_target()}));
+//
+// From a Graph, the constructor checks and types the graph once (no
+// optimizing pass) and runs one reference kernel per node, every value in its
+// own bytes of one arena. From a CompiledGraph (compile_graph's result with
+// the weights in the graph, folded ones included) it runs the optimized
+// kernels over that graph's memory plan: a fused epilogue is applied in place
+// on its producer's output, an elementwise chain keeps its values in the
+// output's bytes or a few temp buffers, views are pointers, a Concat whose
+// producers wrote in place is nothing, and some ops run the interpreter's
+// own kernels (interpreter_kernels.h: Winograd with filters transformed once,
+// 1x1 convolutions without im2col, im2col into preallocated scratch, float
+// softmax and GELU). Nothing is allocated per run but the output tensors.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,6 +28,7 @@
 #include "ops/op.h"
 #include "passes/kernels.h"
 #include "passes/memory_plan.h"
+#include "pipeline.h"
 #include "runtime-lite/tensor.h"
 
 namespace hybgen {
@@ -25,7 +38,11 @@ class Interpreter {
   // Constants come from `bound_constants` (shared storage: later changes to
   // those tensors are seen) or else from the graph's weight data.
   explicit Interpreter(const Graph& graph, std::map<std::string, Tensor> bound_constants = {});
-  Interpreter(const Interpreter&) = delete;  // steps point into the compiled graph
+  // The optimized graph as compile_graph made it for a C++ target (the
+  // interpreter reads its graph, kernels and plan, never code), copied with
+  // its weights: every constant needs its data.
+  explicit Interpreter(const CompiledGraph& optimized);
+  Interpreter(const Interpreter&) = delete;  // steps point into the graph and the buffers
   Interpreter& operator=(const Interpreter&) = delete;
 
   const Graph& graph() const { return graph_; }
@@ -34,27 +51,51 @@ class Interpreter {
   // Every graph input by name, with the graph's shape; Error naming the input otherwise.
   std::vector<Tensor> run(const std::map<std::string, Tensor>& inputs);
 
+  // Per op ("Convolution+Activation" for a fused kernel's ops), the
+  // milliseconds run() spent in it since profiling was switched on; for
+  // benchmarks. Off by default (no clock reads).
+  void set_profiling(bool on);
+  std::map<std::string, double> profile() const { return profile_ms_; }
+
  private:
-  // Where a node reads or writes a value.
+  // Where a step reads or writes a value.
   struct Slot {
-    enum Kind { kInput, kConstant, kArena, kOutput } kind;
-    int index = 0;           // input or output position
-    std::size_t offset = 0;  // arena float offset
-    const Tensor* constant = nullptr;
+    enum Kind { kInput, kConstant, kArena, kOutput, kTemp } kind = kArena;
+    int index = 0;                    // input or output position
+    std::size_t offset = 0;           // arena or temp float offset
+    const float* constant = nullptr;  // kConstant
   };
+  // Pointers of one run: what a step's slots resolve against.
+  struct Frame {
+    const std::vector<const float*>& inputs;
+    std::vector<Tensor>& outputs;
+    float* arena;
+    float* temp;
+    float* pointer(const Slot& s) const;
+  };
+
   struct Step {
-    const OpDef* def;
-    const Node* node;
+    const OpDef* def = nullptr;  // a reference call: def->reference on these slots
+    const Node* node = nullptr;
     std::vector<Slot> in, out;
     std::vector<TensorType> in_types, out_types;
+    std::function<void(const Frame&)> custom;  // else a kernel of its own (fast paths)
+    std::string label;                         // profile key
   };
   Slot slot_for(const std::string& value) const;
+  void add_optimized_kernel(const Kernel& kernel);
+  // Whether two slots of these many floats may share bytes.
+  static bool may_overlap(const Slot& a, std::size_t a_floats, const Slot& b, std::size_t b_floats);
 
-  Graph graph_;      // validated, typed, scheduled; nothing rewritten but Dropout
-  MemoryPlan plan_;  // one buffer per value, no sharing
-  std::map<std::string, Tensor> constants_;
+  Graph graph_;      // plain: validated, typed, scheduled; nothing rewritten but Dropout. Optimized: compile_graph's
+  MemoryPlan plan_;  // plain: one buffer per value, no sharing; optimized: compile_graph's
+  std::map<std::string, Tensor> constants_;  // plain: bound tensors or copies of the graph's data
+  std::map<std::string, Slot> aliases_;      // optimized: views that are another value's pointer
   std::vector<Step> steps_;
-  std::vector<float> arena_;
+  std::vector<float> arena_, temp_;
+  std::vector<float> scratch_;  // optimized: the fast kernels' (im2col columns), one step at a time
+  bool profiling_ = false;
+  std::map<std::string, double> profile_ms_;
 };
 
 }  // namespace hybgen

@@ -37,16 +37,25 @@ int64_t dims_product(const Shape& shape, std::size_t begin, std::size_t end);
 template <typename F>
 void for_each_strided(const Shape& dims, const std::vector<int64_t>& strides_a, const std::vector<int64_t>& strides_b,
                       F&& f) {
-  std::vector<int64_t> index(dims.size(), 0);
   const int64_t n = num_elements(dims);
-  for (int64_t i = 0; i < n; ++i) {
+  if (dims.empty()) {
+    f(0, 0, 0);
+    return;
+  }
+  if (n == 0) return;
+  // The last axis as an inner loop, so the offsets of the others are summed
+  // once per row rather than once per element.
+  const std::size_t last = dims.size() - 1;
+  const int64_t inner = dims[last], step_a = strides_a[last], step_b = strides_b.empty() ? 0 : strides_b[last];
+  std::vector<int64_t> index(last, 0);
+  for (int64_t i = 0; i < n; i += inner) {
     int64_t a = 0, b = 0;
-    for (std::size_t d = 0; d < dims.size(); ++d) {
+    for (std::size_t d = 0; d < last; ++d) {
       a += index[d] * strides_a[d];
       if (!strides_b.empty()) b += index[d] * strides_b[d];
     }
-    f(i, a, b);
-    for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+    for (int64_t j = 0; j < inner; ++j) f(i + j, a + j * step_a, b + j * step_b);
+    for (int d = static_cast<int>(last) - 1; d >= 0; --d) {
       if (++index[d] < dims[d]) break;
       index[d] = 0;
     }
