@@ -237,7 +237,7 @@ void HybridBlock::prepare(CachedGraph& cached) {
   }
   cached.native.reset();
   cached.timings.compiled = false;
-  cached.interpreter = std::make_unique<Interpreter>(optimized.graph);
+  cached.interpreter = std::make_unique<Interpreter>(optimized);
 }
 
 bool HybridBlock::bindings_stale(const CachedGraph& cached) {

@@ -39,11 +39,24 @@ float max_diff(const Tensor& a, const Tensor& b) {
   return d;
 }
 
-// The cache entries (folders) under `cache`.
+// The compiled graphs under `cache` (folders named by 32 hex digits). Besides
+// them the cache holds only precompiled headers ("pch-...", built in the
+// background: "build-pch-..."): no build folders left behind.
 std::vector<std::string> entries(const std::string& cache) {
   std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(cache)) out.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(cache)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("pch-", 0) == 0 || name.rfind("build-pch-", 0) == 0) continue;
+    EXPECT_EQ(name.size(), 32u) << name;
+    out.push_back(name);
+  }
   return out;
+}
+
+std::string precompiled_header_file(const std::string& cache) {
+  for (const auto& e : fs::directory_iterator(cache))
+    if (e.path().filename().string().rfind("pch-", 0) == 0) return e.path().string() + "/hg_jit_pch.h.gch";
+  return "";
 }
 
 HybridizeOptions compiling(const std::string& cache) {
@@ -125,6 +138,11 @@ TEST(Jit, ADamagedCacheEntryIsRebuilt) {
       [&] { fs::resize_file(entry + "/hg_jit.so", 1000); },
       [&] { std::ofstream(entry + "/hg_jit.cpp", std::ios::app) << "// edited\n"; },
       [&] { fs::remove(entry + "/checksum"); },
+      [&] {  // a damaged precompiled header too: the entry compiles without it
+        const std::string pch = precompiled_header_file(cache.path());
+        if (!pch.empty()) fs::resize_file(pch, 100);
+        fs::remove(entry + "/hg_jit.so");
+      },
   };
   for (std::size_t i = 0; i < damages.size(); ++i) {
     c.net->hybridize(false);  // unloads the library before it is damaged
