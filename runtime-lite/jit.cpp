@@ -104,11 +104,15 @@ bool build_entry(const std::string& cache, const std::string& entry, const JitSo
                                 shell_quote(d + "compile.log") + " 2>&1";
     return std::system(command.c_str()) == 0;
   };
-  // A damaged precompiled header fails the compile: then without it.
-  if (!(!pch.empty() && compile(" -include " + shell_quote(pch))) && !compile("")) {
-    std::string log = read_file_text(d + "compile.log");
-    if (log.size() > 4000) log = log.substr(0, 4000) + "\n[...]";
-    throw Error("the generated code did not compile (" + toolchain.cxx + " " + flags + "):\n" + log);
+  // A damaged precompiled header fails the compile: then without it, and
+  // it is removed so that the next compile builds it again.
+  if (pch.empty() || !compile(" -include " + shell_quote(pch))) {
+    if (!compile("")) {
+      std::string log = read_file_text(d + "compile.log");
+      if (log.size() > 4000) log = log.substr(0, 4000) + "\n[...]";
+      throw Error("the generated code did not compile (" + toolchain.cxx + " " + flags + "):\n" + log);
+    }
+    if (!pch.empty()) discard_entry(fs::path(pch).parent_path().string());
   }
   write_file_atomic(d + kChecksum, checksum_line(read_file_text(d + kLibrary, limits::kMaxDataFileBytes)));
   if (std::rename(build.path().c_str(), entry.c_str()) == 0) {

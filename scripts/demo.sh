@@ -42,7 +42,7 @@ step "4. Verify: hybgen verify compares the generated code with the eager refere
 step "5. Inspect: nodes, FLOPs and the memory plan"
 "$hybgen" inspect "$demo/seed_mlp.json"
 
-step "6. The tutorial: eager vs hybridized vs generated, timed"
+step "6. The tutorial: eager vs hybridized (compiled in-process, and without a compiler) vs generated, timed"
 "$root/build/examples/mlp/mlp_tutorial" --out-dir "$demo/tutorial"
 
 printf '\nDone. Files are in %s\n' "$demo"
