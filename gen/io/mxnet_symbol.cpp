@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 
@@ -23,9 +24,27 @@
 namespace hybgen {
 namespace {
 
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 // Attributes that tune MXNet's own execution and never change inference results.
-const std::set<std::string> kIgnoredAttrs = {"workspace", "cudnn_tune", "cudnn_off", "ctx_group",
-                                             "lr_mult",   "wd_mult",    "force_mirroring", "mirror_stage"};
+const std::set<std::string> kIgnoredAttrs = {"workspace", "cudnn_tune", "cudnn_off"};
+
+// Keys MXNet itself ignores when it runs a graph: training hints (lr_mult,
+// wd_mult, weight_lr_mult, ...), device placement (ctx_group), memory
+// mirroring, and every hidden `__x__` key. They are skipped with a note.
+bool mxnet_ignores(const std::string& key) {
+  if (key.rfind("__", 0) == 0) return true;
+  static const std::set<std::string> kKeys = {"lr_mult", "wd_mult", "ctx_group", "force_mirroring", "mirror_stage"};
+  return kKeys.count(key) || ends_with(key, "_lr_mult") || ends_with(key, "_wd_mult");
+}
+
+// The activations MXNet also registers as ops of their own (F.relu(x) in a
+// Gluon block exports op "relu"): imported as Activation with that act_type.
+bool standalone_activation(const std::string& op) {
+  return op == "relu" || op == "sigmoid" || op == "tanh" || op == "softsign";
+}
 
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
@@ -159,10 +178,6 @@ uint32_t fnv1a(const std::string& s) {
   uint32_t h = 2166136261u;
   for (unsigned char c : s) h = (h ^ c) * 16777619u;
   return h;
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Scales and variances near 1, shifts and means near 0, other weights scaled
@@ -356,6 +371,7 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
     const std::string op = n["op"].get<std::string>();
     if (op == "null") continue;
     defs[i] = lookup_op(op);
+    if (!defs[i] && standalone_activation(op)) defs[i] = &find_op("Activation");
     if (!defs[i]) unknown.push_back(node_label(n["name"].get<std::string>(), op));
   }
   if (!unknown.empty()) {
@@ -369,6 +385,8 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
 
   // Second pass: op nodes in file order (post-order, so inputs come first).
   std::set<std::size_t> used_vars;
+  std::map<std::string, std::pair<std::string, int>> ignored_keys;  // key -> first node, how many nodes
+  std::vector<std::pair<std::string, std::string>> legacy_stats;    // MXNet 0.8 BatchNorm: statistic, its node
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (!defs[i]) continue;
     const auto& n = nodes[i];
@@ -378,7 +396,12 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
     node.name = name;
     node.op = defs[i]->name;
     for (const auto& [key, text] : node_attrs(n, where)) {
-      if (key.rfind("__", 0) == 0 || kIgnoredAttrs.count(key)) continue;
+      if (kIgnoredAttrs.count(key)) continue;
+      if (mxnet_ignores(key)) {
+        auto& seen = ignored_keys.emplace(key, std::make_pair(node_label(name, node.op), 0)).first->second;
+        ++seen.second;
+        continue;
+      }
       auto spec = std::find_if(defs[i]->attrs.begin(), defs[i]->attrs.end(),
                                [&key = key](const AttrSpec& s) { return s.name == key; });
       if (spec == defs[i]->attrs.end()) {
@@ -393,6 +416,8 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
         throw Error(where + ": attribute " + quoted_name(key) + ": " + e.what());
       }
     }
+    if (defs[i]->name != n["op"].get<std::string>() && standalone_activation(n["op"].get<std::string>()))
+      node.attrs.set("act_type", n["op"].get<std::string>());
     const auto& inputs = n.contains("inputs") ? n["inputs"] : nlohmann::json::array();
     if (!inputs.is_array()) throw Error(where + ": 'inputs' must be a list");
     std::size_t input_index = 0;
@@ -413,6 +438,16 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
                     std::to_string(output_counts[e.node]) + " at inference");
       if (!producer) used_vars.insert(e.node);
       node.inputs.push_back(value_name(names, output_counts, e));
+    }
+    // MXNet 0.8 wrote BatchNorm with 3 inputs; its moving statistics were
+    // auxiliary states kept only in the .params, named after the node as
+    // MXNet's upgrader names them (legacy_json_util.cc).
+    if (node.op == "BatchNorm" && node.inputs.size() == 3) {
+      const std::string base = n["name"].get<std::string>();
+      for (const char* stat : {"_moving_mean", "_moving_var"}) {
+        node.inputs.push_back(base + stat);
+        legacy_stats.emplace_back(base + stat, where);
+      }
     }
     try {
       output_counts[i] = output_count(*defs[i], normalize_attrs(*defs[i], node.attrs));
@@ -445,6 +480,19 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
       if (find_op(node.op).weight_shapes)
         for (std::size_t k = 1; k < node.inputs.size(); ++k) random_weights.insert(node.inputs[k]);
 
+  // The statistics of 0.8 BatchNorms first: a missing one is the error to report.
+  std::set<std::string> used_var_names;
+  for (std::size_t i : used_vars) used_var_names.insert(nodes[i]["name"].get<std::string>());
+  for (const auto& [stat, where] : legacy_stats) {
+    if (used_var_names.count(stat) || random_weights.count(stat)) continue;  // a variable of that name, or made up
+    if (const Constant* c = find_param(stat)) {
+      graph.add_constant(stat, *c);
+      continue;
+    }
+    throw Error(where + ": has 3 inputs (the MXNet 0.8 form), and its moving statistic " + quoted_name("aux:" + stat) +
+                (params_path ? " is missing from " + *params_path
+                             : " needs a .params file that holds it (or --random-weights SEED to make it up)"));
+  }
   // Variables: weights when the params have them, runtime inputs otherwise.
   std::set<std::string> given_shapes_used;
   for (std::size_t i : used_vars) {
@@ -489,6 +537,16 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
       throw Error(symbol_path + ": --shape names " + quoted_name(name) + ", which is not an input (inputs: " + inputs + ")");
     }
   if (options.random_weights_seed) make_random_weights(graph, random_weights, *options.random_weights_seed, symbol_path);
+  for (const auto& [key, seen] : ignored_keys) {
+    const int more = seen.second - 1;
+    const std::string message = symbol_path + ": " + seen.first + ": attribute " + quoted_name(key) +
+                                " ignored, as MXNet ignores it at inference" +
+                                (more == 0   ? ""
+                                 : more == 1 ? " (and on 1 more node)"
+                                             : " (and on " + std::to_string(more) + " more nodes)");
+    if (options.note) options.note(message);
+    else std::fprintf(stderr, "hybgen: note: %s\n", message.c_str());
+  }
   return graph;
 }
 

@@ -1,6 +1,7 @@
 // Imports MXNet exports — NAME-symbol.json (+ NAME-XXXX.params) — into a
 // hybgen Graph, accepting every symbol JSON layout MXNet wrote (0.8 `param`,
-// 0.9-0.11 `attr`, >= 1.0 `attrs`; 2- and 3-element entries).
+// 0.9-0.11 `attr`, >= 1.0 `attrs`; 2- and 3-element entries; 0.8's 3-input
+// BatchNorm, whose moving statistics are `aux:` arrays of the .params only).
 //
 //   MxnetImportOptions opt;
 //   opt.input_shapes["data"] = {1, 3, 224, 224};     // MXNet files carry no input shapes
@@ -9,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,11 +25,15 @@ struct MxnetImportOptions {
   // Shapes of runtime inputs; an input without one takes its `__shape__`
   // attribute when fully known, otherwise import fails naming it.
   std::map<std::string, Shape> input_shapes;
-  std::string name;
+  std::string name;  // graph name; default: file stem without "-symbol"
   // Symbol files without .params: make every weight from this seed instead,
   // with the shapes the ops expect (OpDef::weight_shapes). For testing the
   // import and the generated code; the numbers mean nothing.
-  std::optional<uint64_t> random_weights_seed;  // graph name; default: file stem without "-symbol"
+  std::optional<uint64_t> random_weights_seed;
+  // Receives one note per attribute key MXNet ignores and the import skips
+  // (lr_mult, ctx_group, __x__ keys, ...), naming the first node that has it.
+  // Unset: each is printed to stderr as "hybgen: note: ...".
+  std::function<void(const std::string&)> note;
 };
 
 bool looks_like_mxnet_symbol(const nlohmann::json& json);

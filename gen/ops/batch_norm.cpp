@@ -68,6 +68,10 @@ const OpRegistrar reg([] {
   d.fusion = FusionClass::kBroadcast;
   d.inplace = true;
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
+    // Callers may infer before validate has counted the inputs (importers do).
+    if (in.size() != 5)
+      throw Error("has " + std::to_string(in.size()) +
+                  " inputs, expected 5 (data, gamma, beta, moving_mean, moving_var)");
     const ChannelView v = view(a, in[0].shape);
     for (std::size_t i = 1; i < 5; ++i)
       if (in[i].shape != Shape{v.channels})

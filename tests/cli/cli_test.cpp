@@ -423,5 +423,61 @@ TEST_F(Cli, RealMxnetExportsVerify) {
   }
 }
 
+// MXNet 0.8 files (tests/data/mxnet-legacy): `param`, keys MXNet ignores, and
+// a 3-input BatchNorm whose moving statistics are aux: arrays of the .params.
+TEST_F(Cli, MxnetLegacy080FileVerifies) {
+  const std::string file = std::string(HYBGEN_SOURCE_DIR) + "/tests/data/mxnet-legacy/save_000800.json";
+  auto r = hybgen("verify --random-weights 7 --shape data=2,20 " + quoted(file));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("hybgen: note: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("node 'fc1' (FullyConnected): attribute 'weight_lr_mult' ignored"), std::string::npos)
+      << r.output;
+
+  std::ofstream(path("bn-symbol.json")) << R"({"nodes": [
+      {"op": "null", "param": {}, "name": "data", "inputs": [], "backward_source_id": -1},
+      {"op": "null", "param": {}, "name": "bn_gamma", "inputs": [], "backward_source_id": -1},
+      {"op": "null", "param": {}, "name": "bn_beta", "inputs": [], "backward_source_id": -1},
+      {"op": "BatchNorm", "param": {"eps": "0.001", "fix_gamma": "False"}, "name": "bn",
+       "inputs": [[0, 0], [1, 0], [2, 0]], "backward_source_id": -1}],
+    "arg_nodes": [0, 1, 2], "heads": [[3, 0]]})";
+  const std::map<std::string, Constant> weights = {{"arg:bn_gamma", Constant::f32({3}, {1.5f, 0.5f, 2.0f})},
+                                                   {"arg:bn_beta", Constant::f32({3}, {0.1f, -0.2f, 0.3f})}};
+  write_mxnet_params(path("bn-0000.params"), weights);
+  r = hybgen(quoted(path("bn-symbol.json")) + " --shape data=2,3,4 -o " + quoted(path("out")));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("node 'bn' (BatchNorm): has 3 inputs (the MXNet 0.8 form), and its moving statistic "
+                          "'aux:bn_moving_mean' is missing from"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(path("out")));
+  // Without the statistics, --random-weights makes them up.
+  r = hybgen("verify --random-weights 3 --shape data=2,3,4 " + quoted(path("bn-symbol.json")));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+
+  auto with_stats = weights;
+  with_stats.emplace("aux:bn_moving_mean", Constant::f32({3}, {0.25f, -1.0f, 2.0f}));
+  with_stats.emplace("aux:bn_moving_var", Constant::f32({3}, {0.5f, 2.0f, 4.0f}));
+  write_mxnet_params(path("bn-0000.params"), with_stats);
+  r = hybgen("verify --shape data=2,3,4 " + quoted(path("bn-symbol.json")));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+// Standalone activations (F.relu(x), F.sigmoid(x), Swish) generate and verify.
+TEST_F(Cli, MxnetStandaloneActivationsVerify) {
+  std::ofstream(path("act-symbol.json")) << R"({"nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "null", "name": "fc_weight", "inputs": []},
+      {"op": "null", "name": "fc_bias", "inputs": []},
+      {"op": "FullyConnected", "name": "fc", "attrs": {"num_hidden": "6"}, "inputs": [[0,0,0],[1,0,0],[2,0,0]]},
+      {"op": "relu", "name": "r", "inputs": [[3, 0, 0]]},
+      {"op": "sigmoid", "name": "s", "inputs": [[3, 0, 0]]},
+      {"op": "elemwise_mul", "name": "swish", "inputs": [[3, 0, 0], [5, 0, 0]]},
+      {"op": "tanh", "name": "t", "inputs": [[6, 0, 0]]},
+      {"op": "softsign", "name": "ss", "inputs": [[7, 0, 0]]}],
+    "arg_nodes": [0, 1, 2], "heads": [[4, 0, 0], [8, 0, 0]]})";
+  const auto r = hybgen("verify --random-weights 5 --shape data=3,4 " + quoted(path("act-symbol.json")));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
 }  // namespace
 }  // namespace hybgen

@@ -4,12 +4,14 @@
 
 #include "error_matchers.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "io/file_util.h"
 #include "io/mxnet_params.h"
 #include "io/mxnet_symbol.h"
+#include "ops/op.h"
 #include "ops/op_util.h"
 #include "ir/error.h"
 
@@ -19,6 +21,7 @@ namespace {
 using testing::error_of;
 
 const std::string kModels = std::string(HYBGEN_SOURCE_DIR) + "/tests/data/mxnet-real";
+const std::string kLegacy = std::string(HYBGEN_SOURCE_DIR) + "/tests/data/mxnet-legacy";
 
 std::map<std::string, Constant> sample_tensors() {
   return {{"arg:fc_weight", Constant::f32({3, 2}, {1, 2, 3, 4, 5, 6})},
@@ -144,6 +147,160 @@ TEST(MxnetSymbol, WeightMissingFromParamsIsNamed) {
   options.input_shapes["data"] = {1, 2};
   const std::string message = error_of([&] { import_mxnet(symbol, params, options); });
   EXPECT_NE(message.find("weight 'fc_bias' is missing from"), std::string::npos) << message;
+}
+
+// An MXNet 0.8 BatchNorm: three inputs; the moving statistics live only in
+// the .params, as aux:NAME_moving_mean and aux:NAME_moving_var.
+const char* kLegacyBatchNorm = R"({"nodes": [
+    {"op": "null", "param": {}, "name": "data", "inputs": [], "backward_source_id": -1},
+    {"op": "null", "param": {}, "name": "bn_gamma", "inputs": [], "backward_source_id": -1},
+    {"op": "null", "param": {}, "name": "bn_beta", "inputs": [], "backward_source_id": -1},
+    {"op": "BatchNorm", "param": {"eps": "0.001", "fix_gamma": "False", "momentum": "0.9", "use_global_stats": "False"},
+     "name": "bn", "inputs": [[0, 0], [1, 0], [2, 0]], "backward_source_id": -1, "attr": {"ctx_group": "dev1"}}],
+  "arg_nodes": [0, 1, 2], "heads": [[3, 0]]})";
+
+std::map<std::string, Constant> legacy_batch_norm_params(bool with_stats) {
+  std::map<std::string, Constant> p = {{"arg:bn_gamma", Constant::f32({3}, {1.5f, 0.5f, 2.0f})},
+                                       {"arg:bn_beta", Constant::f32({3}, {0.1f, -0.2f, 0.3f})}};
+  if (with_stats) {
+    p.emplace("aux:bn_moving_mean", Constant::f32({3}, {0.25f, -1.0f, 2.0f}));
+    p.emplace("aux:bn_moving_var", Constant::f32({3}, {0.5f, 2.0f, 4.0f}));
+  }
+  return p;
+}
+
+TEST(MxnetLegacy, TheMxnet08FileImportsWithRandomWeights) {
+  std::vector<std::string> notes;
+  MxnetImportOptions options;
+  options.input_shapes["data"] = {2, 20};
+  options.random_weights_seed = 7;
+  options.note = [&](const std::string& n) { notes.push_back(n); };
+  const Graph g = import_mxnet(kLegacy + "/save_000800.json", std::nullopt, options);
+  const auto bn = std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op == "BatchNorm"; });
+  ASSERT_NE(bn, g.nodes.end());
+  EXPECT_EQ(bn->inputs, (std::vector<std::string>{"fc3", "batchnorm0_gamma", "batchnorm0_beta",
+                                                   "batchnorm0_moving_mean", "batchnorm0_moving_var"}));
+  EXPECT_EQ(g.type("batchnorm0_moving_var").shape, (Shape{10}));
+  EXPECT_EQ(g.outputs, (std::vector<std::string>{"softmax"}));
+  // One note per key MXNet ignores, naming the first node that has it.
+  ASSERT_EQ(notes.size(), 4u);
+  std::string all;
+  for (const auto& n : notes) all += n + "\n";
+  for (const char* key : {"'ctx_group'", "'lr_mult'", "'wd_mult'", "'weight_lr_mult'"})
+    EXPECT_NE(all.find(key), std::string::npos) << all;
+  EXPECT_NE(all.find("node 'fc1' (FullyConnected): attribute 'weight_lr_mult' ignored"), std::string::npos) << all;
+}
+
+TEST(MxnetLegacy, ThreeInputBatchNormTakesItsStatisticsFromAuxArrays) {
+  TempDir tmp("hybgen-mxnet-test");
+  write_text(tmp.path() + "/bn-symbol.json", kLegacyBatchNorm);
+  write_mxnet_params(tmp.path() + "/bn-0000.params", legacy_batch_norm_params(true));
+  MxnetImportOptions options;
+  options.input_shapes["data"] = {2, 3, 4};
+  options.note = [](const std::string&) {};
+  const Graph g = import_mxnet(tmp.path() + "/bn-symbol.json", tmp.path() + "/bn-0000.params", options);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].inputs.size(), 5u);
+  EXPECT_EQ(g.constants.at("bn_moving_mean").f32_data()[1], -1.0f);
+  EXPECT_EQ(g.constants.at("bn_moving_var").f32_data()[2], 4.0f);
+  EXPECT_FALSE(g.nodes[0].attrs.get_bool("fix_gamma"));
+}
+
+TEST(MxnetLegacy, ThreeInputBatchNormWithoutStatisticsIsACleanError) {
+  TempDir tmp("hybgen-mxnet-test");
+  write_text(tmp.path() + "/bn-symbol.json", kLegacyBatchNorm);
+  write_mxnet_params(tmp.path() + "/bn-0000.params", legacy_batch_norm_params(false));
+  MxnetImportOptions options;
+  options.input_shapes["data"] = {2, 3, 4};
+  options.note = [](const std::string&) {};
+  std::string message =
+      error_of([&] { import_mxnet(tmp.path() + "/bn-symbol.json", tmp.path() + "/bn-0000.params", options); });
+  EXPECT_NE(message.find("node 'bn' (BatchNorm): has 3 inputs (the MXNet 0.8 form)"), std::string::npos) << message;
+  EXPECT_NE(message.find("'aux:bn_moving_mean' is missing from"), std::string::npos) << message;
+  message = error_of([&] { import_mxnet(tmp.path() + "/bn-symbol.json", std::nullopt, options); });
+  EXPECT_NE(message.find("node 'bn' (BatchNorm)"), std::string::npos) << message;
+  EXPECT_NE(message.find("'aux:bn_moving_mean' needs a .params file"), std::string::npos) << message;
+}
+
+TEST(MxnetLegacy, BatchNormWithAnotherInputCountIsAnErrorNotACrash) {
+  // Four inputs: neither form. The shape rule must refuse it, whoever calls it first.
+  TempDir tmp("hybgen-mxnet-test");
+  write_text(tmp.path() + "/bn4-symbol.json", R"({"nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "null", "name": "bn_gamma", "inputs": []},
+      {"op": "null", "name": "bn_beta", "inputs": []},
+      {"op": "null", "name": "bn_moving_mean", "inputs": []},
+      {"op": "BatchNorm", "name": "bn", "inputs": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]}],
+    "arg_nodes": [0, 1, 2, 3], "heads": [[4, 0, 0]]})");
+  MxnetImportOptions options;
+  options.input_shapes["data"] = {2, 3, 4};
+  options.random_weights_seed = 1;
+  const std::string message = error_of([&] { import_mxnet(tmp.path() + "/bn4-symbol.json", std::nullopt, options); });
+  EXPECT_NE(message.find("node 'bn' (BatchNorm): has 4 inputs, expected 5"), std::string::npos) << message;
+  const OpDef& def = find_op("BatchNorm");
+  const TensorType x{{2, 3, 4}}, c{{3}};
+  EXPECT_NE(error_of([&] { def.infer(normalize_attrs(def, Attrs{}), {x, c, c}); }).find("has 3 inputs, expected 5"),
+            std::string::npos);
+}
+
+TEST(MxnetLegacy, KeysMxnetIgnoresAreSkippedWithOneNoteEach) {
+  TempDir tmp("hybgen-mxnet-test");
+  write_text(tmp.path() + "/k-symbol.json", R"({"nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "Activation", "name": "a1", "attrs": {"act_type": "relu", "__force_mirroring__": "True",
+       "__profiler_scope__": "net:", "ctx_group": "g1"}, "inputs": [[0, 0, 0]]},
+      {"op": "Activation", "name": "a2", "attrs": {"act_type": "tanh", "__force_mirroring__": "True",
+       "bias_wd_mult": "0", "lr_mult": "2"}, "inputs": [[1, 0, 0]]}],
+    "arg_nodes": [0], "heads": [[2, 0, 0]]})");
+  std::vector<std::string> notes;
+  MxnetImportOptions options;
+  options.input_shapes["data"] = {2, 3};
+  options.note = [&](const std::string& n) { notes.push_back(n); };
+  const Graph g = import_mxnet(tmp.path() + "/k-symbol.json", std::nullopt, options);
+  ASSERT_EQ(g.nodes.size(), 2u);
+  ASSERT_EQ(notes.size(), 5u);
+  std::string all;
+  for (const auto& n : notes) all += n + "\n";
+  EXPECT_NE(all.find("node 'a1' (Activation): attribute '__force_mirroring__' ignored, as MXNet ignores it at "
+                     "inference (and on 1 more node)"),
+            std::string::npos)
+      << all;
+  for (const char* text : {"node 'a1' (Activation): attribute '__profiler_scope__'",
+                           "node 'a1' (Activation): attribute 'ctx_group'", "node 'a2' (Activation): attribute 'bias_wd_mult'",
+                           "node 'a2' (Activation): attribute 'lr_mult'"})
+    EXPECT_NE(all.find(text), std::string::npos) << all;
+  // A key MXNet would not ignore is still refused.
+  write_text(tmp.path() + "/u-symbol.json", R"({"nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "Activation", "name": "a1", "attrs": {"act_type": "relu", "slope": "0.1"}, "inputs": [[0, 0, 0]]}],
+    "arg_nodes": [0], "heads": [[1, 0, 0]]})");
+  EXPECT_NE(error_of([&] { import_mxnet(tmp.path() + "/u-symbol.json", std::nullopt, options); })
+                .find("attribute 'slope' = '0.1' is not supported"),
+            std::string::npos);
+}
+
+// Gluon's F.relu(x), F.sigmoid(x), ... export ops of their own; Swish is x * sigmoid(x).
+TEST(MxnetSymbol, StandaloneActivationsBecomeActivation) {
+  TempDir tmp("hybgen-mxnet-test");
+  write_text(tmp.path() + "/act-symbol.json", R"({"nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "relu", "name": "r", "inputs": [[0, 0, 0]]},
+      {"op": "sigmoid", "name": "s", "inputs": [[1, 0, 0]]},
+      {"op": "elemwise_mul", "name": "swish", "inputs": [[1, 0, 0], [2, 0, 0]]},
+      {"op": "tanh", "name": "t", "attrs": {"__profiler_scope__": "net:"}, "inputs": [[3, 0, 0]]},
+      {"op": "softsign", "name": "ss", "inputs": [[4, 0, 0]]}],
+    "arg_nodes": [0], "heads": [[5, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}})");
+  MxnetImportOptions options;
+  options.input_shapes["data"] = {2, 3};
+  options.note = [](const std::string&) {};
+  const Graph g = import_mxnet(tmp.path() + "/act-symbol.json", std::nullopt, options);
+  ASSERT_EQ(g.nodes.size(), 5u);
+  const std::vector<std::pair<std::size_t, std::string>> expected = {{0, "relu"}, {1, "sigmoid"}, {3, "tanh"}, {4, "softsign"}};
+  for (const auto& [index, act] : expected) {
+    EXPECT_EQ(g.nodes[index].op, "Activation") << act;
+    EXPECT_EQ(g.nodes[index].attrs.get_string("act_type"), act);
+  }
+  EXPECT_EQ(g.nodes[4].name, "ss");
 }
 
 }  // namespace
