@@ -87,6 +87,19 @@ void discard_entry(const std::string& entry) {
   fs::remove_all(aside, ec);
 }
 
+// Removes the private build folders ("build-...") that processes killed
+// while compiling left in the cache, once a day old: no compile takes that long.
+void remove_abandoned_builds(const std::string& cache) {
+  std::error_code ec;
+  const auto day_ago = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  for (fs::directory_iterator it(cache, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("build-", 0) != 0 || !it->is_directory(ec)) continue;
+    const auto written = fs::last_write_time(it->path(), ec);
+    if (!ec && written < day_ago) discard_entry(it->path().string());
+  }
+}
+
 // Compiles `sources` in a private folder of the cache, then renames it to
 // `entry`. Returns false when another process put `entry` there first.
 // `pch`: a header to -include first (precompiled_header), or "".
@@ -275,6 +288,7 @@ std::unique_ptr<NativeGraph> NativeGraph::load(const CompiledGraph& compiled, co
     if (entry_is_whole(entry, sources)) break;
     if (attempt == 3) throw Error(entry + ": the cache entry stays damaged after rebuilding it three times");
     if (fs::exists(entry, ec)) discard_entry(entry);
+    if (attempt == 0) remove_abandoned_builds(cache);
     const std::string pch = precompiled_header(cache, compiled.target, toolchain, flags);
     built = build_entry(cache, entry, sources, toolchain, flags, pch) || built;
   }

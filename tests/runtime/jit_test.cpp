@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -95,6 +96,23 @@ TEST(Jit, CompiledOutputsEqualEagerAndTheWarmCacheIsHit) {
   EXPECT_TRUE(warm.cache_hit);
   EXPECT_EQ(warm.library, cold.library);
   EXPECT_EQ(entries(cache.path()).size(), 1u);
+}
+
+// A process killed while compiling leaves its build folder: the next compile
+// removes it once it is a day old, and never a fresh one (another process's).
+TEST(Jit, AbandonedBuildFoldersAreRemoved) {
+  TempDir cache("jit-cache");
+  const std::string old_build = cache.path() + "/build-0123-abcdef", fresh_build = cache.path() + "/build-4567-abcdef";
+  for (const std::string& dir : {old_build, fresh_build}) {
+    fs::create_directories(dir);
+    std::ofstream(dir + "/hg_jit.cpp") << "// half written\n";
+  }
+  fs::last_write_time(old_build, fs::file_time_type::clock::now() - std::chrono::hours(25));
+  Case c;
+  c.net->hybridize(true, compiling(cache.path()));
+  EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f);
+  EXPECT_FALSE(fs::exists(old_build));
+  EXPECT_TRUE(fs::exists(fresh_build));
 }
 
 TEST(Jit, NewParameterValuesRunWithoutRecompiling) {
