@@ -222,7 +222,9 @@ void HybridBlock::prepare(CachedGraph& cached) {
   CompiledGraph optimized = compile_graph(std::move(valued), compile);
   cached.timings.optimize_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
-  if (options_.compile) {
+  // Once compiling failed for this graph, new parameter values do not try
+  // again: the compiler would fail the same way, seconds each time.
+  if (options_.compile && cached.timings.why_not_compiled.empty()) {
     if (cached.native && cached.native->replace_weights(optimized)) return;
     try {
       cached.native = NativeGraph::load(optimized, options_, cached.timings);
@@ -232,7 +234,7 @@ void HybridBlock::prepare(CachedGraph& cached) {
       cached.timings.why_not_compiled = e.what();
       note_once("hybgen: " + prefix() + " runs its optimized graph on the interpreter, not compiled: " + e.what());
     }
-  } else {
+  } else if (!options_.compile) {
     cached.timings.why_not_compiled = "compiling is off (HybridizeOptions::compile, HYBGEN_JIT=0)";
   }
   cached.native.reset();

@@ -14,6 +14,7 @@
 #include "emit/cpp_emitter.h"
 #include "emit/templates.h"
 #include "io/file_util.h"
+#include "ir/fnv1a.h"
 #include "ir/error.h"
 #include "targets/toolchain.h"
 #include "version.h"
@@ -32,9 +33,8 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-uint64_t fnv1a(const std::string& bytes, uint64_t hash = 14695981039346656037ull) {
-  for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
-  return hash;
+uint64_t fnv1a(const std::string& bytes, uint64_t hash = kFnv1a64Offset) {
+  return fnv1a64(bytes.data(), bytes.size(), hash);
 }
 
 std::string hex16(uint64_t v) {
@@ -352,16 +352,6 @@ bool NativeGraph::replace_weights(const CompiledGraph& compiled) {
   if (sources.key != key_ || sources.weights.size() != weight_bytes_) return false;
   if (!sources.weights.empty()) std::memcpy(weights_.get(), sources.weights.data(), sources.weights.size());
   return true;
-}
-
-std::vector<Tensor> NativeGraph::run(const std::map<std::string, Tensor>& inputs) {
-  std::vector<const Tensor*> ordered;
-  for (const auto& name : inputs_) {
-    const auto it = inputs.find(name);
-    if (it == inputs.end()) throw Error("compiled graph: input '" + name + "' is missing");
-    ordered.push_back(&it->second);
-  }
-  return run(ordered);
 }
 
 std::vector<Tensor> NativeGraph::run(const std::vector<const Tensor*>& given) {

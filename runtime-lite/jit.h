@@ -10,7 +10,7 @@
 //   CompiledGraph c = compile_graph(traced, {true, nullptr, host_target()});
 //   JitTimings timings;
 //   std::unique_ptr<NativeGraph> native = NativeGraph::load(c, options, timings);  // Error if it cannot
-//   std::vector<Tensor> out = native->run({{"data", x}});
+//   std::vector<Tensor> out = native->run({&x});   // inputs in graph order
 //
 // The cache: one folder per entry, named by a hash of the generated sources
 // (the graph, the target, the hybgen version), the compiler and its flags.
@@ -21,7 +21,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -88,9 +87,7 @@ class NativeGraph {
   // changed the code (constant folding can) and the caller must load anew.
   bool replace_weights(const CompiledGraph& compiled);
 
-  // Every graph input by name with the graph's shape; outputs in graph order.
-  std::vector<Tensor> run(const std::map<std::string, Tensor>& inputs);
-  // The same with the inputs in the graph's order.
+  // The graph's inputs in its order, with its shapes; outputs in graph order.
   std::vector<Tensor> run(const std::vector<const Tensor*>& inputs);
 
   const std::string& key() const { return key_; }

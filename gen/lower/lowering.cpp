@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "ir/error.h"
+#include "ir/fnv1a.h"
 #include "ir/names.h"
 #include "version.h"
 
@@ -276,11 +277,7 @@ std::vector<std::string> LoweredModel::unread_inputs() const {
 
 // FNV-1a, 64 bits: lets a program check that a weights file it loaded is the
 // one this code was generated with.
-uint64_t LoweredModel::weights_fnv1a64() const {
-  uint64_t hash = 14695981039346656037ull;
-  for (uint8_t b : blob) hash = (hash ^ b) * 1099511628211ull;
-  return hash;
-}
+uint64_t LoweredModel::weights_fnv1a64() const { return fnv1a64(blob.data(), blob.size()); }
 
 nlohmann::ordered_json LoweredModel::manifest(const std::string& weights_file) const {
   nlohmann::ordered_json m;

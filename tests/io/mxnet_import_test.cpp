@@ -191,13 +191,20 @@ TEST(MxnetLegacy, TheMxnet08FileImportsWithRandomWeights) {
   EXPECT_NE(all.find("node 'fc1' (FullyConnected): attribute 'weight_lr_mult' ignored"), std::string::npos) << all;
 }
 
-TEST(MxnetLegacy, ThreeInputBatchNormTakesItsStatisticsFromAuxArrays) {
-  TempDir tmp("hybgen-mxnet-test");
+// bn-symbol.json (kLegacyBatchNorm) and bn-0000.params in `tmp`, and the
+// options that import them quietly.
+MxnetImportOptions write_legacy_batch_norm(const TempDir& tmp, bool with_stats) {
   write_text(tmp.path() + "/bn-symbol.json", kLegacyBatchNorm);
-  write_mxnet_params(tmp.path() + "/bn-0000.params", legacy_batch_norm_params(true));
+  write_mxnet_params(tmp.path() + "/bn-0000.params", legacy_batch_norm_params(with_stats));
   MxnetImportOptions options;
   options.input_shapes["data"] = {2, 3, 4};
   options.note = [](const std::string&) {};
+  return options;
+}
+
+TEST(MxnetLegacy, ThreeInputBatchNormTakesItsStatisticsFromAuxArrays) {
+  TempDir tmp("hybgen-mxnet-test");
+  const MxnetImportOptions options = write_legacy_batch_norm(tmp, true);
   const Graph g = import_mxnet(tmp.path() + "/bn-symbol.json", tmp.path() + "/bn-0000.params", options);
   ASSERT_EQ(g.nodes.size(), 1u);
   EXPECT_EQ(g.nodes[0].inputs.size(), 5u);
@@ -208,11 +215,7 @@ TEST(MxnetLegacy, ThreeInputBatchNormTakesItsStatisticsFromAuxArrays) {
 
 TEST(MxnetLegacy, ThreeInputBatchNormWithoutStatisticsIsACleanError) {
   TempDir tmp("hybgen-mxnet-test");
-  write_text(tmp.path() + "/bn-symbol.json", kLegacyBatchNorm);
-  write_mxnet_params(tmp.path() + "/bn-0000.params", legacy_batch_norm_params(false));
-  MxnetImportOptions options;
-  options.input_shapes["data"] = {2, 3, 4};
-  options.note = [](const std::string&) {};
+  const MxnetImportOptions options = write_legacy_batch_norm(tmp, false);
   std::string message =
       error_of([&] { import_mxnet(tmp.path() + "/bn-symbol.json", tmp.path() + "/bn-0000.params", options); });
   EXPECT_NE(message.find("node 'bn' (BatchNorm): has 3 inputs (the MXNet 0.8 form)"), std::string::npos) << message;
