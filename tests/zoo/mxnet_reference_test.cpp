@@ -1,10 +1,15 @@
-// hybgen against MXNet itself: the Gluon zoo graphs exported by MXNet 1.9.1,
-// with the made-up weights both sides compute from seed 1, on a fixed input;
-// MXNet's outputs were recorded by scripts/mxnet_zoo_reference.py into
-// tests/data/mxnet_zoo. No MXNet is needed to run this.
+// hybgen against MXNet itself: graphs exported by MXNet 1.9.1, with the
+// made-up weights both sides compute from seed 1, on fixed inputs. MXNet's
+// outputs were recorded by scripts/mxnet_zoo_reference.py (the Gluon vision
+// zoo, tests/data/mxnet_zoo) and scripts/mxnet_families_reference.py (the
+// other kinds of models Gluon users write: upsampling, recurrent, 1-D,
+// normalization layers, standalone ops; tests/data/mxnet_families). No MXNet
+// is needed to run this.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <ostream>
+#include <sstream>
 
 #include "io/mxnet_symbol.h"
 #include "io/npy.h"
@@ -52,6 +57,65 @@ INSTANTIATE_TEST_SUITE_P(
                       Recorded{"squeezenet1_1", {1, 3, 224, 224}}, Recorded{"densenet121", {1, 3, 224, 224}},
                       Recorded{"inception_v3", {1, 3, 299, 299}}, Recorded{"vgg11_bn", {1, 3, 32, 32}}),
     [](const ::testing::TestParamInfo<Recorded>& info) { return std::string(info.param.name); });
+
+// A model of tests/data/mxnet_families: its inputs come from NAME-inputs.txt,
+// one line per input: NAME KIND D0xD1x..., where KIND `wave` is
+// ((i * 37) % 101) / 50 - 1 and `tokens:V` is (i * 37) % V.
+struct RecordedInput {
+  std::string name;
+  NpyArray array;
+};
+
+std::vector<RecordedInput> recorded_inputs(const std::string& path) {
+  std::ifstream file(path);
+  EXPECT_TRUE(file) << path;
+  std::vector<RecordedInput> inputs;
+  std::string name, kind, dims;
+  while (file >> name >> kind >> dims) {
+    Shape shape;
+    std::stringstream parts(dims);
+    for (std::string d; std::getline(parts, d, 'x');) shape.push_back(std::stoll(d));
+    std::vector<float> data(static_cast<std::size_t>(num_elements(shape)));
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      if (kind == "wave") {
+        data[i] = static_cast<float>((i * 37) % 101) / 50.0f - 1.0f;
+      } else {
+        EXPECT_EQ(kind.rfind("tokens:", 0), 0u) << path << ": input kind " << kind;
+        data[i] = static_cast<float>((i * 37) % std::stoul(kind.substr(7)));
+      }
+    }
+    inputs.push_back({name, NpyArray{shape, std::move(data)}});
+  }
+  return inputs;
+}
+
+class MxnetFamily : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MxnetFamily, GeneratedCodeMatchesMxnetsOutput) {
+  const std::string name = GetParam();
+  const std::string prefix = std::string(HYBGEN_SOURCE_DIR) + "/tests/data/mxnet_families/" + name;
+  MxnetImportOptions options;
+  options.random_weights_seed = 1;
+  options.note = [](const std::string&) {};
+  VerifyOptions verify;
+  for (RecordedInput& input : recorded_inputs(prefix + "-inputs.txt")) {
+    options.input_shapes[input.name] = input.array.shape;
+    verify.inputs[input.name] = std::move(input.array);
+  }
+  const Graph graph = import_mxnet(prefix + "-symbol.json", std::nullopt, options);
+  verify.expected[graph.outputs[0]] = read_npy(prefix + "-output.npy");
+  verify.tolerance = 1e-4;
+  const VerifyReport report = verify_model(graph, verify);
+  ASSERT_GE(report.checks.size(), 2u);
+  for (const OutputCheck& check : report.checks)
+    EXPECT_TRUE(check.ok) << name << ": output " << check.name << " against " << check.against
+                          << ": relative error " << check.max_rel_error;
+  EXPECT_EQ(report.checks.back().against, "expected");
+}
+
+INSTANTIATE_TEST_SUITE_P(GluonModels, MxnetFamily,
+                         ::testing::Values("two_input_embedding"),
+                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 }  // namespace
 }  // namespace hybgen
