@@ -45,11 +45,12 @@ struct KernelDivergence {
 
 struct BisectReport {
   bool ran = false;
-  std::string skipped;          // when not run: why (a target whose program cannot dump its kernels)
+  std::string skipped;          // when not run: why (a target whose program cannot dump its kernels, a failed build)
   int kernels = 0;              // kernels in the schedule
   int values_checked = 0;       // values compared up to and including the first divergence
   double tolerance = 0;
   std::optional<KernelDivergence> first;  // nullopt: no kernel diverges
+  std::string build_dir;  // with VerifyOptions::keep_build: the kept build that wrote kernels.bin
 };
 
 // The largest |actual - reference|, where it is (the first such index; a NaN

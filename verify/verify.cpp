@@ -206,9 +206,18 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     report.bisect = bisect_kernels(generated, inputs, dir + "/kernels.bin", options.tolerance);
   } else if (options.bisect == BisectMode::kOnFailure && !report.ok) {
     if (no_bisect.empty()) {
-      const std::unique_ptr<GeneratedBuild> bisect_build = make_build(true);
-      bisect_build->run();
-      report.bisect = bisect_kernels(generated, inputs, bisect_build->dir() + "/kernels.bin", options.tolerance);
+      // The outputs' report stands even when the hooked build fails.
+      try {
+        const std::unique_ptr<GeneratedBuild> bisect_build = make_build(true);
+        bisect_build->run();
+        report.bisect = bisect_kernels(generated, inputs, bisect_build->dir() + "/kernels.bin", options.tolerance);
+        if (options.keep_build) {
+          report.bisect.build_dir = bisect_build->dir();
+          bisect_build->keep();
+        }
+      } catch (const Error& e) {
+        report.bisect.skipped = std::string("the build with kernel hooks failed: ") + e.what();
+      }
     } else {
       report.bisect.skipped = no_bisect;
     }
@@ -216,6 +225,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   if (report.bisect.first) report.ok = false;
   if (options.keep_build) {
     report.build_dir = dir;
+    if (hooked) report.bisect.build_dir = dir;
     build.keep();
   }
   return report;

@@ -65,6 +65,8 @@ int run_verify(const VerifyFlags& flags) {
                     : "  the generated code computes what the reference does; the expected arrays differ from both\n");
   }
   if (!report.build_dir.empty()) std::printf("build kept in %s\n", report.build_dir.c_str());
+  if (!report.bisect.build_dir.empty() && report.bisect.build_dir != report.build_dir)
+    std::printf("build with kernel hooks (kernels.bin) kept in %s\n", report.bisect.build_dir.c_str());
   std::printf("verify: %s\n", report.ok ? "PASS" : "FAIL");
   return report.ok ? 0 : 1;
 }

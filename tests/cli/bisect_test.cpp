@@ -88,8 +88,18 @@ VerifyOptions options_with_test_compiler(BisectMode mode) {
 
 TEST(Bisect, NamesTheBrokenKernelAndItsNode) {
   // The outputs fail, so verify builds again with the hooks and bisects.
-  const VerifyReport r = verify_model(broken_in_the_middle(), options_with_test_compiler(BisectMode::kOnFailure));
+  VerifyOptions options = options_with_test_compiler(BisectMode::kOnFailure);
+  options.keep_build = true;
+  const VerifyReport r = verify_model(broken_in_the_middle(), options);
   EXPECT_FALSE(r.ok);
+  // Both builds kept: the second wrote the dump.
+  ASSERT_FALSE(r.build_dir.empty());
+  ASSERT_FALSE(r.bisect.build_dir.empty());
+  EXPECT_NE(r.bisect.build_dir, r.build_dir);
+  EXPECT_FALSE(fs::exists(r.build_dir + "/kernels.bin"));
+  EXPECT_TRUE(fs::exists(r.bisect.build_dir + "/kernels.bin"));
+  fs::remove_all(r.build_dir);
+  fs::remove_all(r.bisect.build_dir);
   ASSERT_TRUE(r.bisect.ran);
   ASSERT_TRUE(r.bisect.first.has_value()) << bisect_text(r.bisect);
   const KernelDivergence& d = *r.bisect.first;
