@@ -18,6 +18,11 @@ constexpr std::size_t kFirmwareStackBytes = 64 * 1024;
 
 }  // namespace
 
+std::string generated_name(const Graph& graph) {
+  const std::string name = c_identifier(graph.name);
+  return name != graph.name || name.empty() ? "model" : name;
+}
+
 GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string& driver_template,
                                std::map<std::string, std::string> driver_values, const BuildSettings& settings) {
   toolchain_ = toolchain_for(compiled.target, settings.cxx, settings.emulation);
@@ -39,12 +44,13 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
   if (!toolchain_.flags.empty()) cxx_flags_ += " " + toolchain_.flags;
   const std::string& flags = cxx_flags_;
   const Graph& graph = compiled.graph;
-  std::string name = c_identifier(graph.name);
-  if (name != graph.name || name.empty()) name = "model";
+  const std::string name = generated_name(graph);
   CppEmitOptions emit{name, name, graph.name};
   emit.profile_hooks = settings.profile_hooks;
   emit.external_weights = settings.external_weights;
   const bool cuda = compiled.target.backend == Backend::kCuda;
+  if (settings.kernel_hooks && cuda) throw Error("kernel hooks: the C++ backend's only");
+  emit.kernel_hooks = settings.kernel_hooks;
   const std::vector<EmittedFile> files = emit_for_target(compiled, emit);
   for (const auto& f : files) write_file_atomic(dir() + "/" + f.filename, f.content);
   weight_bytes_ = emitted_weight_bytes(files);

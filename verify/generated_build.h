@@ -26,7 +26,14 @@ struct BuildSettings {
   // Whether code this machine cannot run may run under an emulator
   // (toolchain.h); refused, such a target is an error.
   Emulation emulation = Emulation::kRefused;
+  // CppEmitOptions::kernel_hooks (`hybgen verify --bisect`): the driver
+  // defines kernels::hg_after_kernel. C++ targets only.
+  bool kernel_hooks = false;
 };
+
+// The NAME (and namespace) of the generated files a build of this graph
+// holds: the graph's name where it is a C identifier, else "model".
+std::string generated_name(const Graph& graph);
 
 class GeneratedBuild {
  public:

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <tuple>
 
 #include "io/file_util.h"
@@ -148,11 +149,24 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     driver["ARGS"] = args;
     driver["THREADS"] = std::to_string(options.threads);
   }
-  GeneratedBuild build(generated, driver_template, driver,
-                       BuildSettings{options.cxx, options.cxx_flags, false, options.external_weights,
-                                     Emulation::kAllowed});
+  const std::string no_bisect = bisect_unsupported(generated);
+  if (options.bisect == BisectMode::kAlways && !no_bisect.empty()) throw Error(no_bisect);
+  // The C++ driver takes the hook's pieces (empty without hooks); the others have none.
+  auto make_build = [&](bool hooks) {
+    std::map<std::string, std::string> values = driver;
+    if (driver_template == "verify_main.cpp")
+      for (auto& [key, text] : bisect_driver_values(generated_name(generated.graph), hooks))
+        values[key] = text;
+    BuildSettings settings{options.cxx, options.cxx_flags, false, options.external_weights, Emulation::kAllowed};
+    settings.kernel_hooks = hooks;
+    auto b = std::make_unique<GeneratedBuild>(generated, driver_template, values, settings);
+    for (const auto& [file, data] : input_files) write_floats(b->dir() + "/" + file, data);
+    return b;
+  };
+  const bool hooked = options.bisect == BisectMode::kAlways;
+  std::unique_ptr<GeneratedBuild> first_build = make_build(hooked);
+  GeneratedBuild& build = *first_build;
   const std::string dir = build.dir();
-  for (const auto& [file, values] : input_files) write_floats(dir + "/" + file, values);
   VerifyReport report;
   report.compile_seconds = build.compile_seconds();
   report.compiler = build.toolchain().cxx;
@@ -188,8 +202,30 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     auto expected = options.expected.find(out);
     if (expected != options.expected.end()) check(expected->second.data, "expected");
   }
+  if (hooked) {
+    report.bisect = bisect_kernels(generated, inputs, dir + "/kernels.bin", options.tolerance);
+  } else if (options.bisect == BisectMode::kOnFailure && !report.ok) {
+    if (no_bisect.empty()) {
+      // The outputs' report stands even when the hooked build fails.
+      try {
+        const std::unique_ptr<GeneratedBuild> bisect_build = make_build(true);
+        bisect_build->run();
+        report.bisect = bisect_kernels(generated, inputs, bisect_build->dir() + "/kernels.bin", options.tolerance);
+        if (options.keep_build) {
+          report.bisect.build_dir = bisect_build->dir();
+          bisect_build->keep();
+        }
+      } catch (const Error& e) {
+        report.bisect.skipped = std::string("the build with kernel hooks failed: ") + e.what();
+      }
+    } else {
+      report.bisect.skipped = no_bisect;
+    }
+  }
+  if (report.bisect.first) report.ok = false;
   if (options.keep_build) {
     report.build_dir = dir;
+    if (hooked) report.bisect.build_dir = dir;
     build.keep();
   }
   return report;

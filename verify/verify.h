@@ -21,8 +21,14 @@
 #include "io/npy.h"
 #include "ir/graph.h"
 #include "targets/target.h"
+#include "verify/bisect.h"
 
 namespace hybgen {
+
+// When verify also compares the generated code kernel by kernel
+// (verify/bisect.h): never, after outputs that fail (a second build, with
+// the kernel hooks), or always (the one build has them).
+enum class BisectMode { kOff, kOnFailure, kAlways };
 
 struct VerifyOptions {
   std::map<std::string, NpyArray> inputs;    // by input name; others are drawn from N(0, 1)
@@ -40,6 +46,9 @@ struct VerifyOptions {
   // Microcontroller targets: also measure the flash the model's code takes
   // (one more compile, of the model alone).
   bool measure_code = false;
+  // kAlways on a target whose program cannot dump its kernels (CUDA, a
+  // microcontroller) is an error; kOnFailure there notes why it did not run.
+  BisectMode bisect = BisectMode::kOff;
 };
 
 struct OutputCheck {
@@ -67,6 +76,9 @@ struct VerifyReport {
   std::size_t code_bytes = 0;    // with measure_code: the model's code in flash
   std::size_t weight_bytes = 0;  // the weights in flash
   std::size_t arena_bytes = 0;   // the arena in RAM
+  // VerifyOptions::bisect: the first kernel whose stored value diverges from
+  // the reference. A divergence makes `ok` false even where the outputs pass.
+  BisectReport bisect;
 };
 
 // Throws Error for inputs or expected arrays that name nothing in the graph

@@ -58,6 +58,8 @@ struct VerifyFlags {
   int threads = 1;  // > 1: run the generated code on a pool of that many threads
   bool external_weights = false;
   bool small_arena = false;
+  bool bisect = false;     // compare kernel by kernel even when the outputs pass
+  bool no_bisect = false;  // not even when an output fails
 };
 int run_verify(const VerifyFlags& flags);
 

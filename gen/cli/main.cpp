@@ -115,7 +115,8 @@ int main(int argc, char** argv) {
   CLI::App* verify_cmd = app.add_subcommand(
       "verify",
       "Generate C++ into a temporary folder, compile it, run it and compare every output with the eager reference. "
-      "Relative error = max |generated - reference| / max |reference|. Exits 1 beyond the tolerance.");
+      "Relative error = max |generated - reference| / max |reference|. Exits 1 beyond the tolerance, after naming "
+      "the first kernel whose output diverges (--bisect).");
   add_model_flags(*verify_cmd, verify.model, true);
   verify_cmd->add_option("--input", verify.inputs, "NAME=x.npy: use this array for an input (default: seeded N(0,1))")
       ->allow_extra_args(false)
@@ -129,6 +130,12 @@ int main(int argc, char** argv) {
                          "max |generated - reference| / max |reference|")
       ->capture_default_str();
   verify_cmd->add_flag("--keep", verify.keep, "keep the build folder and print its path");
+  CLI::Option* bisect_flag = verify_cmd->add_flag(
+      "--bisect", verify.bisect,
+      "also compare every kernel's stored values with the reference and name the first that diverges (C++ targets; "
+      "done by a second build anyway when an output fails)");
+  verify_cmd->add_flag("--no-bisect", verify.no_bisect, "when an output fails, do not look for the kernel that diverges")
+      ->excludes(bisect_flag);
   verify_cmd
       ->add_option("--threads", verify.threads,
                    "run the generated code on a pool of this many threads (its results must not change)")

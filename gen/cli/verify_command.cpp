@@ -22,6 +22,7 @@ int run_verify(const VerifyFlags& flags) {
   options.threads = flags.threads;
   options.external_weights = flags.external_weights;
   options.small_arena = flags.small_arena;
+  options.bisect = flags.bisect ? BisectMode::kAlways : flags.no_bisect ? BisectMode::kOff : BisectMode::kOnFailure;
   ModelSource source = flags.model.source();
   for (const auto& text : flags.inputs) {
     auto [name, path] = parse_named_path(text, "--input");
@@ -54,7 +55,18 @@ int run_verify(const VerifyFlags& flags) {
   if (report.board_measured)
     std::printf("on the board: peak stack %lu bytes, %lu instructions per inference\n", report.stack_bytes,
                 report.instructions);
+  std::fputs(bisect_text(report.bisect).c_str(), stdout);
+  if (!report.ok && report.bisect.ran && !report.bisect.first) {
+    bool reference_failed = false;
+    for (const auto& c : report.checks) reference_failed = reference_failed || (!c.ok && c.against == "reference");
+    std::printf(reference_failed
+                    ? "  the generated code computes the optimized graph, whose outputs differ from the original "
+                      "graph's: an optimizer pass changed what it computes (compare with --no-optimize)\n"
+                    : "  the generated code computes what the reference does; the expected arrays differ from both\n");
+  }
   if (!report.build_dir.empty()) std::printf("build kept in %s\n", report.build_dir.c_str());
+  if (!report.bisect.build_dir.empty() && report.bisect.build_dir != report.build_dir)
+    std::printf("build with kernel hooks (kernels.bin) kept in %s\n", report.bisect.build_dir.c_str());
   std::printf("verify: %s\n", report.ok ? "PASS" : "FAIL");
   return report.ok ? 0 : 1;
 }

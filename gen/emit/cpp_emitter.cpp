@@ -280,6 +280,10 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
       throw Error(node_label(first.name, first.op) + ": " + e.what());
     }
     body += "  // " + lowered.heading + "\n" + indent_lines(code, "  ");
+    if (options.kernel_hooks)
+      for (std::size_t j = 0; j < kernel.outputs.size(); ++j)
+        body += "  hg_after_kernel(" + std::to_string(lowered.step) + ", " + std::to_string(j) + ", " +
+                pointer(kernel.outputs[j]) + ", " + std::to_string(g.type(kernel.outputs[j]).num_elements()) + "u);\n";
     if (options.profile_hooks) body += "  hg_profile_mark(" + std::to_string(lowered.step) + ");\n";
   }
   // Outputs the graph passes straight through from a weight. (An input
@@ -312,6 +316,10 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
                "void hg_profile_mark(int kernel);\n";
     body = "  hg_profile_mark(-1);\n" + body;
   }
+  if (options.kernel_hooks)
+    kernels += "// Defined by the verify program: called after kernel `kernel` with the `count`\n"
+               "// floats of each value `output` it stores.\n"
+               "void hg_after_kernel(int kernel, int output, const float* values, std::size_t count);\n";
 
   const std::string weights_name = weights_file_name(m);
   std::string weight_constants, weights_usage, weights_run_doc, weight_declaration, weight_checks;

@@ -26,6 +26,12 @@ struct CppEmitOptions {
   // before the first kernel and hg_profile_mark(k) after kernel k; the
   // program linking the model defines it. Off, the output has no trace of it.
   bool profile_hooks = false;
+  // For `hybgen verify --bisect` only: after kernel k, run() calls
+  // kernels::hg_after_kernel(k, j, values, count) for each value j the kernel
+  // stores (Kernel::outputs, in order), with its floats; the program linking
+  // the model defines it. Indices only: no model name becomes code. Off,
+  // the output has no trace of it.
+  bool kernel_hooks = false;
   // Weights as NAME.weights.bin (raw bytes) that the caller loads and passes
   // to run(), instead of NAME_weights.cpp compiled into the program: for
   // weights too large to compile (compilers hold many bytes of memory per
