@@ -17,6 +17,13 @@ namespace {
 // one state), states left to begin_state.
 nlohmann::json gluon_rnn_symbol(const std::string& mode, const std::string& zeros_shape = "(1, 0, 3)") {
   using nlohmann::json;
+  // One [node, 0, 0] entry, and a list of them (brace lists of numbers would read as one array).
+  auto entry = [](int node) { return json::array({static_cast<unsigned>(node), 0u, 0u}); };
+  auto entries = [&](std::initializer_list<int> from) {
+    json list = json::array();
+    for (int node : from) list.push_back(entry(node));
+    return list;
+  };
   json nodes = json::array();
   auto add = [&](const std::string& op, const std::string& name, json attrs, json inputs) {
     json n{{"op", op}, {"name", name}, {"inputs", inputs}};
@@ -25,26 +32,26 @@ nlohmann::json gluon_rnn_symbol(const std::string& mode, const std::string& zero
     return static_cast<int>(nodes.size()) - 1;
   };
   const int data = add("null", "data", json::object(), json::array());
-  const int swap = add("SwapAxis", "rnn0_swapaxes0", {{"dim1", "0"}, {"dim2", "1"}}, {{data, 0, 0}});
+  const int swap = add("SwapAxis", "rnn0_swapaxes0", {{"dim1", "0"}, {"dim2", "1"}}, entries({data}));
   json flat = json::array();
   for (const std::string w : {"l0_i2h_weight", "l0_h2h_weight", "l0_i2h_bias", "l0_h2h_bias"}) {
     const int v = add("null", "rnn0_" + w, json::object(), json::array());
-    flat.push_back({add("Reshape", "rnn0_reshape_" + w, {{"shape", "(-1,)"}}, {{v, 0, 0}}), 0, 0});
+    flat.push_back(entry(add("Reshape", "rnn0_reshape_" + w, {{"shape", "(-1,)"}}, entries({v}))));
   }
   const int params = add("_rnn_param_concat", "rnn0_rnn_param_concat0", {{"dim", "0"}, {"num_args", "4"}}, flat);
-  json rnn_inputs = {{swap, 0, 0}, {params, 0, 0}};
+  json rnn_inputs = entries({swap, params});
   for (int s = 0; s < (mode == "lstm" ? 2 : 1); ++s)
-    rnn_inputs.push_back({add("_zeros", "rnn0_begin_state_" + std::to_string(s),
-                              {{"ctx", "cpu(0)"}, {"dtype", "float32"}, {"shape", zeros_shape}}, json::array()),
-                          0, 0});
+    rnn_inputs.push_back(entry(add("_zeros", "rnn0_begin_state_" + std::to_string(s),
+                                   {{"__layout__", "LNC"}, {"dtype", "float32"}, {"shape", zeros_shape}},
+                                   json::array())));
   const int rnn = add("RNN", "rnn0_rnn0",
                       {{"bidirectional", "False"}, {"lstm_state_clip_max", "None"}, {"lstm_state_clip_min", "None"},
                        {"lstm_state_clip_nan", "False"}, {"mode", mode}, {"num_layers", "1"}, {"p", "0.0"},
                        {"projection_size", "None"}, {"state_outputs", "True"}, {"state_size", "3"},
                        {"use_sequence_length", "False"}},
                       rnn_inputs);
-  const int out = add("SwapAxis", "rnn0_swapaxes1", {{"dim1", "0"}, {"dim2", "1"}}, {{rnn, 0, 0}});
-  return json{{"nodes", nodes}, {"arg_nodes", json::array()}, {"heads", {{out, 0, 0}}}};
+  const int out = add("SwapAxis", "rnn0_swapaxes1", {{"dim1", "0"}, {"dim2", "1"}}, entries({rnn}));
+  return json{{"nodes", nodes}, {"arg_nodes", json::array()}, {"heads", entries({out})}};
 }
 
 std::map<std::string, Constant> gluon_rnn_params(int64_t gates) {
@@ -94,9 +101,9 @@ TEST(MxnetRnnImport, ZerosErrorsNameTheNode) {
   EXPECT_ERROR(import_mxnet_symbol(gluon_rnn_symbol("lstm", "(1, -2, 3)"), "rnn-symbol.json", &params, "p", options),
                "has a negative size");
   // A 0 that no RNN state fills: the head reads the zeros directly.
-  nlohmann::json lonely = {{"nodes", {{{"op", "_zeros"}, {"name", "z"}, {"attrs", {{"shape", "(0, 2)"}}}, {"inputs", nlohmann::json::array()}}}},
-                           {"arg_nodes", nlohmann::json::array()},
-                           {"heads", {{0, 0, 0}}}};
+  const nlohmann::json lonely = nlohmann::json::parse(
+      R"json({"nodes": [{"op": "_zeros", "name": "z", "attrs": {"shape": "(0, 2)"}, "inputs": []}],
+          "arg_nodes": [], "heads": [[0, 0, 0]]})json");
   EXPECT_ERROR(import_mxnet_symbol(lonely, "z-symbol.json", nullptr, "", {}),
                "z-symbol.json: node 'z' (_zeros): its shape (0, 2) has a 0 size and no RNN reads it as a state");
 }
