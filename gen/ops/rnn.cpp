@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "ir/error.h"
+#include "ir/limits.h"
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
@@ -66,8 +67,11 @@ RnnDims rnn_dims(const Attrs& a, const Shape& data) {
   const double g = static_cast<double>(d.gates()), h = static_cast<double>(d.hidden), dirs = static_cast<double>(d.dirs);
   const double floats = dirs * g * h * (static_cast<double>(d.input) + h + 2.0) +
                         (static_cast<double>(d.layers) - 1.0) * dirs * g * h * (dirs * h + h + 2.0);
-  const double work = static_cast<double>(d.steps) * static_cast<double>(d.batch) * g * h * dirs;
-  if (floats > 4e12 || work > 4e12) throw Error("the parameters or the gates are too large");
+  const double gates = static_cast<double>(d.steps) * static_cast<double>(d.batch) * g * h * dirs;
+  if (floats > static_cast<double>(limits::kMaxTensorElements))
+    throw Error("the parameters would take " + std::to_string(floats) + " floats, more than a tensor may hold");
+  if (gates > static_cast<double>(limits::kMaxTensorElements))
+    throw Error("the gates of all steps would take " + std::to_string(gates) + " floats, more than a tensor may hold");
   return d;
 }
 

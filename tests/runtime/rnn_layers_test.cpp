@@ -57,6 +57,9 @@ TEST(RnnOp, RefusesWhatItDoesNotRun) {
   EXPECT_ERROR(F.RNN(x, Tensor({7}), state, state, 5, 1, "lstm"), "parameters has shape (7,), expected (220,)");
   EXPECT_ERROR(F.RNN(x, Tensor({220}), Tensor({1, 3, 5}), state, 5, 1, "lstm"), "state has shape (1, 3, 5)");
   EXPECT_ERROR(F.RNN(x, Tensor({220}), state, state, 5, 1, "lstm_x"), "expected one of");
+  // Absurd sizes are refused before anything is sized from them.
+  EXPECT_ERROR(F.RNN(x, Tensor({220}), state, state, int64_t{1} << 20, 1024, "lstm"), "more than a tensor may hold");
+  EXPECT_ERROR(F.RNN(x, Tensor({220}), state, state, 5, 0, "lstm"), "num_layers must be in [1, 1024], got 0");
   EXPECT_ERROR(invoke("RNN", {x, Tensor({220}), state, state},
                       [] {
                         Attrs a;
