@@ -287,7 +287,8 @@ PendingZeros parse_zeros(const std::string& value, const std::string& where,
         if (d < 0) throw Error(where + ": shape " + text + " has a negative size");
       z.shape.assign(dims.begin(), dims.end());
     } else if (key == "dtype") {
-      if (text != "float32" && text != "None") throw Error(where + ": dtype " + quoted_name(text) + " is not supported (float32 only)");
+      if (text != "float32" && text != "None")
+        throw Error(where + ": dtype " + quoted_name(text) + " is not supported (float32 only)");
     } else if (key != "ctx" && !mxnet_ignores(key)) {
       throw Error(where + ": attribute " + quoted_name(key) + " is not supported by _zeros");
     }
@@ -298,7 +299,8 @@ PendingZeros parse_zeros(const std::string& value, const std::string& where,
 
 void add_zeros(Graph& graph, const PendingZeros& z) {
   checked_tensor_bytes(z.shape, sizeof(float), z.where);
-  graph.add_constant(z.value, Constant::f32(z.shape, std::vector<float>(static_cast<std::size_t>(num_elements(z.shape)), 0.0f)));
+  const std::size_t count = static_cast<std::size_t>(num_elements(z.shape));
+  graph.add_constant(z.value, Constant::f32(z.shape, std::vector<float>(count, 0.0f)));
 }
 
 // Gives every pending `_zeros` its constant, the 0 sizes taken from the
