@@ -60,6 +60,15 @@ TEST(RnnOp, RefusesWhatItDoesNotRun) {
   // Absurd sizes are refused before anything is sized from them.
   EXPECT_ERROR(F.RNN(x, Tensor({220}), state, state, int64_t{1} << 20, 1024, "lstm"), "more than a tensor may hold");
   EXPECT_ERROR(F.RNN(x, Tensor({220}), state, state, 5, 0, "lstm"), "num_layers must be in [1, 1024], got 0");
+  EXPECT_ERROR(F.RNN(Tensor({3, 8}), Tensor({220}), state, state, 5, 1, "lstm"), "data must be (T, N, C), got (3, 8)");
+  Attrs swap;
+  swap.set("dim1", int64_t{0});
+  swap.set("dim2", int64_t{3});
+  EXPECT_ERROR(invoke("SwapAxis", {x}, swap), "dim2 = 3 is out of range for rank 3");
+  swap.set("dim2", int64_t{-3});
+  EXPECT_EQ(invoke("SwapAxis", {x}, swap)[0].shape(), (Shape{3, 2, 4}));
+  swap.set("dim2", int64_t{2});
+  EXPECT_EQ(invoke("SwapAxis", {x}, swap)[0].shape(), (Shape{4, 2, 3}));
   EXPECT_ERROR(invoke("RNN", {x, Tensor({220}), state, state},
                       [] {
                         Attrs a;
