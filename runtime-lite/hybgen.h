@@ -15,6 +15,7 @@
 #include "runtime-lite/nn/basic_layers.h"
 #include "runtime-lite/nn/conv_layers.h"
 #include "runtime-lite/nn/norm_layers.h"
+#include "runtime-lite/nn/rnn_layers.h"
 #include "runtime-lite/ops.h"
 #include "runtime-lite/parameter.h"
 #include "runtime-lite/symbol.h"

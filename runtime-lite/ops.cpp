@@ -93,6 +93,21 @@ Tensor Ops::LayerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, 
   return one("LayerNorm", {x, gamma, beta}, with({{"axis", axis}, {"eps", eps}}), name);
 }
 
+std::vector<Tensor> Ops::RNN(const Tensor& data, const Tensor& parameters, const Tensor& state,
+                             const Tensor& state_cell, int64_t state_size, int64_t num_layers, const std::string& mode,
+                             bool bidirectional, bool state_outputs, double p, const std::string& name) const {
+  std::vector<Tensor> in{data, parameters, state};
+  if (state_cell.defined()) in.push_back(state_cell);
+  return invoke("RNN", in,
+                with({{"state_size", state_size},
+                      {"num_layers", num_layers},
+                      {"mode", mode},
+                      {"bidirectional", bidirectional},
+                      {"state_outputs", state_outputs},
+                      {"p", p}}),
+                name);
+}
+
 Tensor Ops::LeakyReLU(const Tensor& x, const std::string& act_type, double slope, const std::string& name) const {
   return one("LeakyReLU", {x}, with({{"act_type", act_type}, {"slope", slope}}), name);
 }

@@ -62,6 +62,13 @@ class Ops {
                    const std::string& name = "") const;
   Tensor LayerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t axis = -1, double eps = 1e-5,
                    const std::string& name = "") const;
+  // MXNet's fused RNN on data (T, N, C): mode lstm, gru, rnn_tanh or rnn_relu;
+  // parameters in MXNet's flat layout (gen/ops/rnn.h); state (and, for lstm,
+  // state_cell; undefined otherwise) of shape (L*D, N, H). Returns the output
+  // (T, N, D*H), then with state_outputs the last state (and cell).
+  std::vector<Tensor> RNN(const Tensor& data, const Tensor& parameters, const Tensor& state, const Tensor& state_cell,
+                          int64_t state_size, int64_t num_layers, const std::string& mode, bool bidirectional = false,
+                          bool state_outputs = false, double p = 0.0, const std::string& name = "") const;
   // act_type: leaky, elu, selu, gelu (slope for leaky/elu); prelu takes gamma.
   Tensor LeakyReLU(const Tensor& x, const std::string& act_type = "leaky", double slope = 0.25,
                    const std::string& name = "") const;

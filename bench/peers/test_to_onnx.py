@@ -135,6 +135,28 @@ def cases():
     c["slice_negative_step"] = (x4, {}, [node("o", "slice", ["data"], begin=[1, None, None], end=[None, None, 1],
                                                step=[-1, -1, -2])], ["o"])
     c["slice_axis"] = (x4, {}, [node("o", "slice_axis", ["data"], axis=-1, begin=2, end=-1)], ["o"])
+    # RNN: MXNet's flat parameters (per layer and direction W_i2h, W_h2h; then the biases) as a weight,
+    # or joined from the layer's weights as Gluon exports them; states as weights or as inputs.
+    for mode, gates, layers, bidir in [("lstm", 4, 2, True), ("gru", 3, 2, True), ("rnn_relu", 1, 1, False),
+                                       ("rnn_tanh", 1, 2, True)]:
+        T, N, C, H, D = 5, 2, 3, 4, 2 if bidir else 1
+        size = sum(D * gates * H * ((C if l == 0 else D * H) + H + 2) for l in range(layers))
+        states = {"h0": w(layers * D, N, H)}
+        if mode == "lstm":
+            states["c0"] = w(layers * D, N, H)
+        outs = ["r_out", "r_hy"] + (["r_cy"] if mode == "lstm" else [])
+        c["rnn_" + mode] = ({"data": [T, N, C]}, {"p": w(size, low=-0.5, high=0.5), **states},
+                            [node("r", "RNN", ["data", "p", *states], outs, mode=mode, state_size=H,
+                                  num_layers=layers, bidirectional=bidir, state_outputs=True)], outs)
+    gh = 4 * 6
+    c["rnn_gluon_lstm_ntc"] = (
+        {"data": [2, 7, 5], "h0": [1, 2, 6], "c0": [1, 2, 6]},
+        {"wi": w(gh, 5), "wh": w(gh, 6), "bi": w(gh), "bh": w(gh)},
+        [node("sw", "SwapAxis", ["data"], dim1=0, dim2=1),
+         *[node("f" + k, "Reshape", [k], shape=[-1]) for k in ["wi", "wh", "bi", "bh"]],
+         node("cat", "Concat", ["fwi", "fwh", "fbi", "fbh"], dim=0),
+         node("r", "RNN", ["sw", "cat", "h0", "c0"], mode="lstm", state_size=6, num_layers=1),
+         node("o", "SwapAxis", ["r"], dim1=1, dim2=0)], ["o"])
     return c
 
 

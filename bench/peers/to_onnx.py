@@ -24,7 +24,7 @@ LeakyReLU, BatchNorm, Pooling, Flatten, Reshape, Concat, broadcast_* and the
 _*_scalar forms, clip, softmax, log_softmax, SoftmaxActivation, SoftmaxOutput,
 Dropout, _copy, transpose, dot, batch_dot, LayerNorm, sum, mean, expand_dims,
 squeeze, erf/exp/log/sqrt/rsqrt/abs/negative/square, SliceChannel, slice,
-slice_axis, Embedding (and their aliases, read from `hybgen ops --json`).
+slice_axis, Embedding, RNN, SwapAxis (and their aliases, read from `hybgen ops --json`).
 """
 from __future__ import annotations
 
@@ -126,6 +126,9 @@ DEFAULTS = {
     "Pooling": {"kernel": [], "pool_type": "max", "global_pool": False, "pooling_convention": "valid",
                 "stride": [], "pad": [], "count_include_pad": True, "layout": "NCHW"},
     "Concat": {"dim": 1},
+    "RNN": {"bidirectional": False, "p": 0.0, "state_outputs": False, "projection_size": 0,
+            "lstm_state_clip_min": "None", "lstm_state_clip_max": "None", "use_sequence_length": False},
+    "SwapAxis": {"dim1": 0, "dim2": 0},
     "softmax": {"axis": -1, "temperature": 1.0, "use_length": False},
     "log_softmax": {"axis": -1, "temperature": 1.0, "use_length": False},
     "SoftmaxActivation": {"mode": "instance"},
@@ -220,12 +223,24 @@ class Converter:
                   for i in self.model["inputs"]]
         outputs = [helper.make_tensor_value_info(o, self.TensorProto.FLOAT, list(self.shapes[o]))
                    for o in self.model["outputs"]]
+        self.drop_dead_nodes()
         used = {v for n in self.nodes for v in n.input}  # weights replaced by a transposed copy drop out
         inits = [i for i in self.inits if i.name in used]
         graph = helper.make_graph(self.nodes, self.model.get("name", "hybgen"), inputs, outputs, inits)
         m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="hybgen-to_onnx")
         m.ir_version = 8  # opset 17's IR version: readable by older runtimes too
         return m
+
+    def drop_dead_nodes(self):
+        """Nodes no output depends on (the Reshape/Concat of RNN weights that
+        op_RNN read as constants, unused RNN states) are left out."""
+        live = {o for o in self.model["outputs"]}
+        kept = []
+        for n in reversed(self.nodes):
+            if any(o in live for o in n.output):
+                kept.append(n)
+                live.update(n.input)
+        self.nodes = kept[::-1]
 
     def out_shape(self, node: dict, fallback=None) -> tuple[int, ...]:
         s = self.node_shapes.get(node["name"])
@@ -696,6 +711,123 @@ class Converter:
         begin, end = [None] * len(xs), [None] * len(xs)
         begin[axis], end[axis] = a["begin"], a["end"]
         return self._slice(node, ins, outs, begin, end, [])
+
+    def const_value(self, value: str) -> np.ndarray | None:
+        """The value of `value` when it is a weight, or computed from weights by
+        Reshape / Concat / _copy nodes (Gluon's flattened RNN parameters)."""
+        w = self.weight(value)
+        if w is not None:
+            return w
+        for n in self.model["nodes"]:
+            if value not in (n.get("outputs") or [n["name"]]):
+                continue
+            op = self.aliases.get(n["op"], n["op"])
+            parts = [self.const_value(i) for i in n["inputs"]]
+            if any(p is None for p in parts):
+                return None
+            if op == "Reshape":
+                return parts[0].reshape(self.out_shape(n))
+            if op == "_copy":
+                return parts[0]
+            if op == "Concat":
+                return np.concatenate(parts, axis=int(n.get("attrs", {}).get("dim", 1)))
+            return None
+        return None
+
+    def op_SwapAxis(self, node, ins, outs, a):
+        xs = self.shape(ins[0])
+        d1, d2 = norm_axis(a["dim1"], len(xs), node["name"]), norm_axis(a["dim2"], len(xs), node["name"])
+        perm = list(range(len(xs)))
+        perm[d1], perm[d2] = perm[d2], perm[d1]
+        self.add("Transpose", [ins[0]], [outs[0]], base=node["name"], perm=perm)
+        return [tuple(xs[p] for p in perm)]
+
+    def op_RNN(self, node, ins, outs, a):
+        """MXNet's fused RNN as one ONNX LSTM / GRU / RNN per layer. Gate blocks
+        reordered: MXNet LSTM i,f,g,o -> ONNX i,o,f,c; GRU r,z,n -> z,r,h with
+        linear_before_reset=1 (MXNet applies r to W_hn h + b_hn)."""
+        n = node["name"]
+        mode, H, L = a["mode"], int(a["state_size"]), int(a["num_layers"])
+        D = 2 if a["bidirectional"] else 1
+        for key in ("projection_size", "use_sequence_length"):
+            if a[key] not in (0, False, None, "None"):
+                raise ConversionError(f"{key} is not converted")
+        T, N, C = self.shape(ins[0])
+        G = {"lstm": 4, "gru": 3}.get(mode, 1)
+        order = {"lstm": [0, 3, 1, 2], "gru": [1, 0, 2]}.get(mode, [0])
+        params = self.const_value(ins[1])
+        if params is None:
+            raise ConversionError("the RNN parameters must be constants (weights, reshaped or concatenated)")
+        params = params.reshape(-1)
+        states = [self.const_value(i) for i in ins[2:]]
+
+        def reorder(m):  # (G*H, ...) in MXNet's gate order -> ONNX's
+            blocks = m.reshape((G, H) + m.shape[1:])
+            return blocks[order].reshape(m.shape)
+
+        offset, w_parts = 0, []
+        for layer in range(L):
+            I = C if layer == 0 else D * H
+            dirs = []
+            for _ in range(D):
+                wi = params[offset:offset + G * H * I].reshape(G * H, I)
+                offset += G * H * I
+                wh = params[offset:offset + G * H * H].reshape(G * H, H)
+                offset += G * H * H
+                dirs.append((wi, wh))
+            w_parts.append(dirs)
+        biases = []
+        for layer in range(L):
+            dirs = []
+            for _ in range(D):
+                bi = params[offset:offset + G * H]
+                bh = params[offset + G * H:offset + 2 * G * H]
+                offset += 2 * G * H
+                dirs.append((bi, bh))
+            biases.append(dirs)
+        if offset != params.size:
+            raise ConversionError(f"parameters hold {params.size} values, the layers {offset}")
+        onnx_op = {"lstm": "LSTM", "gru": "GRU"}.get(mode, "RNN")
+        x, hys, cys = ins[0], [], []
+        for layer in range(L):
+            W = np.stack([reorder(wi) for wi, _ in w_parts[layer]]).astype(np.float32)
+            R = np.stack([reorder(wh) for _, wh in w_parts[layer]]).astype(np.float32)
+            B = np.stack([np.concatenate([reorder(bi), reorder(bh)]) for bi, bh in biases[layer]]).astype(np.float32)
+            inputs = [x, self.const(n + "_W", W), self.const(n + "_R", R), self.const(n + "_B", B), ""]
+            for k, st in enumerate(states):
+                piece = ins[2 + k] if st is None else None
+                if st is not None:
+                    inputs.append(self.const(n + f"_state{k}", st[layer * D:(layer + 1) * D]))
+                else:
+                    inputs.append(self.add("Slice", [piece, self.ints(n + "_b", [layer * D]),
+                                                     self.ints(n + "_e", [(layer + 1) * D]), self.ints(n + "_a", [0])],
+                                           base=n))
+            attrs = {"hidden_size": H, "direction": "bidirectional" if D == 2 else "forward"}
+            if mode == "gru":
+                attrs["linear_before_reset"] = 1
+            if mode in ("rnn_tanh", "rnn_relu"):
+                attrs["activations"] = ["Tanh" if mode == "rnn_tanh" else "Relu"] * D
+            y, yh = self.fresh(n + "_Y"), self.fresh(n + "_Yh")
+            node_outs = [y, yh] + ([self.fresh(n + "_Yc")] if mode == "lstm" else [])
+            self.add(onnx_op, inputs, node_outs, base=n, **attrs)
+            hys.append(yh)
+            if mode == "lstm":
+                cys.append(node_outs[2])
+            last = layer == L - 1
+            if D == 1:
+                x = self.add("Squeeze", [y, self.ints(n + "_axes", [1])], [outs[0]] if last else None, base=n)
+            else:
+                t = self.add("Transpose", [y], base=n, perm=[0, 2, 1, 3])
+                x = self.add("Reshape", [t, self.ints(n + "_shape", [T, N, D * H])], [outs[0]] if last else None,
+                             base=n)
+        shapes = [(T, N, D * H)]
+        for k, parts in enumerate([hys, cys][:len(outs) - 1]):
+            if L == 1:
+                self.add("Identity", parts, [outs[1 + k]], base=n)
+            else:
+                self.add("Concat", parts, [outs[1 + k]], base=n, axis=0)
+            shapes.append((L * D, N, H))
+        return shapes
 
     def op_Embedding(self, node, ins, outs, a):
         n = node["name"]

@@ -405,6 +405,30 @@ std::shared_ptr<HybridBlock> inception_v3(int64_t classes) {
   return net;
 }
 
+// (N, T, C) -> a 1-layer LSTM (layout NTC) -> its last step -> Dense.
+class LstmClassifier : public HybridBlock {
+ public:
+  LstmClassifier(int64_t hidden, int64_t classes) : HybridBlock("lstmclassifier") {
+    lstm = register_child(std::make_shared<rnn::LSTM>(hidden, 1, "NTC"));
+    fc = register_child(std::make_shared<nn::Dense>(classes));
+  }
+
+  Tensor hybrid_forward(const Ops& F, const Tensor& x) override {
+    const Tensor seq = (*lstm)(x);  // (N, T, hidden)
+    const int64_t steps = seq.shape()[1];
+    return (*fc)(F.slice_axis(seq, 1, steps - 1, steps));
+  }
+  using HybridBlock::hybrid_forward;
+
+ private:
+  std::shared_ptr<rnn::LSTM> lstm;
+  std::shared_ptr<nn::Dense> fc;
+};
+
+std::shared_ptr<HybridBlock> lstm_classifier(int64_t hidden, int64_t classes) {
+  return std::make_shared<LstmClassifier>(hidden, classes);
+}
+
 std::shared_ptr<HybridBlock> transformer_encoder(int64_t units, int64_t heads, int64_t hidden) {
   return std::make_shared<TransformerEncoder>(units, heads, hidden);
 }
@@ -434,6 +458,7 @@ const std::vector<ZooModel>& models() {
       {"inception_v3", [] { return inception_v3(); }, {1, 3, 299, 299}},
       {"transformer_encoder", [] { return transformer_encoder(); }, {1, 128, 256}},
       {"lenet", [] { return lenet(); }, {1, 1, 28, 28}},
+      {"lstm_classifier", [] { return lstm_classifier(); }, {1, 32, 64}},
   };
   return all;
 }

@@ -33,6 +33,9 @@ std::shared_ptr<HybridBlock> transformer_encoder(int64_t units = 256, int64_t he
 // MaxPool2D(2), Conv2D(16, 5) relu, MaxPool2D(2), Flatten, Dense(120, relu),
 // Dense(84, relu), Dense(10).
 std::shared_ptr<HybridBlock> lenet(int64_t classes = 10);
+// A sequence classifier on (batch, 32 steps, 64 features): a 1-layer LSTM
+// of `hidden` units (layout NTC), its last step, Dense(classes).
+std::shared_ptr<HybridBlock> lstm_classifier(int64_t hidden = 128, int64_t classes = 10);
 
 // Every architecture above by name, with the input shape it is meant for
 // (batch 1): what programs that take a model name (export_zoo) look up.

@@ -20,6 +20,7 @@
 #include "ir/names.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/rnn.h"
 
 namespace hybgen {
 namespace {
@@ -257,6 +258,102 @@ void make_random_weights(Graph& graph, const std::set<std::string>& weights, uin
   }
 }
 
+// Gluon's recurrent layers concatenate their flattened weights with this
+// op before the RNN: a Concat on axis 0.
+bool rnn_param_concat(const std::string& op) { return op == "_rnn_param_concat"; }
+
+// `_zeros` nodes (Gluon's begin_state in a hybridized block) become constants
+// of zeros. A 0 in the shape is MXNet's "filled in by shape inference": the
+// state input of the RNN that reads it, (L*D, N, H), gives those sizes.
+struct PendingZeros {
+  std::string value, where;
+  Shape shape;
+};
+
+bool zeros_op(const std::string& op) { return op == "_zeros" || op == "zeros"; }
+
+PendingZeros parse_zeros(const std::string& value, const std::string& where,
+                         const std::map<std::string, std::string>& attrs) {
+  PendingZeros z{value, where, {}};
+  for (const auto& [key, text] : attrs) {
+    if (key == "shape") {
+      std::vector<int64_t> dims;
+      try {
+        dims = std::get<std::vector<int64_t>>(parse_mxnet_attr(text, AttrKind::kInts));
+      } catch (const Error& e) {
+        throw Error(where + ": attribute 'shape': " + e.what());
+      }
+      for (int64_t d : dims)
+        if (d < 0) throw Error(where + ": shape " + text + " has a negative size");
+      z.shape.assign(dims.begin(), dims.end());
+    } else if (key == "dtype") {
+      if (text != "float32" && text != "None")
+        throw Error(where + ": dtype " + quoted_name(text) + " is not supported (float32 only)");
+    } else if (key != "ctx" && !mxnet_ignores(key)) {
+      throw Error(where + ": attribute " + quoted_name(key) + " is not supported by _zeros");
+    }
+  }
+  if (z.shape.size() > limits::kMaxRank) throw Error(where + ": shape has too many axes");
+  return z;
+}
+
+void add_zeros(Graph& graph, const PendingZeros& z) {
+  checked_tensor_bytes(z.shape, sizeof(float), z.where);
+  const std::size_t count = static_cast<std::size_t>(num_elements(z.shape));
+  graph.add_constant(z.value, Constant::f32(z.shape, std::vector<float>(count, 0.0f)));
+}
+
+// Gives every pending `_zeros` its constant, the 0 sizes taken from the
+// state shape of the RNN reading it (shapes inferred forward from the inputs).
+void resolve_zeros(Graph& graph, std::vector<PendingZeros> pending) {
+  std::map<std::string, std::size_t> open;  // value -> pending index, while it has a 0
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    if (std::count(pending[i].shape.begin(), pending[i].shape.end(), 0) == 0) add_zeros(graph, pending[i]);
+    else open[pending[i].value] = i;
+  }
+  if (open.empty()) return;
+  std::map<std::string, TensorType> known = graph.types;
+  for (const Node& node : graph.nodes) {
+    for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+      auto it = open.find(node.inputs[k]);
+      if (it == open.end()) continue;
+      PendingZeros& z = pending[it->second];
+      if (node.op != "RNN" || k < 2 || !known.count(node.inputs[0]))
+        throw Error(z.where + ": its shape " + shape_str(z.shape) + " has a 0 size, which hybgen fills only for the state "
+                    "input of an RNN whose data shape is known; " + node_label(node.name, node.op) + " reads it");
+      const OpDef& def = find_op("RNN");
+      Shape state;
+      try {
+        const RnnDims d = rnn_dims(normalize_attrs(def, node.attrs), known.at(node.inputs[0]).shape);
+        state = {d.layers * d.dirs, d.batch, d.hidden};
+      } catch (const Error& e) {
+        throw Error(node_label(node.name, node.op) + ": " + e.what());
+      }
+      if (z.shape.size() != state.size())
+        throw Error(z.where + ": shape " + shape_str(z.shape) + " cannot be the state " + shape_str(state) + " of " +
+                    node_label(node.name, node.op));
+      for (std::size_t a = 0; a < state.size(); ++a)
+        if (z.shape[a] == 0) z.shape[a] = state[a];
+      add_zeros(graph, z);
+      known[z.value] = graph.type(z.value);
+      open.erase(it);
+    }
+    try {
+      std::vector<TensorType> in;
+      for (const auto& v : node.inputs) in.push_back(known.at(v));
+      const OpDef& def = find_op(node.op);
+      const std::vector<TensorType> out = def.infer(normalize_attrs(def, node.attrs), in);
+      for (std::size_t o = 0; o < out.size() && o < node.outputs.size(); ++o) known[node.outputs[o]] = out[o];
+    } catch (const std::exception&) {
+      // An input not known yet or a node validate will reject: its readers cannot resolve a 0 through it.
+    }
+  }
+  if (!open.empty()) {
+    const PendingZeros& z = pending[open.begin()->second];
+    throw Error(z.where + ": its shape " + shape_str(z.shape) + " has a 0 size and no RNN reads it as a state");
+  }
+}
+
 }  // namespace
 
 AttrValue parse_mxnet_attr(const std::string& text, AttrKind kind) {
@@ -369,8 +466,8 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
     if (!n.is_object() || !n.contains("op") || !n["op"].is_string() || !n.contains("name") || !n["name"].is_string())
       throw Error(where + ": needs string fields 'op' and 'name'");
     const std::string op = n["op"].get<std::string>();
-    if (op == "null") continue;
-    defs[i] = lookup_op(op);
+    if (op == "null" || zeros_op(op)) continue;
+    defs[i] = rnn_param_concat(op) ? &find_op("Concat") : lookup_op(op);
     if (!defs[i] && standalone_activation(op)) defs[i] = &find_op("Activation");
     if (!defs[i]) unknown.push_back(node_label(n["name"].get<std::string>(), op));
   }
@@ -387,7 +484,16 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
   std::set<std::size_t> used_vars;
   std::map<std::string, std::pair<std::string, int>> ignored_keys;  // key -> first node, how many nodes
   std::vector<std::pair<std::string, std::string>> legacy_stats;    // MXNet 0.8 BatchNorm: statistic, its node
+  std::vector<PendingZeros> zeros;
+  auto is_zeros = [&](std::size_t i) { return i < nodes.size() && zeros_op(nodes[i]["op"].get<std::string>()); };
   for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (is_zeros(i)) {
+      if (nodes[i].contains("inputs") && nodes[i]["inputs"].is_array() && !nodes[i]["inputs"].empty())
+        throw Error(symbol_path + ": " + node_label(names[i], "_zeros") + ": takes no inputs");
+      const std::string where = symbol_path + ": " + node_label(names[i], nodes[i]["op"].get<std::string>());
+      zeros.push_back(parse_zeros(names[i], where, node_attrs(nodes[i], where)));
+      continue;
+    }
     if (!defs[i]) continue;
     const auto& n = nodes[i];
     const std::string& name = names[i];
@@ -436,7 +542,9 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
         throw Error(where + ": reads output " + std::to_string(e.output) + " of node " +
                     quoted_name(nodes[e.node]["name"].get<std::string>()) + ", which has " +
                     std::to_string(output_counts[e.node]) + " at inference");
-      if (!producer) used_vars.insert(e.node);
+      if (!producer && !is_zeros(e.node)) used_vars.insert(e.node);
+      if (is_zeros(e.node) && e.output != 0)
+        throw Error(where + ": reads output " + std::to_string(e.output) + " of _zeros node " + quoted_name(names[e.node]));
       node.inputs.push_back(value_name(names, output_counts, e));
     }
     // MXNet 0.8 wrote BatchNorm with 3 inputs; its moving statistics were
@@ -464,7 +572,7 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
   for (const auto& h : heads) {
     const Entry e = parse_entry(h, symbol_path + ": heads");
     if (e.node >= nodes.size()) throw Error(symbol_path + ": a head refers to node " + std::to_string(e.node));
-    if (!defs[e.node]) used_vars.insert(e.node);
+    if (!defs[e.node] && !is_zeros(e.node)) used_vars.insert(e.node);
     if (defs[e.node] && e.output >= static_cast<std::size_t>(output_counts[e.node]))
       throw Error(symbol_path + ": a head reads output " + std::to_string(e.output) + " of node " + quoted_name(names[e.node]) +
                   ", which has " + std::to_string(output_counts[e.node]));
@@ -536,6 +644,7 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
       for (const auto& in : graph.inputs) inputs += (inputs.empty() ? "" : ", ") + in;
       throw Error(symbol_path + ": --shape names " + quoted_name(name) + ", which is not an input (inputs: " + inputs + ")");
     }
+  resolve_zeros(graph, zeros);
   if (options.random_weights_seed) make_random_weights(graph, random_weights, *options.random_weights_seed, symbol_path);
   for (const auto& [key, seen] : ignored_keys) {
     const int more = seen.second - 1;
