@@ -123,13 +123,13 @@ const bool registered = [] {
   for (const auto& op : ops) register_unary(op);
 
   register_identity("BlockGrad", {"stop_gradient"}, {}, "identity at inference (stops gradients in training)");
-  register_identity("make_loss", {}, {}, "identity at inference (marks a loss in training)");
-  // The legacy MakeLoss: its attributes only scale gradients.
-  register_identity("MakeLoss", {},
-                    {{"grad_scale", AttrKind::kFloat, 1.0, "gradient scale (training only)", {}},
-                     {"valid_thresh", AttrKind::kFloat, 0.0, "threshold for valid normalisation (training only)", {}},
-                     {"normalization", AttrKind::kString, std::string("null"), "gradient normalisation (training only)",
-                      {"null", "batch", "valid"}}},
+  // make_loss, and the legacy MakeLoss whose attributes only scale gradients.
+  register_identity("make_loss", {"MakeLoss"},
+                    {{"grad_scale", AttrKind::kFloat, 1.0, "gradient scale (MakeLoss; training only)", {}},
+                     {"valid_thresh", AttrKind::kFloat, 0.0, "threshold of valid normalisation (MakeLoss; training only)",
+                      {}},
+                     {"normalization", AttrKind::kString, std::string("null"),
+                      "gradient normalisation (MakeLoss; training only)", {"null", "batch", "valid"}}},
                     "identity at inference (marks a loss in training)");
   return true;
 }();
