@@ -63,7 +63,7 @@ void register_scalar(const ScalarOp& op) {
   OpRegistrar{std::move(d)};
 }
 
-float compare(bool c) { return c ? 1.0f : 0.0f; }
+float truth(bool c) { return c ? 1.0f : 0.0f; }
 
 // x^s for the exponents models use as a cheaper expression: a square is a
 // multiplication, not a pow call (both exact or correctly rounded).
@@ -89,23 +89,23 @@ const bool registered = [] {
       {"_rpower_scalar", {"_RPowerScalar"}, "std::pow({s}, {x})", [](float x, float s) { return std::pow(s, x); },
        nullptr, nullptr, false, {2.5, 0.5}},
       {"_hypot_scalar", {"_HypotScalar"}, "std::hypot({x}, {s})", [](float x, float s) { return std::hypot(x, s); }},
-      {"_equal_scalar", {"_EqualScalar"}, "{x} == {s} ? 1.0f : 0.0f", [](float x, float s) { return compare(x == s); },
+      {"_equal_scalar", {"_EqualScalar"}, "{x} == {s} ? 1.0f : 0.0f", [](float x, float s) { return truth(x == s); },
        nullptr, nullptr, false, {2.5, -0.75, 0.0}},
       {"_not_equal_scalar", {"_NotEqualScalar"}, "{x} != {s} ? 1.0f : 0.0f",
-       [](float x, float s) { return compare(x != s); }},
-      {"_greater_scalar", {"_GreaterScalar"}, "{x} > {s} ? 1.0f : 0.0f", [](float x, float s) { return compare(x > s); },
+       [](float x, float s) { return truth(x != s); }},
+      {"_greater_scalar", {"_GreaterScalar"}, "{x} > {s} ? 1.0f : 0.0f", [](float x, float s) { return truth(x > s); },
        nullptr, nullptr, false, {0.5, -0.75, 0.0}},
       {"_greater_equal_scalar", {"_GreaterEqualScalar"}, "{x} >= {s} ? 1.0f : 0.0f",
-       [](float x, float s) { return compare(x >= s); }},
-      {"_lesser_scalar", {"_LesserScalar"}, "{x} < {s} ? 1.0f : 0.0f", [](float x, float s) { return compare(x < s); }},
+       [](float x, float s) { return truth(x >= s); }},
+      {"_lesser_scalar", {"_LesserScalar"}, "{x} < {s} ? 1.0f : 0.0f", [](float x, float s) { return truth(x < s); }},
       {"_lesser_equal_scalar", {"_LesserEqualScalar"}, "{x} <= {s} ? 1.0f : 0.0f",
-       [](float x, float s) { return compare(x <= s); }},
+       [](float x, float s) { return truth(x <= s); }},
       {"_logical_and_scalar", {"_LogicalAndScalar"}, "{x} != 0.0f && {s} != 0.0f ? 1.0f : 0.0f",
-       [](float x, float s) { return compare(x != 0.0f && s != 0.0f); }, nullptr, nullptr, false, {2.5, 0.0}},
+       [](float x, float s) { return truth(x != 0.0f && s != 0.0f); }, nullptr, nullptr, false, {2.5, 0.0}},
       {"_logical_or_scalar", {"_LogicalOrScalar"}, "{x} != 0.0f || {s} != 0.0f ? 1.0f : 0.0f",
-       [](float x, float s) { return compare(x != 0.0f || s != 0.0f); }, nullptr, nullptr, false, {2.5, 0.0}},
+       [](float x, float s) { return truth(x != 0.0f || s != 0.0f); }, nullptr, nullptr, false, {2.5, 0.0}},
       {"_logical_xor_scalar", {"_LogicalXorScalar"}, "({x} != 0.0f) != ({s} != 0.0f) ? 1.0f : 0.0f",
-       [](float x, float s) { return compare((x != 0.0f) != (s != 0.0f)); }, nullptr, nullptr, false, {2.5, 0.0}},
+       [](float x, float s) { return truth((x != 0.0f) != (s != 0.0f)); }, nullptr, nullptr, false, {2.5, 0.0}},
   };
   for (const auto& op : ops) register_scalar(op);
   return true;
