@@ -278,6 +278,9 @@ const OpRegistrar broadcast_like([] {
                     " (broadcast_like grows only size-1 axes, each once)");
       out[from] = rhs[to];
     }
+    // The loop reads one element of rhs (for its shape alone): it must have one.
+    if (num_elements(rhs) == 0 && num_elements(out) != 0)
+      throw Error("rhs " + shape_str(rhs) + " has no elements to take sizes from");
     return one_output(out, in[0]);
   };
   d.scalar_input_shape = [](const Attrs&, int index, const Shape& input, const Shape& output) {
