@@ -167,6 +167,116 @@ Tensor Ops::exp(const Tensor& x, const std::string& name) const { return one("ex
 Tensor Ops::log(const Tensor& x, const std::string& name) const { return one("log", {x}, {}, name); }
 Tensor Ops::sqrt(const Tensor& x, const std::string& name) const { return one("sqrt", {x}, {}, name); }
 Tensor Ops::erf(const Tensor& x, const std::string& name) const { return one("erf", {x}, {}, name); }
+Tensor Ops::expm1(const Tensor& x, const std::string& name) const { return one("expm1", {x}, {}, name); }
+Tensor Ops::log2(const Tensor& x, const std::string& name) const { return one("log2", {x}, {}, name); }
+Tensor Ops::log10(const Tensor& x, const std::string& name) const { return one("log10", {x}, {}, name); }
+Tensor Ops::log1p(const Tensor& x, const std::string& name) const { return one("log1p", {x}, {}, name); }
+Tensor Ops::rsqrt(const Tensor& x, const std::string& name) const { return one("rsqrt", {x}, {}, name); }
+Tensor Ops::cbrt(const Tensor& x, const std::string& name) const { return one("cbrt", {x}, {}, name); }
+Tensor Ops::rcbrt(const Tensor& x, const std::string& name) const { return one("rcbrt", {x}, {}, name); }
+Tensor Ops::reciprocal(const Tensor& x, const std::string& name) const { return one("reciprocal", {x}, {}, name); }
+Tensor Ops::abs(const Tensor& x, const std::string& name) const { return one("abs", {x}, {}, name); }
+Tensor Ops::negative(const Tensor& x, const std::string& name) const { return one("negative", {x}, {}, name); }
+Tensor Ops::square(const Tensor& x, const std::string& name) const { return one("square", {x}, {}, name); }
+Tensor Ops::sign(const Tensor& x, const std::string& name) const { return one("sign", {x}, {}, name); }
+Tensor Ops::floor(const Tensor& x, const std::string& name) const { return one("floor", {x}, {}, name); }
+Tensor Ops::ceil(const Tensor& x, const std::string& name) const { return one("ceil", {x}, {}, name); }
+Tensor Ops::trunc(const Tensor& x, const std::string& name) const { return one("trunc", {x}, {}, name); }
+Tensor Ops::fix(const Tensor& x, const std::string& name) const { return one("fix", {x}, {}, name); }
+Tensor Ops::round(const Tensor& x, const std::string& name) const { return one("round", {x}, {}, name); }
+Tensor Ops::rint(const Tensor& x, const std::string& name) const { return one("rint", {x}, {}, name); }
+Tensor Ops::sin(const Tensor& x, const std::string& name) const { return one("sin", {x}, {}, name); }
+Tensor Ops::cos(const Tensor& x, const std::string& name) const { return one("cos", {x}, {}, name); }
+Tensor Ops::tan(const Tensor& x, const std::string& name) const { return one("tan", {x}, {}, name); }
+Tensor Ops::arctan(const Tensor& x, const std::string& name) const { return one("arctan", {x}, {}, name); }
+Tensor Ops::sinh(const Tensor& x, const std::string& name) const { return one("sinh", {x}, {}, name); }
+Tensor Ops::cosh(const Tensor& x, const std::string& name) const { return one("cosh", {x}, {}, name); }
+Tensor Ops::arcsinh(const Tensor& x, const std::string& name) const { return one("arcsinh", {x}, {}, name); }
+Tensor Ops::degrees(const Tensor& x, const std::string& name) const { return one("degrees", {x}, {}, name); }
+Tensor Ops::radians(const Tensor& x, const std::string& name) const { return one("radians", {x}, {}, name); }
+Tensor Ops::logical_not(const Tensor& x, const std::string& name) const { return one("logical_not", {x}, {}, name); }
+Tensor Ops::BlockGrad(const Tensor& x, const std::string& name) const { return one("BlockGrad", {x}, {}, name); }
+Tensor Ops::stop_gradient(const Tensor& x, const std::string& name) const { return one("stop_gradient", {x}, {}, name); }
+Tensor Ops::make_loss(const Tensor& x, const std::string& name) const { return one("make_loss", {x}, {}, name); }
+Tensor Ops::ones_like(const Tensor& x, const std::string& name) const { return one("ones_like", {x}, {}, name); }
+Tensor Ops::zeros_like(const Tensor& x, const std::string& name) const { return one("zeros_like", {x}, {}, name); }
+Tensor Ops::power(const Tensor& x, const Tensor& y, const std::string& name) const {
+  return one("broadcast_power", {x, y}, {}, name);
+}
+Tensor Ops::power(const Tensor& x, float s, const std::string& name) const {
+  return one("_power_scalar", {x}, with({{"scalar", static_cast<double>(s)}}), name);
+}
+Tensor Ops::power(float s, const Tensor& x, const std::string& name) const {
+  return one("_rpower_scalar", {x}, with({{"scalar", static_cast<double>(s)}}), name);
+}
+Tensor Ops::broadcast_power(const Tensor& a, const Tensor& b, const std::string& name) const {
+  return one("broadcast_power", {a, b}, {}, name);
+}
+Tensor Ops::broadcast_hypot(const Tensor& a, const Tensor& b, const std::string& name) const {
+  return one("broadcast_hypot", {a, b}, {}, name);
+}
+Tensor Ops::equal(const Tensor& a, const Tensor& b, const std::string& name) const {
+  return one("broadcast_equal", {a, b}, {}, name);
+}
+Tensor Ops::equal(const Tensor& a, float s, const std::string& name) const {
+  return one("_equal_scalar", {a}, with({{"scalar", static_cast<double>(s)}}), name);
+}
+Tensor Ops::not_equal(const Tensor& a, const Tensor& b, const std::string& name) const {
+  return one("broadcast_not_equal", {a, b}, {}, name);
+}
+Tensor Ops::not_equal(const Tensor& a, float s, const std::string& name) const {
+  return one("_not_equal_scalar", {a}, with({{"scalar", static_cast<double>(s)}}), name);
+}
+Tensor Ops::greater(const Tensor& a, const Tensor& b, const std::string& name) const {
+  return one("broadcast_greater", {a, b}, {}, name);
+}
+Tensor Ops::greater(const Tensor& a, float s, const std::string& name) const {
+  return one("_greater_scalar", {a}, with({{"scalar", static_cast<double>(s)}}), name);
+}
+Tensor Ops::greater_equal(const Tensor& a, const Tensor& b, const std::string& name) const {
+  return one("broadcast_greater_equal", {a, b}, {}, name);
+}
+Tensor Ops::greater_equal(const Tensor& a, float s, const std::string& name) const {
+  return one("_greater_equal_scalar", {a}, with({{"scalar", static_cast<double>(s)}}), name);
+}
+Tensor Ops::lesser(const Tensor& a, const Tensor& b, const std::string& name) const {
+  return one("broadcast_lesser", {a, b}, {}, name);
+}
+Tensor Ops::lesser(const Tensor& a, float s, const std::string& name) const {
+  return one("_lesser_scalar", {a}, with({{"scalar", static_cast<double>(s)}}), name);
+}
+Tensor Ops::lesser_equal(const Tensor& a, const Tensor& b, const std::string& name) const {
+  return one("broadcast_lesser_equal", {a, b}, {}, name);
+}
+Tensor Ops::lesser_equal(const Tensor& a, float s, const std::string& name) const {
+  return one("_lesser_equal_scalar", {a}, with({{"scalar", static_cast<double>(s)}}), name);
+}
+Tensor Ops::logical_and(const Tensor& a, const Tensor& b, const std::string& name) const {
+  return one("broadcast_logical_and", {a, b}, {}, name);
+}
+Tensor Ops::logical_or(const Tensor& a, const Tensor& b, const std::string& name) const {
+  return one("broadcast_logical_or", {a, b}, {}, name);
+}
+Tensor Ops::logical_xor(const Tensor& a, const Tensor& b, const std::string& name) const {
+  return one("broadcast_logical_xor", {a, b}, {}, name);
+}
+Tensor Ops::where(const Tensor& condition, const Tensor& x, const Tensor& y, const std::string& name) const {
+  return one("where", {condition, x, y}, {}, name);
+}
+Tensor Ops::add_n(const std::vector<Tensor>& xs, const std::string& name) const {
+  return one("add_n", xs, with({{"num_args", static_cast<int64_t>(xs.size())}}), name);
+}
+Tensor Ops::broadcast_to(const Tensor& x, std::vector<int64_t> shape, const std::string& name) const {
+  return one("broadcast_to", {x}, with({{"shape", shape}}), name);
+}
+Tensor Ops::broadcast_axis(const Tensor& x, std::vector<int64_t> axis, std::vector<int64_t> size,
+                           const std::string& name) const {
+  return one("broadcast_axis", {x}, with({{"axis", axis}, {"size", size}}), name);
+}
+Tensor Ops::broadcast_like(const Tensor& x, const Tensor& like, std::vector<int64_t> lhs_axes,
+                           std::vector<int64_t> rhs_axes, const std::string& name) const {
+  return one("broadcast_like", {x, like}, with({{"lhs_axes", lhs_axes}, {"rhs_axes", rhs_axes}}), name);
+}
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return one("broadcast_add", {a, b}, {}, ""); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return one("broadcast_sub", {a, b}, {}, ""); }

@@ -96,6 +96,76 @@ class Ops {
   Tensor log(const Tensor& x, const std::string& name = "") const;
   Tensor sqrt(const Tensor& x, const std::string& name = "") const;
   Tensor erf(const Tensor& x, const std::string& name = "") const;
+  // Elementwise math, rounding (round: half away from zero; rint: MXNet's,
+  // ties to floor), identities at inference (BlockGrad, make_loss) and
+  // constants shaped like x.
+  Tensor expm1(const Tensor& x, const std::string& name = "") const;
+  Tensor log2(const Tensor& x, const std::string& name = "") const;
+  Tensor log10(const Tensor& x, const std::string& name = "") const;
+  Tensor log1p(const Tensor& x, const std::string& name = "") const;
+  Tensor rsqrt(const Tensor& x, const std::string& name = "") const;
+  Tensor cbrt(const Tensor& x, const std::string& name = "") const;
+  Tensor rcbrt(const Tensor& x, const std::string& name = "") const;
+  Tensor reciprocal(const Tensor& x, const std::string& name = "") const;
+  Tensor abs(const Tensor& x, const std::string& name = "") const;
+  Tensor negative(const Tensor& x, const std::string& name = "") const;
+  Tensor square(const Tensor& x, const std::string& name = "") const;
+  Tensor sign(const Tensor& x, const std::string& name = "") const;
+  Tensor floor(const Tensor& x, const std::string& name = "") const;
+  Tensor ceil(const Tensor& x, const std::string& name = "") const;
+  Tensor trunc(const Tensor& x, const std::string& name = "") const;
+  Tensor fix(const Tensor& x, const std::string& name = "") const;
+  Tensor round(const Tensor& x, const std::string& name = "") const;
+  Tensor rint(const Tensor& x, const std::string& name = "") const;
+  Tensor sin(const Tensor& x, const std::string& name = "") const;
+  Tensor cos(const Tensor& x, const std::string& name = "") const;
+  Tensor tan(const Tensor& x, const std::string& name = "") const;
+  Tensor arctan(const Tensor& x, const std::string& name = "") const;
+  Tensor sinh(const Tensor& x, const std::string& name = "") const;
+  Tensor cosh(const Tensor& x, const std::string& name = "") const;
+  Tensor arcsinh(const Tensor& x, const std::string& name = "") const;
+  Tensor degrees(const Tensor& x, const std::string& name = "") const;
+  Tensor radians(const Tensor& x, const std::string& name = "") const;
+  Tensor logical_not(const Tensor& x, const std::string& name = "") const;
+  Tensor BlockGrad(const Tensor& x, const std::string& name = "") const;
+  Tensor stop_gradient(const Tensor& x, const std::string& name = "") const;
+  Tensor make_loss(const Tensor& x, const std::string& name = "") const;
+  Tensor ones_like(const Tensor& x, const std::string& name = "") const;
+  Tensor zeros_like(const Tensor& x, const std::string& name = "") const;
+  // Powers: x^y with broadcasting, x^s, s^x.
+  Tensor power(const Tensor& x, const Tensor& y, const std::string& name = "") const;
+  Tensor power(const Tensor& x, float s, const std::string& name = "") const;
+  Tensor power(float s, const Tensor& x, const std::string& name = "") const;
+  Tensor broadcast_power(const Tensor& a, const Tensor& b, const std::string& name = "") const;
+  Tensor broadcast_hypot(const Tensor& a, const Tensor& b, const std::string& name = "") const;
+  // Comparisons and logical ops: 1.0f where true, 0.0f where not; the
+  // tensor forms broadcast (broadcast_greater, ...), the float forms compare
+  // with a scalar (_greater_scalar, ...), as MXNet's nd.greater dispatches.
+  Tensor equal(const Tensor& a, const Tensor& b, const std::string& name = "") const;
+  Tensor equal(const Tensor& a, float s, const std::string& name = "") const;
+  Tensor not_equal(const Tensor& a, const Tensor& b, const std::string& name = "") const;
+  Tensor not_equal(const Tensor& a, float s, const std::string& name = "") const;
+  Tensor greater(const Tensor& a, const Tensor& b, const std::string& name = "") const;
+  Tensor greater(const Tensor& a, float s, const std::string& name = "") const;
+  Tensor greater_equal(const Tensor& a, const Tensor& b, const std::string& name = "") const;
+  Tensor greater_equal(const Tensor& a, float s, const std::string& name = "") const;
+  Tensor lesser(const Tensor& a, const Tensor& b, const std::string& name = "") const;
+  Tensor lesser(const Tensor& a, float s, const std::string& name = "") const;
+  Tensor lesser_equal(const Tensor& a, const Tensor& b, const std::string& name = "") const;
+  Tensor lesser_equal(const Tensor& a, float s, const std::string& name = "") const;
+  Tensor logical_and(const Tensor& a, const Tensor& b, const std::string& name = "") const;
+  Tensor logical_or(const Tensor& a, const Tensor& b, const std::string& name = "") const;
+  Tensor logical_xor(const Tensor& a, const Tensor& b, const std::string& name = "") const;
+  // x where condition != 0, else y; condition of x's shape or 1-D over x's rows.
+  Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y, const std::string& name = "") const;
+  Tensor add_n(const std::vector<Tensor>& xs, const std::string& name = "") const;
+  // shape: 0 keeps the input's size on that axis.
+  Tensor broadcast_to(const Tensor& x, std::vector<int64_t> shape, const std::string& name = "") const;
+  Tensor broadcast_axis(const Tensor& x, std::vector<int64_t> axis, std::vector<int64_t> size,
+                        const std::string& name = "") const;
+  // Empty axes: to like's whole shape; else lhs_axes of x to the sizes of like's rhs_axes.
+  Tensor broadcast_like(const Tensor& x, const Tensor& like, std::vector<int64_t> lhs_axes = {},
+                        std::vector<int64_t> rhs_axes = {}, const std::string& name = "") const;
 
  private:
   bool symbolic_;

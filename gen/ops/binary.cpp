@@ -1,8 +1,11 @@
 // Binary arithmetic with numpy broadcasting: broadcast_add/sub/mul/div/
-// maximum/minimum. MXNet's same-shape spellings (elemwise_add, _plus, ...)
-// are aliases: same-shape inputs are the broadcast case with nothing to
+// maximum/minimum/power/hypot, the comparisons and the logical ops (1.0f
+// where true, 0.0f where not, as MXNet's give them for float tensors).
+// MXNet's same-shape spellings (elemwise_add, _plus, _greater, ...) are
+// aliases: same-shape inputs are the broadcast case with nothing to
 // broadcast.
 #include <algorithm>
+#include <cmath>
 
 #include "ir/error.h"
 #include "ops/op.h"
@@ -17,6 +20,7 @@ struct BinaryOp {
   const char* expression;  // C++ of the elements {a} and {b}, as the kernel prints it
   float (*apply)(float, float);
   bool residual_epilogue = false;  // OpDef::residual_epilogue
+  bool positive_lhs = false;       // random test data of lhs in (0.1, 2): a power's base
 };
 
 std::vector<TensorType> infer(const Attrs&, const std::vector<TensorType>& in) {
@@ -41,6 +45,8 @@ std::vector<OpExample> examples() {
           {Attrs{}, {{1}, {6, 2}}},          {Attrs{}, {{5, 1}, {5, 7}}}};
 }
 
+float truth(bool c) { return c ? 1.0f : 0.0f; }
+
 void register_binary(const BinaryOp& op) {
   OpDef d;
   d.name = op.name;
@@ -58,6 +64,7 @@ void register_binary(const BinaryOp& op) {
     return fill_operands(expression, {{"{a}", in[0]}, {"{b}", in[1]}});
   };
   d.residual_epilogue = op.residual_epilogue;
+  if (op.positive_lhs) d.positive_inputs = {0};
   d.examples = examples();
   OpRegistrar{std::move(d)};
 }
@@ -72,6 +79,24 @@ const bool registered = [] {
       {"broadcast_div", {"elemwise_div", "_div", "_Div"}, "{a} / {b}", [](float a, float b) { return a / b; }},
       {"broadcast_maximum", {"_maximum", "_Maximum"}, "{a} > {b} ? {a} : {b}", [](float a, float b) { return a > b ? a : b; }},
       {"broadcast_minimum", {"_minimum", "_Minimum"}, "{a} < {b} ? {a} : {b}", [](float a, float b) { return a < b ? a : b; }},
+      {"broadcast_power", {"_power", "_Power"}, "std::pow({a}, {b})", [](float a, float b) { return std::pow(a, b); },
+       false, true},
+      {"broadcast_hypot", {"_hypot", "_Hypot"}, "std::hypot({a}, {b})", [](float a, float b) { return std::hypot(a, b); }},
+      {"broadcast_equal", {"_equal", "_Equal"}, "{a} == {b} ? 1.0f : 0.0f", [](float a, float b) { return truth(a == b); }},
+      {"broadcast_not_equal", {"_not_equal", "_Not_Equal"}, "{a} != {b} ? 1.0f : 0.0f",
+       [](float a, float b) { return truth(a != b); }},
+      {"broadcast_greater", {"_greater", "_Greater"}, "{a} > {b} ? 1.0f : 0.0f", [](float a, float b) { return truth(a > b); }},
+      {"broadcast_greater_equal", {"_greater_equal", "_Greater_Equal"}, "{a} >= {b} ? 1.0f : 0.0f",
+       [](float a, float b) { return truth(a >= b); }},
+      {"broadcast_lesser", {"_lesser", "_Lesser"}, "{a} < {b} ? 1.0f : 0.0f", [](float a, float b) { return truth(a < b); }},
+      {"broadcast_lesser_equal", {"_lesser_equal", "_Lesser_Equal"}, "{a} <= {b} ? 1.0f : 0.0f",
+       [](float a, float b) { return truth(a <= b); }},
+      {"broadcast_logical_and", {"_logical_and", "_Logical_And"}, "{a} != 0.0f && {b} != 0.0f ? 1.0f : 0.0f",
+       [](float a, float b) { return truth(a != 0.0f && b != 0.0f); }},
+      {"broadcast_logical_or", {"_logical_or", "_Logical_Or"}, "{a} != 0.0f || {b} != 0.0f ? 1.0f : 0.0f",
+       [](float a, float b) { return truth(a != 0.0f || b != 0.0f); }},
+      {"broadcast_logical_xor", {"_logical_xor", "_Logical_Xor"}, "({a} != 0.0f) != ({b} != 0.0f) ? 1.0f : 0.0f",
+       [](float a, float b) { return truth((a != 0.0f) != (b != 0.0f)); }},
   };
   for (const auto& op : ops) register_binary(op);
   return true;

@@ -1,5 +1,9 @@
 // Arithmetic with a constant scalar (MXNet's _plus_scalar, ...; the frontend's
 // `x + 1.0f`). The r-forms put the scalar on the left: _rminus_scalar is s - x.
+// Comparisons and logical ops give 1.0f where true and 0.0f where not, in
+// the input's dtype (as MXNet's do for float tensors).
+#include <cmath>
+
 #include "ops/op.h"
 #include "ops/op_util.h"
 
@@ -12,6 +16,10 @@ struct ScalarOp {
   const char* expression;  // C++ of the element {x} and the scalar {s}, as the kernel prints it
   float (*apply)(float x, float s);
   const char* vector_epilogue = nullptr;  // its epilogue object (OpDef::vector_epilogue), {s} the scalar
+  // The expression for particular scalars (x^2 as x * x), else `expression`.
+  std::string (*special)(double s) = nullptr;
+  bool positive_input = false;                 // random test data in (0.1, 2): a power's base
+  std::vector<double> example_scalars = {2.5, -0.75};
 };
 
 void register_scalar(const ScalarOp& op) {
@@ -32,8 +40,12 @@ void register_scalar(const ScalarOp& op) {
     for (int64_t i = 0; i < n; ++i) io.out[0][i] = apply(io.in[0][i], s);
   };
   const std::string expression = op.expression;
-  d.emit_scalar = [expression](const Attrs& a, const std::vector<std::string>& in) {
-    return fill_operands(expression, {{"{x}", in[0]}, {"{s}", cpp_float(a.get_float("scalar"))}});
+  auto special = op.special;
+  d.emit_scalar = [expression, special](const Attrs& a, const std::vector<std::string>& in) {
+    // The scalar as the reference sees it: rounded to float.
+    const double s = static_cast<float>(a.get_float("scalar"));
+    const std::string e = special ? special(s) : "";
+    return fill_operands(e.empty() ? expression : e, {{"{x}", in[0]}, {"{s}", cpp_float(a.get_float("scalar"))}});
   };
   if (op.vector_epilogue) {
     const std::string object = op.vector_epilogue;
@@ -41,11 +53,25 @@ void register_scalar(const ScalarOp& op) {
       return fill_operands(object, {{"{s}", cpp_float(a.get_float("scalar"))}});
     };
   }
-  Attrs a, b;
-  a.set("scalar", 2.5);
-  b.set("scalar", -0.75);
-  d.examples = {{a, {{3, 4}}}, {b, {{7}}}};
+  if (op.positive_input) d.positive_inputs = {0};
+  const Shape shapes[] = {{3, 4}, {7}, {2, 3, 5}, {1}};
+  for (std::size_t i = 0; i < op.example_scalars.size(); ++i) {
+    Attrs a;
+    a.set("scalar", op.example_scalars[i]);
+    d.examples.push_back({a, {shapes[i % 4]}});
+  }
   OpRegistrar{std::move(d)};
+}
+
+float truth(bool c) { return c ? 1.0f : 0.0f; }
+
+// x^s for the exponents models use as a cheaper expression: a square is a
+// multiplication, not a pow call (both exact or correctly rounded).
+std::string power_special(double s) {
+  if (s == 1.0) return "{x}";
+  if (s == 2.0) return "{x} * {x}";
+  if (s == -1.0) return "1.0f / {x}";
+  return "";
 }
 
 const bool registered = [] {
@@ -58,6 +84,28 @@ const bool registered = [] {
       {"_rdiv_scalar", {"_RDivScalar"}, "{s} / {x}", [](float x, float s) { return s / x; }},
       {"_maximum_scalar", {"_MaximumScalar"}, "{x} > {s} ? {x} : {s}", [](float x, float s) { return x > s ? x : s; }},
       {"_minimum_scalar", {"_MinimumScalar"}, "{x} < {s} ? {x} : {s}", [](float x, float s) { return x < s ? x : s; }},
+      {"_power_scalar", {"_PowerScalar"}, "std::pow({x}, {s})", [](float x, float s) { return std::pow(x, s); },
+       nullptr, power_special, true, {2.5, -0.75, 2.0, -1.0, 1.0, 3.0}},
+      {"_rpower_scalar", {"_RPowerScalar"}, "std::pow({s}, {x})", [](float x, float s) { return std::pow(s, x); },
+       nullptr, nullptr, false, {2.5, 0.5}},
+      {"_hypot_scalar", {"_HypotScalar"}, "std::hypot({x}, {s})", [](float x, float s) { return std::hypot(x, s); }},
+      {"_equal_scalar", {"_EqualScalar"}, "{x} == {s} ? 1.0f : 0.0f", [](float x, float s) { return truth(x == s); },
+       nullptr, nullptr, false, {2.5, -0.75, 0.0}},
+      {"_not_equal_scalar", {"_NotEqualScalar"}, "{x} != {s} ? 1.0f : 0.0f",
+       [](float x, float s) { return truth(x != s); }},
+      {"_greater_scalar", {"_GreaterScalar"}, "{x} > {s} ? 1.0f : 0.0f", [](float x, float s) { return truth(x > s); },
+       nullptr, nullptr, false, {0.5, -0.75, 0.0}},
+      {"_greater_equal_scalar", {"_GreaterEqualScalar"}, "{x} >= {s} ? 1.0f : 0.0f",
+       [](float x, float s) { return truth(x >= s); }},
+      {"_lesser_scalar", {"_LesserScalar"}, "{x} < {s} ? 1.0f : 0.0f", [](float x, float s) { return truth(x < s); }},
+      {"_lesser_equal_scalar", {"_LesserEqualScalar"}, "{x} <= {s} ? 1.0f : 0.0f",
+       [](float x, float s) { return truth(x <= s); }},
+      {"_logical_and_scalar", {"_LogicalAndScalar"}, "{x} != 0.0f && {s} != 0.0f ? 1.0f : 0.0f",
+       [](float x, float s) { return truth(x != 0.0f && s != 0.0f); }, nullptr, nullptr, false, {2.5, 0.0}},
+      {"_logical_or_scalar", {"_LogicalOrScalar"}, "{x} != 0.0f || {s} != 0.0f ? 1.0f : 0.0f",
+       [](float x, float s) { return truth(x != 0.0f || s != 0.0f); }, nullptr, nullptr, false, {2.5, 0.0}},
+      {"_logical_xor_scalar", {"_LogicalXorScalar"}, "({x} != 0.0f) != ({s} != 0.0f) ? 1.0f : 0.0f",
+       [](float x, float s) { return truth((x != 0.0f) != (s != 0.0f)); }, nullptr, nullptr, false, {2.5, 0.0}},
   };
   for (const auto& op : ops) register_scalar(op);
   return true;

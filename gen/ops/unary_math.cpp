@@ -1,7 +1,10 @@
-// Elementwise math functions: exp, log, sqrt, rsqrt, erf, abs, negative,
-// square. Each is one C++ expression for the kernel; exp and erf print the
-// vectorisable approximations of templates/kernels/math.inc, while their
-// references stay the std:: functions.
+// Elementwise math functions: exp, log, sqrt, ..., the trigonometric and
+// rounding functions, and the ops that are the identity at inference
+// (BlockGrad, make_loss). Each is one C++ expression for the kernel; exp,
+// expm1 and erf print the vectorisable approximations of templates/kernels/
+// math.inc and the rounding functions those of rounding.inc, while their
+// references stay the std:: functions (MXNet's mshadow_op ones).
+#include <algorithm>
 #include <cmath>
 
 #include "ops/op.h"
@@ -10,17 +13,28 @@
 namespace hybgen {
 namespace {
 
+// Where an op's random test data must lie for its result to be finite.
+enum class Domain { kAll, kPositive };
+
 struct UnaryOp {
   const char* name;
+  std::vector<std::string> aliases;
   const char* expression;  // C++ of the element {x}, as the kernel prints it
   float (*apply)(float);
-  bool positive_domain;
-  bool uses_math;  // the expression calls templates/kernels/math.inc
+  Domain domain;
+  std::vector<std::string> kernels;  // templates/kernels/ the expression calls (OpDef::scalar_kernels)
 };
+
+// MXNet's rint: the nearer of floor and ceil, floor on a tie (not ties to even).
+float mxnet_rint(float x) {
+  const float f = std::floor(x), c = std::ceil(x);
+  return x - f <= c - x ? f : c;
+}
 
 void register_unary(const UnaryOp& op) {
   OpDef d;
   d.name = op.name;
+  d.aliases = op.aliases;
   d.summary = std::string("elementwise ") + op.name;
   d.input_names = {"data"};
   d.fusion = FusionClass::kElementwise;
@@ -35,24 +49,88 @@ void register_unary(const UnaryOp& op) {
   d.emit_scalar = [expression](const Attrs&, const std::vector<std::string>& in) {
     return fill_operands(expression, {{"{x}", in[0]}});
   };
-  if (op.uses_math) d.scalar_kernels = {"math"};
-  if (op.positive_domain) d.positive_inputs = {0};
+  d.scalar_kernels = op.kernels;
+  if (op.domain == Domain::kPositive) d.positive_inputs = {0};
   d.examples = {{Attrs{}, {{3, 7}}}, {Attrs{}, {{1}}}, {Attrs{}, {{2, 45}}}};
   OpRegistrar{std::move(d)};
 }
 
+// Ops that forward their input at inference (gradient plumbing in training):
+// removed before code generation (OpDef::is_identity).
+void register_identity(const char* name, std::vector<std::string> aliases, std::vector<AttrSpec> attrs,
+                       const char* summary) {
+  OpDef d;
+  d.name = name;
+  d.aliases = std::move(aliases);
+  d.summary = summary;
+  d.input_names = {"data"};
+  d.attrs = std::move(attrs);
+  d.fusion = FusionClass::kElementwise;
+  d.inplace = true;
+  d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
+  d.reference = [](const KernelIO& io) {
+    std::copy(io.in[0], io.in[0] + io.in_types[0].num_elements(), io.out[0]);
+  };
+  d.emit_scalar = [](const Attrs&, const std::vector<std::string>& in) { return in[0]; };
+  d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
+  d.is_identity = [](const Attrs&) { return true; };
+  d.examples = {{Attrs{}, {{2, 5}}}, {Attrs{}, {{1}}}};
+  OpRegistrar{std::move(d)};
+}
+
 const bool registered = [] {
+  const std::vector<std::string> math = {"math"}, rounding = {"math", "rounding"};
   const UnaryOp ops[] = {
-      {"exp", "hg_exp({x})", [](float x) { return std::exp(x); }, false, true},
-      {"log", "std::log({x})", [](float x) { return std::log(x); }, true, false},
-      {"sqrt", "std::sqrt({x})", [](float x) { return std::sqrt(x); }, true, false},
-      {"rsqrt", "1.0f / std::sqrt({x})", [](float x) { return 1.0f / std::sqrt(x); }, true, false},
-      {"erf", "hg_erf({x})", [](float x) { return std::erf(x); }, false, true},
-      {"abs", "std::fabs({x})", [](float x) { return std::fabs(x); }, false, false},
-      {"negative", "-{x}", [](float x) { return -x; }, false, false},
-      {"square", "{x} * {x}", [](float x) { return x * x; }, false, false},
+      {"exp", {}, "hg_exp({x})", [](float x) { return std::exp(x); }, Domain::kAll, math},
+      {"expm1", {}, "hg_expm1({x})", [](float x) { return std::expm1(x); }, Domain::kAll, math},
+      {"log", {}, "std::log({x})", [](float x) { return std::log(x); }, Domain::kPositive, {}},
+      {"log2", {}, "std::log2({x})", [](float x) { return std::log2(x); }, Domain::kPositive, {}},
+      {"log10", {}, "std::log10({x})", [](float x) { return std::log10(x); }, Domain::kPositive, {}},
+      {"log1p", {}, "std::log1p({x})", [](float x) { return std::log1p(x); }, Domain::kPositive, {}},
+      {"sqrt", {}, "std::sqrt({x})", [](float x) { return std::sqrt(x); }, Domain::kPositive, {}},
+      {"rsqrt", {}, "1.0f / std::sqrt({x})", [](float x) { return 1.0f / std::sqrt(x); }, Domain::kPositive, {}},
+      {"cbrt", {}, "std::cbrt({x})", [](float x) { return std::cbrt(x); }, Domain::kAll, {}},
+      {"rcbrt", {}, "1.0f / std::cbrt({x})", [](float x) { return 1.0f / std::cbrt(x); }, Domain::kPositive, {}},
+      {"reciprocal", {}, "1.0f / {x}", [](float x) { return 1.0f / x; }, Domain::kAll, {}},
+      {"erf", {}, "hg_erf({x})", [](float x) { return std::erf(x); }, Domain::kAll, math},
+      {"abs", {}, "std::fabs({x})", [](float x) { return std::fabs(x); }, Domain::kAll, {}},
+      {"negative", {}, "-{x}", [](float x) { return -x; }, Domain::kAll, {}},
+      {"square", {}, "{x} * {x}", [](float x) { return x * x; }, Domain::kAll, {}},
+      // mshadow_op::sign: 0 for zero and NaN.
+      {"sign", {}, "{x} > 0.0f ? 1.0f : ({x} < 0.0f ? -1.0f : 0.0f)",
+       [](float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }, Domain::kAll, {}},
+      {"floor", {}, "hg_floor({x})", [](float x) { return std::floor(x); }, Domain::kAll, rounding},
+      {"ceil", {}, "hg_ceil({x})", [](float x) { return std::ceil(x); }, Domain::kAll, rounding},
+      {"trunc", {}, "hg_trunc({x})", [](float x) { return std::trunc(x); }, Domain::kAll, rounding},
+      // fix: rounds toward zero, as trunc.
+      {"fix", {}, "hg_trunc({x})", [](float x) { return std::trunc(x); }, Domain::kAll, rounding},
+      {"round", {}, "hg_round({x})", [](float x) { return std::round(x); }, Domain::kAll, rounding},
+      {"rint", {}, "hg_mxnet_rint({x})", mxnet_rint, Domain::kAll, rounding},
+      {"sin", {}, "std::sin({x})", [](float x) { return std::sin(x); }, Domain::kAll, {}},
+      {"cos", {}, "std::cos({x})", [](float x) { return std::cos(x); }, Domain::kAll, {}},
+      {"tan", {}, "std::tan({x})", [](float x) { return std::tan(x); }, Domain::kAll, {}},
+      {"arctan", {}, "std::atan({x})", [](float x) { return std::atan(x); }, Domain::kAll, {}},
+      {"sinh", {}, "std::sinh({x})", [](float x) { return std::sinh(x); }, Domain::kAll, {}},
+      {"cosh", {}, "std::cosh({x})", [](float x) { return std::cosh(x); }, Domain::kAll, {}},
+      {"arcsinh", {}, "std::asinh({x})", [](float x) { return std::asinh(x); }, Domain::kAll, {}},
+      // mshadow_op::degrees / radians: x times 180 / pi (pi / 180) rounded to float, as MXNet computes it.
+      {"degrees", {}, "{x} * 57.2957764f", [](float x) { return x * 57.2957764f; }, Domain::kAll, {}},
+      {"radians", {}, "{x} * 0.0174532924f", [](float x) { return x * 0.0174532924f; }, Domain::kAll, {}},
+      // mshadow_op::nt: 1 where x is 0, else 0.
+      {"logical_not", {}, "{x} != 0.0f ? 0.0f : 1.0f", [](float x) { return x != 0.0f ? 0.0f : 1.0f; },
+       Domain::kAll, {}},
   };
   for (const auto& op : ops) register_unary(op);
+
+  register_identity("BlockGrad", {"stop_gradient"}, {}, "identity at inference (stops gradients in training)");
+  // make_loss, and the legacy MakeLoss whose attributes only scale gradients.
+  register_identity("make_loss", {"MakeLoss"},
+                    {{"grad_scale", AttrKind::kFloat, 1.0, "gradient scale (MakeLoss; training only)", {}},
+                     {"valid_thresh", AttrKind::kFloat, 0.0, "threshold of valid normalisation (MakeLoss; training only)",
+                      {}},
+                     {"normalization", AttrKind::kString, std::string("null"),
+                      "gradient normalisation (MakeLoss; training only)", {"null", "batch", "valid"}}},
+                    "identity at inference (marks a loss in training)");
   return true;
 }();
 
