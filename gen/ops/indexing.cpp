@@ -13,6 +13,19 @@
 
 namespace hybgen {
 
+int64_t checked_size(int64_t a, int64_t b, const std::string& what) {
+  int64_t r = 0;
+  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) || r > (int64_t{1} << 62))
+    throw Error(what + ": the output would have more than 2^62 elements");
+  return r;
+}
+
+void check_output_size(const Shape& out, const std::string& what) {
+  int64_t n = 1;
+  for (int64_t d : out) n = checked_size(n, d, what);
+  if (!checked_bytes(out, sizeof(float))) throw Error(what + ": the output is too large");
+}
+
 void simplify_view(StridedView& v) {
   Shape dims;
   std::vector<int64_t> strides;
@@ -54,7 +67,7 @@ GatherView tile_view(const Attrs& a, const Shape& in) {
   for (std::size_t i = 0; i < dims.size(); ++i) {
     g.view.dims.insert(g.view.dims.end(), {reps[i], dims[i]});
     g.view.strides.insert(g.view.strides.end(), {0, stride[i]});
-    g.out.push_back(reps[i] * dims[i]);
+    g.out.push_back(checked_size(reps[i], dims[i], "tile"));
   }
   return g;
 }
@@ -66,7 +79,7 @@ GatherView repeat_view(const Attrs& a, const Shape& in) {
   if (a.get_int("axis") == kSliceNone) {  // the flattened input
     g.view.dims = {num_elements(in), repeats};
     g.view.strides = {1, 0};
-    g.out = {num_elements(in) * repeats};
+    g.out = {checked_size(num_elements(in), repeats, "repeat")};
     return g;
   }
   if (in.empty()) throw Error("repeat along an axis of a scalar");
@@ -79,7 +92,7 @@ GatherView repeat_view(const Attrs& a, const Shape& in) {
     if (static_cast<int>(i) == axis) {
       g.view.dims.push_back(repeats);
       g.view.strides.push_back(0);
-      g.out.back() *= repeats;
+      g.out.back() = checked_size(g.out.back(), repeats, "repeat");
     }
   }
   return g;
@@ -127,7 +140,8 @@ GatherView slice_like_view(const Attrs& a, const Shape& in, const Shape& like) {
 GatherView depth_space_view(const Attrs& a, const Shape& in, bool to_space) {
   const int64_t b = a.get_int("block_size");
   if (in.size() != 4) throw Error("a 4-D (N, C, H, W) input is needed, got " + shape_str(in));
-  if (b < 1) throw Error("block_size " + std::to_string(b) + " must be at least 1");
+  if (b < 1 || (to_space ? b > in[1] : (b > in[2] || b > in[3])))
+    throw Error("block_size " + std::to_string(b) + " does not fit " + shape_str(in));
   const int64_t n = in[0], c = in[1], h = in[2], w = in[3];
   GatherView g;
   if (to_space) {
@@ -163,6 +177,7 @@ GatherView gather_view(const std::string& op, const Attrs& a, const std::vector<
   else throw Error("'" + op + "' is no gather");
   check_rank(in[0]);
   check_rank(g.out);
+  check_output_size(g.out, op);
   if (num_elements(g.out) == 0) throw Error(op + " of an empty tensor");
   StridedView simple = g.view;
   simplify_view(simple);
@@ -290,6 +305,7 @@ const OpRegistrar stack_op([] {
     const int axis = normalize_axis(a.get_int("axis"), out.size() + 1);
     out.insert(out.begin() + axis, static_cast<int64_t>(in.size()));
     check_rank(out);
+    check_output_size(out, "stack");
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
   // Input i is rows of `part` floats, at i * part in rows of n * part.
@@ -344,6 +360,7 @@ const OpRegistrar take_op([] {
     out.insert(out.end(), in[1].shape.begin(), in[1].shape.end());
     out.insert(out.end(), s.begin() + axis + 1, s.end());
     check_rank(out);
+    check_output_size(out, "take");
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
   d.reference = [](const KernelIO& io) {
@@ -389,6 +406,7 @@ const OpRegistrar one_hot_op([] {
     Shape out = in[0].shape;
     out.push_back(a.get_int("depth"));
     check_rank(out);
+    check_output_size(out, "one_hot");
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
   d.reference = [](const KernelIO& io) {

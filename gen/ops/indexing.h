@@ -38,6 +38,12 @@ struct GatherView {
 // naming what does not fit.
 GatherView gather_view(const std::string& op, const Attrs& attrs, const std::vector<Shape>& in);
 
+// a * b for output sizes; Error naming `what` when it leaves 2^62 (a hostile
+// attribute: tile's reps, one_hot's depth).
+int64_t checked_size(int64_t a, int64_t b, const std::string& what);
+// Error unless the shape's element count and bytes fit in 64 bits.
+void check_output_size(const Shape& out, const std::string& what);
+
 // Drops size-1 axes and merges neighbouring axes that walk memory as one, so
 // equal gathers print alike. Never empty: a lone element is dims {1}, strides {1}.
 void simplify_view(StridedView& v);

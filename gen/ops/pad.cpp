@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ir/error.h"
+#include "ops/indexing.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 
@@ -28,8 +29,10 @@ Shape padded_shape(const Attrs& a, const Shape& in) {
     if (pad_mode(a) == 2 && (lo >= in[d] || hi >= in[d]))
       throw Error("reflect padding of " + std::to_string(std::max(lo, hi)) + " on axis " + std::to_string(d) +
                   " needs an axis longer than that, it has " + std::to_string(in[d]));
+    if (lo > (int64_t{1} << 40) || hi > (int64_t{1} << 40)) throw Error("pad_width " + cpp_int_list(w) + " is too large");
     out.push_back(in[d] + lo + hi);
   }
+  check_output_size(out, "Pad");
   return out;
 }
 

@@ -175,6 +175,22 @@ TEST(ShapeSelectOps, SequenceMask) {
   EXPECT_THROW(one("SequenceMask", attrs(kv("use_sequence_length", true)), {x, Array{{3}, {1, 1, 1}}}), Error);
 }
 
+TEST(ShapeSelectOps, HostileSizesAreErrorsNotOverflows) {
+  const Array x{{2, 3}, kX23.data};
+  const int64_t big = int64_t{1} << 40;
+  EXPECT_THROW(one("tile", attrs(kv("reps", Ints{big, big})), {x}), Error);
+  EXPECT_THROW(one("repeat", attrs(kv("repeats", int64_t{1} << 62)), {x}), Error);
+  EXPECT_THROW(one("one_hot", attrs(kv("depth", int64_t{1} << 62)), {x}), Error);
+  EXPECT_THROW(one("Pad", attrs(kv("pad_width", Ints{0, int64_t{1} << 50, 0, 0})), {x}), Error);
+  EXPECT_THROW(one("depth_to_space", attrs(kv("block_size", int64_t{1} << 33)), {Array{{1, 4, 1, 1}, {1, 2, 3, 4}}}),
+               Error);
+  EXPECT_THROW(one("space_to_depth", attrs(kv("block_size", int64_t{1} << 33)), {Array{{1, 1, 2, 2}, {1, 2, 3, 4}}}),
+               Error);
+  EXPECT_THROW(one("topk", attrs(kv("axis", int64_t{5})), {x}), Error);
+  EXPECT_THROW(one("take", attrs(kv("axis", int64_t{-3})), {x, Array{{1}, {0}}}), Error);
+  EXPECT_THROW(one("argmax", {}, {Array{{0, 3}, {}}}), Error);
+}
+
 TEST(ShapeSelectOps, CastToFloat16RoundsAsFloat16) {
   EXPECT_EQ(round_to_half(1.0f + 1.0f / 2048), 1.0f);  // a tie: to even
   EXPECT_EQ(round_to_half(1.0f + 3.0f / 2048), 1.0f + 1.0f / 512);  // a tie: to even (up)
