@@ -162,6 +162,8 @@ OpDef reduce_op(const std::string& name, const std::string& summary) {
     exclude.set("exclude", true);
     d.examples = {{all, {{3, 4}}}, {last_keep, {{2, 3, 5}}}, {exclude, {{2, 3, 4}}}, {middle, {{3, 1, 7, 2}}}};
   }
+  // A long reduction (a CUDA block per output rather than a warp).
+  if (name == "max" || name == "norm") d.examples.push_back({last_keep, {{2, 1500}}});
   return d;
 }
 
