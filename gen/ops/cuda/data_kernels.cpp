@@ -28,6 +28,7 @@ constexpr int kMaxParts = 8;  // parts per hg_concat / hg_split launch
 // axis, and the input offset of the first element.
 using View = StridedView;
 
+// Size-1 axes dropped, axes that walk memory as one merged (ops/indexing.h).
 void simplify(View& v) { simplify_view(v); }
 
 std::string plus(const std::string& ptr, int64_t offset) {
