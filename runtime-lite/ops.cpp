@@ -151,6 +151,74 @@ Tensor Ops::sum(const Tensor& x, std::vector<int64_t> axis, bool keepdims, const
 Tensor Ops::mean(const Tensor& x, std::vector<int64_t> axis, bool keepdims, const std::string& name) const {
   return one("mean", {x}, with({{"axis", axis}, {"keepdims", keepdims}}), name);
 }
+Tensor Ops::max(const Tensor& x, std::vector<int64_t> axis, bool keepdims, const std::string& name) const {
+  return one("max", {x}, with({{"axis", axis}, {"keepdims", keepdims}}), name);
+}
+Tensor Ops::min(const Tensor& x, std::vector<int64_t> axis, bool keepdims, const std::string& name) const {
+  return one("min", {x}, with({{"axis", axis}, {"keepdims", keepdims}}), name);
+}
+Tensor Ops::prod(const Tensor& x, std::vector<int64_t> axis, bool keepdims, const std::string& name) const {
+  return one("prod", {x}, with({{"axis", axis}, {"keepdims", keepdims}}), name);
+}
+Tensor Ops::norm(const Tensor& x, int64_t ord, std::vector<int64_t> axis, bool keepdims, const std::string& name) const {
+  return one("norm", {x}, with({{"ord", ord}, {"axis", axis}, {"keepdims", keepdims}}), name);
+}
+Tensor Ops::argmax(const Tensor& x, int64_t axis, bool keepdims, const std::string& name) const {
+  return one("argmax", {x}, with({{"axis", axis}, {"keepdims", keepdims}}), name);
+}
+Tensor Ops::argmin(const Tensor& x, int64_t axis, bool keepdims, const std::string& name) const {
+  return one("argmin", {x}, with({{"axis", axis}, {"keepdims", keepdims}}), name);
+}
+std::vector<Tensor> Ops::topk(const Tensor& x, int64_t axis, int64_t k, const std::string& ret_typ, bool is_ascend,
+                              const std::string& name) const {
+  return invoke("topk", {x}, with({{"axis", axis}, {"k", k}, {"ret_typ", ret_typ}, {"is_ascend", is_ascend}}), name);
+}
+Tensor Ops::pick(const Tensor& x, const Tensor& index, int64_t axis, bool keepdims, const std::string& mode,
+                 const std::string& name) const {
+  return one("pick", {x, index}, with({{"axis", axis}, {"keepdims", keepdims}, {"mode", mode}}), name);
+}
+Tensor Ops::tile(const Tensor& x, std::vector<int64_t> reps, const std::string& name) const {
+  return one("tile", {x}, with({{"reps", reps}}), name);
+}
+Tensor Ops::repeat(const Tensor& x, int64_t repeats, int64_t axis, const std::string& name) const {
+  return one("repeat", {x}, with({{"repeats", repeats}, {"axis", axis}}), name);
+}
+Tensor Ops::stack(const std::vector<Tensor>& xs, int64_t axis, const std::string& name) const {
+  return one("stack", xs, with({{"axis", axis}, {"num_args", static_cast<int64_t>(xs.size())}}), name);
+}
+Tensor Ops::reverse(const Tensor& x, std::vector<int64_t> axis, const std::string& name) const {
+  return one("reverse", {x}, with({{"axis", axis}}), name);
+}
+Tensor Ops::Pad(const Tensor& x, std::vector<int64_t> pad_width, const std::string& mode, double constant_value,
+                const std::string& name) const {
+  return one("Pad", {x}, with({{"pad_width", pad_width}, {"mode", mode}, {"constant_value", constant_value}}), name);
+}
+Tensor Ops::Cast(const Tensor& x, const std::string& dtype, const std::string& name) const {
+  return one("Cast", {x}, with({{"dtype", dtype}}), name);
+}
+Tensor Ops::take(const Tensor& a, const Tensor& indices, int64_t axis, const std::string& mode,
+                 const std::string& name) const {
+  return one("take", {a, indices}, with({{"axis", axis}, {"mode", mode}}), name);
+}
+Tensor Ops::one_hot(const Tensor& indices, int64_t depth, double on_value, double off_value,
+                    const std::string& name) const {
+  return one("one_hot", {indices}, with({{"depth", depth}, {"on_value", on_value}, {"off_value", off_value}}), name);
+}
+Tensor Ops::slice_like(const Tensor& x, const Tensor& shape_like, std::vector<int64_t> axes,
+                       const std::string& name) const {
+  return one("slice_like", {x, shape_like}, with({{"axes", axes}}), name);
+}
+Tensor Ops::space_to_depth(const Tensor& x, int64_t block_size, const std::string& name) const {
+  return one("space_to_depth", {x}, with({{"block_size", block_size}}), name);
+}
+Tensor Ops::depth_to_space(const Tensor& x, int64_t block_size, const std::string& name) const {
+  return one("depth_to_space", {x}, with({{"block_size", block_size}}), name);
+}
+Tensor Ops::SequenceMask(const Tensor& x, const Tensor& sequence_length, double value, int64_t axis,
+                         const std::string& name) const {
+  return one("SequenceMask", {x, sequence_length},
+             with({{"use_sequence_length", true}, {"value", value}, {"axis", axis}}), name);
+}
 Tensor Ops::slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> end, std::vector<int64_t> step,
                   const std::string& name) const {
   return one("slice", {x}, with({{"begin", begin}, {"end", end}, {"step", step}}), name);

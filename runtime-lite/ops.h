@@ -10,6 +10,7 @@
 // the scalar ops.
 #pragma once
 
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,40 @@ class Ops {
                    const std::string& name = "") const;
   Tensor sum(const Tensor& x, std::vector<int64_t> axis = {}, bool keepdims = false, const std::string& name = "") const;
   Tensor mean(const Tensor& x, std::vector<int64_t> axis = {}, bool keepdims = false, const std::string& name = "") const;
+  Tensor max(const Tensor& x, std::vector<int64_t> axis = {}, bool keepdims = false, const std::string& name = "") const;
+  Tensor min(const Tensor& x, std::vector<int64_t> axis = {}, bool keepdims = false, const std::string& name = "") const;
+  Tensor prod(const Tensor& x, std::vector<int64_t> axis = {}, bool keepdims = false, const std::string& name = "") const;
+  // ord 1 or 2.
+  Tensor norm(const Tensor& x, int64_t ord = 2, std::vector<int64_t> axis = {}, bool keepdims = false,
+              const std::string& name = "") const;
+  // Indices as floats; axis kAllAxes: over all elements.
+  static constexpr int64_t kAllAxes = INT64_MIN;
+  Tensor argmax(const Tensor& x, int64_t axis = kAllAxes, bool keepdims = false, const std::string& name = "") const;
+  Tensor argmin(const Tensor& x, int64_t axis = kAllAxes, bool keepdims = false, const std::string& name = "") const;
+  // ret_typ: value, indices, mask (one output) or both (values, indices).
+  std::vector<Tensor> topk(const Tensor& x, int64_t axis = -1, int64_t k = 1, const std::string& ret_typ = "indices",
+                           bool is_ascend = false, const std::string& name = "") const;
+  Tensor pick(const Tensor& x, const Tensor& index, int64_t axis = -1, bool keepdims = false,
+              const std::string& mode = "clip", const std::string& name = "") const;
+  Tensor tile(const Tensor& x, std::vector<int64_t> reps, const std::string& name = "") const;
+  Tensor repeat(const Tensor& x, int64_t repeats, int64_t axis = kAllAxes, const std::string& name = "") const;
+  Tensor stack(const std::vector<Tensor>& xs, int64_t axis = 0, const std::string& name = "") const;
+  Tensor reverse(const Tensor& x, std::vector<int64_t> axis, const std::string& name = "") const;
+  // mode: constant, edge, reflect; pad_width (before, after) per axis.
+  Tensor Pad(const Tensor& x, std::vector<int64_t> pad_width, const std::string& mode = "constant",
+             double constant_value = 0.0, const std::string& name = "") const;
+  // dtype float32 or float16 (values rounded to float16, kept as float32).
+  Tensor Cast(const Tensor& x, const std::string& dtype, const std::string& name = "") const;
+  Tensor take(const Tensor& a, const Tensor& indices, int64_t axis = 0, const std::string& mode = "clip",
+              const std::string& name = "") const;
+  Tensor one_hot(const Tensor& indices, int64_t depth, double on_value = 1.0, double off_value = 0.0,
+                 const std::string& name = "") const;
+  Tensor slice_like(const Tensor& x, const Tensor& shape_like, std::vector<int64_t> axes = {},
+                    const std::string& name = "") const;
+  Tensor space_to_depth(const Tensor& x, int64_t block_size, const std::string& name = "") const;
+  Tensor depth_to_space(const Tensor& x, int64_t block_size, const std::string& name = "") const;
+  Tensor SequenceMask(const Tensor& x, const Tensor& sequence_length, double value = 0.0, int64_t axis = 0,
+                      const std::string& name = "") const;
   // begin/end per axis; kSliceNone (ops/op_util.h) for MXNet's None.
   Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> end, std::vector<int64_t> step = {},
                const std::string& name = "") const;

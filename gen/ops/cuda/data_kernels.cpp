@@ -1,6 +1,7 @@
-// CUDA kernels of the data-movement ops: Concat, slice, slice_axis,
-// SliceChannel, transpose, Embedding, and the copies (Reshape, Flatten,
-// expand_dims, squeeze, Dropout, _copy). Kernel texts: templates/cuda/
+// CUDA kernels of the data-movement ops: Concat, stack, slice, slice_axis,
+// SliceChannel, transpose, Embedding, the strided gathers of tile, repeat,
+// reverse, slice_like, space_to_depth and depth_to_space, and the copies
+// (Reshape, Flatten, expand_dims, squeeze, Dropout, _copy). Kernel texts: templates/cuda/
 // kernels/{copy,concat,slice,transpose,embedding}.inc.
 //
 // Every strided view is simplified at generation time before it is printed:
@@ -12,6 +13,7 @@
 
 #include "ir/error.h"
 #include "ops/op.h"
+#include "ops/indexing.h"
 #include "ops/op_util.h"
 #include "ops/slice.h"
 #include "ops/transpose.h"
@@ -26,29 +28,8 @@ constexpr int kMaxParts = 8;  // parts per hg_concat / hg_split launch
 // axis, and the input offset of the first element.
 using View = StridedView;
 
-// Drops size-1 axes and merges axis d into d + 1 where d's stride is d+1's
-// extent (the two walk memory as one axis). Never empty: a lone element is
-// dims {1}, strides {1}.
-void simplify(View& v) {
-  Shape dims;
-  std::vector<int64_t> strides;
-  for (std::size_t d = 0; d < v.dims.size(); ++d) {
-    if (v.dims[d] == 1) continue;
-    if (!dims.empty() && strides.back() == v.strides[d] * v.dims[d]) {
-      dims.back() *= v.dims[d];
-      strides.back() = v.strides[d];
-    } else {
-      dims.push_back(v.dims[d]);
-      strides.push_back(v.strides[d]);
-    }
-  }
-  if (dims.empty()) {
-    dims = {1};
-    strides = {1};
-  }
-  v.dims = dims;
-  v.strides = strides;
-}
+// Size-1 axes dropped, axes that walk memory as one merged (ops/indexing.h).
+void simplify(View& v) { simplify_view(v); }
 
 std::string plus(const std::string& ptr, int64_t offset) {
   return offset == 0 ? ptr : "(" + ptr + ") + " + std::to_string(offset);
@@ -168,6 +149,36 @@ KernelCall emit_split(const EmitContext& ctx) {
   return {{"concat"}, parts_calls(ctx, true, ctx.in[0], outer, row, ctx.out, offsets, parts)};
 }
 
+KernelCall emit_stack(const EmitContext& ctx) {
+  const Shape& s = ctx.in_types[0].shape;
+  const int axis = normalize_axis(ctx.node.attrs.get_int("axis"), s.size() + 1);
+  const int64_t outer = dims_product(s, 0, axis), part = dims_product(s, axis, s.size());
+  const int64_t n = static_cast<int64_t>(ctx.in.size());
+  if (outer == 1) {  // each input is one contiguous block of the output
+    std::string code;
+    for (int64_t i = 0; i < n; ++i)
+      code += (i ? "\n" : "") + copy_call(ctx, ctx.in[static_cast<std::size_t>(i)], plus(ctx.out[0], i * part), part);
+    return {{"copy"}, code};
+  }
+  std::vector<int64_t> offsets, parts;
+  for (int64_t i = 0; i < n; ++i) {
+    offsets.push_back(i * part);
+    parts.push_back(part);
+  }
+  return {{"concat"}, parts_calls(ctx, false, ctx.out[0], outer, n * part, ctx.in, offsets, parts)};
+}
+
+// ---- tile, repeat, reverse, slice_like, space_to_depth, depth_to_space ----
+
+KernelCall emit_gather_op(const EmitContext& ctx) {
+  std::vector<Shape> in;
+  for (const auto& t : ctx.in_types) in.push_back(t.shape);
+  KernelCall call = gather_call(ctx, gather_view(find_op(ctx.node.op).name, ctx.node.attrs, in).view, ctx.in[0], ctx.out[0]);
+  // slice_like reads only the shape of its second input.
+  for (std::size_t i = 1; i < ctx.in.size(); ++i) call.code = "(void)(" + ctx.in[i] + ");\n" + call.code;
+  return call;
+}
+
 // ---- transpose -----------------------------------------------------------
 
 KernelCall emit_transpose(const EmitContext& ctx) {
@@ -251,6 +262,13 @@ const CudaKernelRegistrar concat_reg("Concat", CudaOpKernel{emit_concat, nullptr
 const CudaKernelRegistrar slice_reg("slice", CudaOpKernel{emit_slice, nullptr});
 const CudaKernelRegistrar slice_axis_reg("slice_axis", CudaOpKernel{emit_slice_axis, nullptr});
 const CudaKernelRegistrar split_reg("SliceChannel", CudaOpKernel{emit_split, nullptr});
+const CudaKernelRegistrar stack_reg("stack", CudaOpKernel{emit_stack, nullptr});
+const CudaKernelRegistrar tile_reg("tile", CudaOpKernel{emit_gather_op, nullptr});
+const CudaKernelRegistrar repeat_reg("repeat", CudaOpKernel{emit_gather_op, nullptr});
+const CudaKernelRegistrar reverse_reg("reverse", CudaOpKernel{emit_gather_op, nullptr});
+const CudaKernelRegistrar slice_like_reg("slice_like", CudaOpKernel{emit_gather_op, nullptr});
+const CudaKernelRegistrar space_to_depth_reg("space_to_depth", CudaOpKernel{emit_gather_op, nullptr});
+const CudaKernelRegistrar depth_to_space_reg("depth_to_space", CudaOpKernel{emit_gather_op, nullptr});
 const CudaKernelRegistrar transpose_reg("transpose", CudaOpKernel{emit_transpose, nullptr});
 const CudaKernelRegistrar embedding_reg("Embedding", CudaOpKernel{emit_embedding, nullptr});
 const CudaKernelRegistrar reshape_reg("Reshape", CudaOpKernel{emit_copy, nullptr});

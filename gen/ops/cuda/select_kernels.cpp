@@ -1,0 +1,176 @@
+// CUDA kernels of the reductions beyond sum/mean (max, min, prod, norm:
+// templates/cuda/kernels/reduce.inc's hg_reduce<kOp>), of argmax, argmin,
+// topk and pick (select.inc), take, one_hot and SequenceMask (index.inc),
+// and Pad (pad.inc). Each prints one launch from the same geometry the
+// C++ printers compute (gen/ops/reduce.h, gen/ops/indexing.h).
+#include <algorithm>
+
+#include "ir/error.h"
+#include "ops/indexing.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+#include "ops/reduce.h"
+
+namespace hybgen {
+namespace {
+
+std::string flag(bool b) { return b ? "true" : "false"; }
+std::string num(int64_t v) { return std::to_string(v) + "L"; }
+
+// ---- max, min, prod, norm --------------------------------------------------
+
+// The input's axes merged into alternating kept and reduced runs (size-1
+// axes dropped), as reduce.inc's HgReduceAxes.
+struct Run {
+  int64_t size, stride;
+  bool reduced;
+};
+
+std::string axes_literal(const std::vector<Run>& runs) {
+  if (runs.size() > 4) throw Error("reduction: more than 4 separate runs of axes");
+  std::string size_list, stride_list;
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (i) size_list += ", ", stride_list += ", ";
+    size_list += i < runs.size() ? std::to_string(runs[i].size) : "1";
+    stride_list += i < runs.size() ? std::to_string(runs[i].stride) + "L" : "0L";
+  }
+  return "HgReduceAxes{" + std::to_string(runs.size()) + ", {" + size_list + "}, {" + stride_list + "}}";
+}
+
+int reduce_op_code(ReduceKind kind) {
+  switch (kind) {
+    case ReduceKind::kMax: return 1;
+    case ReduceKind::kMin: return 2;
+    case ReduceKind::kProd: return 3;
+    case ReduceKind::kNorm1: return 4;
+    case ReduceKind::kNorm2: return 5;
+    default: return 0;
+  }
+}
+
+KernelCall emit_reduce(const EmitContext& ctx) {
+  const std::string& op = find_op(ctx.node.op).name;
+  const ReduceKind kind = reduce_kind(op, ctx.node.attrs);
+  const Shape& in = ctx.in_types[0].shape;
+  const std::vector<bool> reduced = reduced_axes(ctx.node.attrs, in.size());
+  std::vector<Run> runs;
+  int64_t stride = 1;
+  for (int i = static_cast<int>(in.size()) - 1; i >= 0; --i) {
+    if (in[i] != 1) {
+      if (!runs.empty() && runs.back().reduced == reduced[i]) runs.back().size *= in[i];
+      else runs.push_back({in[i], stride, reduced[i]});
+    }
+    stride *= in[i];
+  }
+  std::reverse(runs.begin(), runs.end());
+  std::vector<Run> kept_runs, reduced_runs;
+  for (const Run& r : runs) (r.reduced ? reduced_runs : kept_runs).push_back(r);
+  int64_t n_out = 1, n_red = 1;
+  for (const Run& r : kept_runs) n_out *= r.size;
+  for (const Run& r : reduced_runs) n_red *= r.size;
+  if (n_out != ctx.out_types[0].num_elements()) throw Error(op + ": output size mismatch");
+  const bool innermost_reduced = runs.empty() || runs.back().reduced;
+  const double scale = kind == ReduceKind::kMean ? 1.0 / static_cast<double>(n_red) : 1.0;
+  return {{"reduce"}, "HG_CHECK(hg_reduce<" + std::to_string(reduce_op_code(kind)) + ">(" + ctx.stream + ", " +
+                          ctx.in[0] + ", " + ctx.out[0] + ", " + num(n_out) + ", " + num(n_red) + ", " +
+                          axes_literal(kept_runs) + ", " + axes_literal(reduced_runs) + ", " + flag(innermost_reduced) +
+                          ", " + cpp_float(scale) + "));"};
+}
+
+// ---- argmax, argmin, topk, pick -------------------------------------------
+
+KernelCall emit_arg(const EmitContext& ctx, bool is_min) {
+  const Shape& in = ctx.in_types[0].shape;
+  const int64_t axis = ctx.node.attrs.get_int("axis");
+  const AxisSplit g = axis == kSliceNone ? AxisSplit{1, num_elements(in), 1} : split_at_axis(in, axis);
+  return {{"select"}, "HG_CHECK(hg_arg_reduce(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                          num(g.outer) + ", " + num(g.n) + ", " + num(g.inner) + ", " + flag(is_min) + "));"};
+}
+
+KernelCall emit_topk(const EmitContext& ctx) {
+  const Attrs& a = ctx.node.attrs;
+  const AxisSplit g = split_at_axis(ctx.in_types[0].shape, a.get_int("axis"));
+  const std::string& t = a.get_string("ret_typ");
+  const int kind = t == "value" ? 0 : t == "indices" ? 1 : t == "mask" ? 2 : 3;
+  const int64_t k = a.get_int("k") < 1 ? g.n : a.get_int("k");
+  if (k > g.n) throw Error("topk: k exceeds the axis");
+  return {{"select"}, "HG_CHECK(hg_topk(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                          (kind == 3 ? ctx.out[1] : std::string("nullptr")) + ", " + num(g.outer) + ", " + num(g.n) +
+                          ", " + num(g.inner) + ", " + num(k) + ", " + flag(a.get_bool("is_ascend")) + ", " +
+                          std::to_string(kind) + "));"};
+}
+
+KernelCall emit_pick(const EmitContext& ctx) {
+  const AxisSplit g = split_at_axis(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
+  return {{"select"}, "HG_CHECK(hg_pick(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] +
+                          ", " + num(g.outer) + ", " + num(g.n) + ", " + num(g.inner) + ", " +
+                          flag(ctx.node.attrs.get_string("mode") == "wrap") + "));"};
+}
+
+// ---- take, one_hot, SequenceMask ------------------------------------------
+
+KernelCall emit_take(const EmitContext& ctx) {
+  const AxisSplit g = split_at_axis(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
+  return {{"index"}, "HG_CHECK(hg_take(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] +
+                         ", " + num(g.outer) + ", " + num(g.n) + ", " + num(g.inner) + ", " +
+                         num(ctx.in_types[1].num_elements()) + ", " +
+                         flag(ctx.node.attrs.get_string("mode") == "wrap") + "));"};
+}
+
+KernelCall emit_one_hot(const EmitContext& ctx) {
+  const Attrs& a = ctx.node.attrs;
+  return {{"index"}, "HG_CHECK(hg_one_hot(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                         num(ctx.in_types[0].num_elements()) + ", " + num(a.get_int("depth")) + ", " +
+                         cpp_float(a.get_float("on_value")) + ", " + cpp_float(a.get_float("off_value")) + "));"};
+}
+
+KernelCall emit_sequence_mask(const EmitContext& ctx) {
+  const Attrs& a = ctx.node.attrs;
+  const Shape& s = ctx.in_types[0].shape;
+  if (ctx.in.size() < 2)
+    return {{"copy"}, "HG_CHECK(hg_copy(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                          num(ctx.out_types[0].num_elements()) + "));"};
+  const int64_t axis = a.get_int("axis");
+  if ((axis != 0 && axis != 1) || s.size() < 2) throw Error("SequenceMask: bad axis or rank");
+  return {{"index"}, "HG_CHECK(hg_sequence_mask(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.in[1] + ", " +
+                         ctx.out[0] + ", " + num(s[axis]) + ", " + num(s[1 - axis]) + ", " +
+                         num(dims_product(s, 2, s.size())) + ", " + flag(axis == 0) + ", " +
+                         cpp_float(a.get_float("value")) + "));"};
+}
+
+// ---- Pad -------------------------------------------------------------------
+
+KernelCall emit_pad(const EmitContext& ctx) {
+  const Attrs& a = ctx.node.attrs;
+  const Shape& in = ctx.in_types[0].shape;
+  const Shape& out = ctx.out_types[0].shape;
+  const auto& w = a.get_ints("pad_width");
+  if (in.size() > 8 || w.size() != 2 * in.size() || out.size() != in.size()) throw Error("Pad: bad geometry");
+  std::vector<int64_t> in_dims(in), out_dims(out), before;
+  for (std::size_t i = 0; i < w.size(); i += 2) before.push_back(w[i]);
+  in_dims.resize(8, 1);
+  out_dims.resize(8, 1);
+  before.resize(8, 0);
+  const std::string& m = a.get_string("mode");
+  const int mode = m == "constant" ? 0 : m == "edge" ? 1 : 2;
+  return {{"pad"}, "HG_CHECK(hg_pad(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                       num(ctx.out_types[0].num_elements()) + ", HgPadGeometry{" + std::to_string(in.size()) + ", " +
+                       cpp_int_list(in_dims) + ", " + cpp_int_list(out_dims) + ", " + cpp_int_list(before) + "}, " +
+                       std::to_string(mode) + ", " + cpp_float(a.get_float("constant_value")) + "));"};
+}
+
+const CudaKernelRegistrar max_reg("max", CudaOpKernel{emit_reduce, nullptr});
+const CudaKernelRegistrar min_reg("min", CudaOpKernel{emit_reduce, nullptr});
+const CudaKernelRegistrar prod_reg("prod", CudaOpKernel{emit_reduce, nullptr});
+const CudaKernelRegistrar norm_reg("norm", CudaOpKernel{emit_reduce, nullptr});
+const CudaKernelRegistrar argmax_reg("argmax", CudaOpKernel{[](const EmitContext& c) { return emit_arg(c, false); }, nullptr});
+const CudaKernelRegistrar argmin_reg("argmin", CudaOpKernel{[](const EmitContext& c) { return emit_arg(c, true); }, nullptr});
+const CudaKernelRegistrar topk_reg("topk", CudaOpKernel{emit_topk, nullptr});
+const CudaKernelRegistrar pick_reg("pick", CudaOpKernel{emit_pick, nullptr});
+const CudaKernelRegistrar take_reg("take", CudaOpKernel{emit_take, nullptr});
+const CudaKernelRegistrar one_hot_reg("one_hot", CudaOpKernel{emit_one_hot, nullptr});
+const CudaKernelRegistrar sequence_mask_reg("SequenceMask", CudaOpKernel{emit_sequence_mask, nullptr});
+const CudaKernelRegistrar pad_reg("Pad", CudaOpKernel{emit_pad, nullptr});
+
+}  // namespace
+}  // namespace hybgen
