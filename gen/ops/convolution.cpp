@@ -48,32 +48,35 @@ std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in)
   return {TensorType{conv_output_shape(g), in[0].dtype}};
 }
 
+// im2col + sgemm per group, the columns built a tile of output pixels at a
+// time (at most 4M floats), so large 3-D volumes run in bounded memory.
 void reference(const KernelIO& io) {
   const ConvGeometry g = conv_geometry(io.attrs, io.in_types[0].shape);
   const int64_t cg = g.c / g.groups, fg = g.f / g.groups, taps = g.kd * g.kh * g.kw, k = cg * taps;
   const int64_t plane = g.d * g.h * g.w, spatial = g.od * g.oh * g.ow;
-  std::vector<float> col(static_cast<std::size_t>(k * spatial));
+  const int64_t tile = std::max<int64_t>(1, std::min<int64_t>(spatial, (int64_t{1} << 22) / k));
+  std::vector<float> col(static_cast<std::size_t>(k * tile));
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       const float* x = io.in[0] + (n * g.c + grp * cg) * plane;
-      for (int64_t c = 0; c < cg; ++c)
-        for (int64_t kz = 0; kz < g.kd; ++kz)
-          for (int64_t ky = 0; ky < g.kh; ++ky)
-            for (int64_t kx = 0; kx < g.kw; ++kx) {
-              float* row = col.data() + (c * taps + (kz * g.kh + ky) * g.kw + kx) * spatial;
-              for (int64_t oz = 0; oz < g.od; ++oz)
-                for (int64_t oy = 0; oy < g.oh; ++oy)
-                  for (int64_t ox = 0; ox < g.ow; ++ox) {
-                    const int64_t iz = oz * g.sd - g.pd + kz * g.dd, iy = oy * g.sh - g.ph + ky * g.dh,
-                                  ix = ox * g.sw - g.pw + kx * g.dw;
-                    const bool inside = iz >= 0 && iz < g.d && iy >= 0 && iy < g.h && ix >= 0 && ix < g.w;
-                    row[(oz * g.oh + oy) * g.ow + ox] = inside ? x[c * plane + (iz * g.h + iy) * g.w + ix] : 0.0f;
-                  }
-            }
       float* y = io.out[0] + (n * g.f + grp * fg) * spatial;
-      const float* w = io.in[1] + grp * fg * k;
-      reference_sgemm(false, false, static_cast<int>(fg), static_cast<int>(spatial), static_cast<int>(k), w,
-                      static_cast<int>(k), col.data(), static_cast<int>(spatial), y, static_cast<int>(spatial));
+      for (int64_t j0 = 0; j0 < spatial; j0 += tile) {
+        const int64_t cols = std::min(tile, spatial - j0);
+        for (int64_t r = 0; r < k; ++r) {
+          const int64_t c = r / taps, kz = r / (g.kh * g.kw) % g.kd, ky = r / g.kw % g.kh, kx = r % g.kw;
+          float* row = col.data() + r * cols;
+          for (int64_t j = 0; j < cols; ++j) {
+            const int64_t p = j0 + j, oz = p / (g.oh * g.ow), oy = p / g.ow % g.oh, ox = p % g.ow;
+            const int64_t iz = oz * g.sd - g.pd + kz * g.dd, iy = oy * g.sh - g.ph + ky * g.dh,
+                          ix = ox * g.sw - g.pw + kx * g.dw;
+            const bool inside = iz >= 0 && iz < g.d && iy >= 0 && iy < g.h && ix >= 0 && ix < g.w;
+            row[j] = inside ? x[c * plane + (iz * g.h + iy) * g.w + ix] : 0.0f;
+          }
+        }
+        reference_sgemm(false, false, static_cast<int>(fg), static_cast<int>(cols), static_cast<int>(k),
+                        io.in[1] + grp * fg * k, static_cast<int>(k), col.data(), static_cast<int>(cols), y + j0,
+                        static_cast<int>(spatial));
+      }
       if (io.in.size() > 2)
         for (int64_t f = 0; f < fg; ++f)
           for (int64_t i = 0; i < spatial; ++i) y[f * spatial + i] += io.in[2][grp * fg + f];
