@@ -3,8 +3,9 @@
 // optional bias. The reference runs im2col + sgemm per group. A 1-D
 // convolution is a 2-D one of height 1 (conv_geometry), so the 2-D kernels
 // below serve it. 3-D convolutions run as GEMM over 3-D im2col tiles with
-// weights packed at generation time (conv3d.inc's hg_conv3d_gemm), or, with
-// weights not known then, the direct kernel (conv3d.inc's hg_conv3d).
+// weights packed at generation time (conv3d_gemm.inc's hg_conv3d_gemm), or,
+// with weights not known then or one input channel per group, the direct
+// kernel (conv3d.inc's hg_conv3d).
 // The generated 2-D kernel, by the first that applies:
 //   - a 1x1 convolution on a 1x1 map: a dense layer (gemm.inc's
 //     hg_gemm_packed_b over weights packed as FullyConnected's);
@@ -252,7 +253,9 @@ int64_t reduction(const ConvGeometry& g) { return (g.c / g.groups) * g.kd * g.kh
 enum class ConvKernel { kDense, kWinograd, kRows, kPixelGemm, kGemm, kDepthwise, kDirect, kGemm3d, kDirect3d };
 
 ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights_known) {
-  if (g.spatial == 3) return weights_known ? ConvKernel::kGemm3d : ConvKernel::kDirect3d;
+  // 3-D with one input channel per group (depthwise): a GEMM of one row per
+  // group would waste its register tiles; the direct kernel's rows serve it.
+  if (g.spatial == 3) return weights_known && g.c / g.groups > 1 ? ConvKernel::kGemm3d : ConvKernel::kDirect3d;
   if (weights_known && uses_gemm(g)) {
     if (uses_dense(g)) return ConvKernel::kDense;
     if (uses_winograd(g, target)) return ConvKernel::kWinograd;
@@ -480,6 +483,7 @@ const OpRegistrar reg([] {
       {conv({2, 3, 1}, 6, {2, 1, 2}, {1, 0, 1}, {1, 2, 1}, 3, true), {{1, 3, 6, 7, 9}, {6, 1, 2, 3, 1}}},
       {conv({3, 1, 3}, 5, {}, {1, 0, 1}, {}, 1, false), {{1, 2, 1, 4, 5}, {5, 2, 3, 1, 3}, {5}}},
       {conv({1, 1, 1}, 3, {}, {}, {}, 1, false), {{1, 17, 2, 3, 3}, {3, 17, 1, 1, 1}, {3}}},
+      {conv({3, 3, 3}, 4, {1, 2, 2}, {1, 1, 1}, {}, 4, false), {{2, 4, 4, 7, 6}, {4, 1, 3, 3, 3}, {4}}},  // depthwise
   };
   return d;
 }());
