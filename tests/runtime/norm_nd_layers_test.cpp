@@ -129,6 +129,14 @@ TEST(NdLayers, BadAttributesAreRefused) {
                              {}, {}, 1, true),
                "stride must have 1 values");
   EXPECT_ERROR(std::make_shared<nn::Conv3D>(4, Shape{3, 3}), "must have 3 values");
+  // Hostile sizes: refused before any arithmetic on them.
+  EXPECT_ERROR(F.Convolution(Tensor::full({1, 1, 4}, 1.0f), Tensor::full({1, 1, 3}, 1.0f), Tensor(),
+                             {int64_t{1} << 40}, 1, {}, {}, {}, 1, true),
+               "at most");
+  EXPECT_ERROR(F.Pooling(Tensor::full({1, 1, 2, 2, 2, 2}, 1.0f), {1, 1, 1, 1}), "only 1-D, 2-D and 3-D");
+  EXPECT_ERROR(F.Pooling(Tensor::full({1, 1, 4, 4, 4}, 1.0f), {2, 2, 2}, "max", {1, 1, 1}, {int64_t{1} << 40, 0, 0}),
+               "at most");
+  EXPECT_ERROR(F.Pooling(Tensor::full({1, 4}, 1.0f), {}, "avg", {}, {}, true), "3 to 5 dims");
 }
 
 }  // namespace
