@@ -199,7 +199,8 @@ std::optional<FastKernel> winograd(const ConvGeometry& g, const float* w, bool b
 std::optional<FastKernel> convolution(const Node& node, const std::vector<TensorType>& in_types,
                                       const std::vector<const float*>& constants) {
   const ConvGeometry g = conv_geometry(node.attrs, in_types[0].shape);
-  if (g.groups != 1 || !constants[1]) return std::nullopt;  // depthwise and grouped: the reference
+  // Depthwise, grouped and 3-D: the reference.
+  if (g.groups != 1 || g.spatial == 3 || !constants[1]) return std::nullopt;
   if (uses_winograd(g)) return winograd(g, constants[1], in_types.size() > 2);
   const bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
   const int64_t k = g.c * g.kh * g.kw, spatial = g.oh * g.ow;

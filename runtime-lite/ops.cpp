@@ -88,6 +88,25 @@ Tensor Ops::BatchNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, 
              with({{"eps", eps}, {"fix_gamma", fix_gamma}, {"axis", axis}}), name);
 }
 
+Tensor Ops::InstanceNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps,
+                         const std::string& name) const {
+  return one("InstanceNorm", {x, gamma, beta}, with({{"eps", eps}}), name);
+}
+
+Tensor Ops::GroupNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t num_groups, double eps,
+                      const std::string& name) const {
+  return one("GroupNorm", {x, gamma, beta}, with({{"num_groups", num_groups}, {"eps", eps}}), name);
+}
+
+Tensor Ops::L2Normalization(const Tensor& x, const std::string& mode, double eps, const std::string& name) const {
+  return one("L2Normalization", {x}, with({{"mode", mode}, {"eps", eps}}), name);
+}
+
+Tensor Ops::LRN(const Tensor& x, int64_t nsize, double alpha, double beta, double knorm,
+                const std::string& name) const {
+  return one("LRN", {x}, with({{"nsize", nsize}, {"alpha", alpha}, {"beta", beta}, {"knorm", knorm}}), name);
+}
+
 Tensor Ops::LayerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t axis, double eps,
                       const std::string& name) const {
   return one("LayerNorm", {x, gamma, beta}, with({{"axis", axis}, {"eps", eps}}), name);

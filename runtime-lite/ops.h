@@ -49,7 +49,9 @@ class Ops {
   Tensor Dropout(const Tensor& x, double p = 0.5, const std::string& name = "") const;
   Tensor identity(const Tensor& x, const std::string& name = "") const;
 
-  // Convolution and pooling (NCHW). Empty stride/pad/dilate mean 1/0/1.
+  // Convolution and pooling, NCW, NCHW or NCDHW as the kernel has 1, 2 or 3
+  // values (global pooling: as the data has 3, 4 or 5 dims). Empty
+  // stride/pad/dilate mean 1/0/1.
   Tensor Convolution(const Tensor& x, const Tensor& weight, const Tensor& bias, std::vector<int64_t> kernel,
                      int64_t num_filter, std::vector<int64_t> stride = {}, std::vector<int64_t> pad = {},
                      std::vector<int64_t> dilate = {}, int64_t num_group = 1, bool no_bias = false,
@@ -61,6 +63,17 @@ class Ops {
   Tensor BatchNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& moving_mean,
                    const Tensor& moving_var, double eps = 1e-5, bool fix_gamma = false, int64_t axis = 1,
                    const std::string& name = "") const;
+  // Data (N, C, spatial...): InstanceNorm's gamma/beta are (C,), GroupNorm's
+  // (num_groups,) as in MXNet 1.9. L2Normalization mode: instance, channel
+  // or spatial. LRN: NCHW, nsize odd.
+  Tensor InstanceNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps = 1e-3,
+                      const std::string& name = "") const;
+  Tensor GroupNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t num_groups = 1,
+                   double eps = 1e-5, const std::string& name = "") const;
+  Tensor L2Normalization(const Tensor& x, const std::string& mode = "instance", double eps = 1e-10,
+                         const std::string& name = "") const;
+  Tensor LRN(const Tensor& x, int64_t nsize, double alpha = 1e-4, double beta = 0.75, double knorm = 2.0,
+             const std::string& name = "") const;
   Tensor LayerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t axis = -1, double eps = 1e-5,
                    const std::string& name = "") const;
   // MXNet's fused RNN on data (T, N, C): mode lstm, gru, rnn_tanh or rnn_relu;

@@ -1,13 +1,17 @@
-// The geometry of a 2-D NCHW convolution from its attributes (kernel,
-// stride, dilate, pad, num_filter, num_group) and its data shape, checked:
-// what Convolution and the ops built from it (_pointwise_depthwise_conv)
-// compute sizes and choose kernels with.
+// The geometry of a convolution from its attributes (kernel, stride, dilate,
+// pad, num_filter, num_group, layout) and its data shape, checked: what
+// Convolution and the ops built from it (_pointwise_depthwise_conv) compute
+// sizes and choose kernels with. 1-D convolutions (NCW) come out as 2-D ones
+// of height 1, so every 2-D kernel serves them; 3-D ones (NCDHW) carry the
+// depth axis in the d fields (1 or 0 elsewhere) and `spatial` says which.
 //
 //   const ConvGeometry g = conv_geometry(attrs, {1, 3, 224, 224});
 //   g.oh, g.ow;  // 112, 112 for a 3x3 stride-2 convolution padded by 1
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "ir/attrs.h"
 #include "ir/tensor_type.h"
@@ -19,12 +23,43 @@ struct ConvGeometry {
   int64_t f, kh, kw;   // filters and kernel
   int64_t oh, ow;      // output
   int64_t sh, sw, ph, pw, dh, dw, groups;
+  // The depth axis of a 3-D convolution: input, kernel, output, stride, pad, dilation.
+  int64_t d = 1, kd = 1, od = 1, sd = 1, pd = 0, dd = 1;
+  int spatial = 2;  // spatial axes of the data: 1 (NCW), 2 (NCHW) or 3 (NCDHW)
 };
 
-// Error saying what is wrong: a kernel that is not 2-D, stride, dilate or pad
-// without 2 values, data that is not 4-D, sizes that are not positive, groups
+// Error saying what is wrong: a kernel that is not 1-, 2- or 3-D, stride,
+// dilate or pad without as many values as the kernel, a layout other than
+// the kernel's, data of another rank, sizes that are not positive, groups
 // that do not divide the channels and filters, a kernel larger than the
 // padded input.
 ConvGeometry conv_geometry(const Attrs& attrs, const Shape& data);
+
+// The layout of data with `spatial` axes (NCW, NCHW, NCDHW); `attr` is the
+// node's layout attribute ("None": take the kernel's). Error when they differ.
+void check_layout(const std::string& attr, int spatial);
+
+// The output shape of a geometry: (n, f, ow), (n, f, oh, ow) or (n, f, od, oh, ow).
+Shape conv_output_shape(const ConvGeometry& g);
+
+// The weight shape: (f, c/groups, kw), ..., (f, c/groups, kd, kh, kw).
+Shape conv_weight_shape(const ConvGeometry& g);
+
+// The geometry of Pooling from its attributes (kernel, stride, pad,
+// pool_type, global_pool, pooling_convention, count_include_pad, layout) and
+// its data shape, checked, as ConvGeometry: 1-D pooling comes out as 2-D of
+// height 1, 3-D carries the depth axis in the d fields.
+struct PoolGeometry {
+  int64_t n, c, h, w, kh, kw, oh, ow, sh, sw, ph, pw;
+  int64_t d = 1, kd = 1, od = 1, sd = 1, pd = 0;
+  int type = 0;  // 0 max, 1 avg, 2 sum
+  bool count_include_pad = true;
+  int spatial = 2;
+};
+
+PoolGeometry pool_geometry(const Attrs& attrs, const Shape& data);
+
+// (n, c, ow), (n, c, oh, ow) or (n, c, od, oh, ow).
+Shape pool_output_shape(const PoolGeometry& g);
 
 }  // namespace hybgen

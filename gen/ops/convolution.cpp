@@ -1,6 +1,12 @@
-// Convolution, 2-D, NCHW: stride, padding, dilation, groups (depthwise when
-// num_group equals the channels) and an optional bias. The reference runs
-// im2col + sgemm per group. The generated kernel, by the first that applies:
+// Convolution, 1-D (NCW), 2-D (NCHW) and 3-D (NCDHW): stride, padding,
+// dilation, groups (depthwise when num_group equals the channels) and an
+// optional bias. The reference runs im2col + sgemm per group. A 1-D
+// convolution is a 2-D one of height 1 (conv_geometry), so the 2-D kernels
+// below serve it. 3-D convolutions run as GEMM over 3-D im2col tiles with
+// weights packed at generation time (conv3d_gemm.inc's hg_conv3d_gemm), or,
+// with weights not known then or one input channel per group, the direct
+// kernel (conv3d.inc's hg_conv3d).
+// The generated 2-D kernel, by the first that applies:
 //   - a 1x1 convolution on a 1x1 map: a dense layer (gemm.inc's
 //     hg_gemm_packed_b over weights packed as FullyConnected's);
 //   - dense stride-1 3x3/5x5 convolutions with at most 128 filters on
@@ -35,36 +41,43 @@ namespace {
 
 std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
-  const Shape want_w{g.f, g.c / g.groups, g.kh, g.kw};
+  const Shape want_w = conv_weight_shape(g);
   if (in[1].shape != want_w)
     throw Error("weight has shape " + shape_str(in[1].shape) + ", expected " + shape_str(want_w));
   if (in.size() > 2 && in[2].shape != Shape{g.f})
     throw Error("bias has shape " + shape_str(in[2].shape) + ", expected " + shape_str({g.f}));
-  return {TensorType{{g.n, g.f, g.oh, g.ow}, in[0].dtype}};
+  return {TensorType{conv_output_shape(g), in[0].dtype}};
 }
 
+// im2col + sgemm per group, the columns built a tile of output pixels at a
+// time (at most 4M floats), so large 3-D volumes run in bounded memory.
 void reference(const KernelIO& io) {
   const ConvGeometry g = conv_geometry(io.attrs, io.in_types[0].shape);
-  const int64_t cg = g.c / g.groups, fg = g.f / g.groups, k = cg * g.kh * g.kw, spatial = g.oh * g.ow;
-  std::vector<float> col(static_cast<std::size_t>(k * spatial));
+  const int64_t cg = g.c / g.groups, fg = g.f / g.groups, taps = g.kd * g.kh * g.kw, k = cg * taps;
+  const int64_t plane = g.d * g.h * g.w, spatial = g.od * g.oh * g.ow;
+  const int64_t tile = std::max<int64_t>(1, std::min<int64_t>(spatial, (int64_t{1} << 22) / k));
+  std::vector<float> col(static_cast<std::size_t>(k * tile));
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const float* x = io.in[0] + (n * g.c + grp * cg) * g.h * g.w;
-      for (int64_t c = 0; c < cg; ++c)
-        for (int64_t ky = 0; ky < g.kh; ++ky)
-          for (int64_t kx = 0; kx < g.kw; ++kx) {
-            float* row = col.data() + ((c * g.kh + ky) * g.kw + kx) * spatial;
-            for (int64_t oy = 0; oy < g.oh; ++oy)
-              for (int64_t ox = 0; ox < g.ow; ++ox) {
-                const int64_t iy = oy * g.sh - g.ph + ky * g.dh, ix = ox * g.sw - g.pw + kx * g.dw;
-                row[oy * g.ow + ox] =
-                    iy >= 0 && iy < g.h && ix >= 0 && ix < g.w ? x[(c * g.h + iy) * g.w + ix] : 0.0f;
-              }
-          }
+      const float* x = io.in[0] + (n * g.c + grp * cg) * plane;
       float* y = io.out[0] + (n * g.f + grp * fg) * spatial;
-      const float* w = io.in[1] + grp * fg * k;
-      reference_sgemm(false, false, static_cast<int>(fg), static_cast<int>(spatial), static_cast<int>(k), w,
-                      static_cast<int>(k), col.data(), static_cast<int>(spatial), y, static_cast<int>(spatial));
+      for (int64_t j0 = 0; j0 < spatial; j0 += tile) {
+        const int64_t cols = std::min(tile, spatial - j0);
+        for (int64_t r = 0; r < k; ++r) {
+          const int64_t c = r / taps, kz = r / (g.kh * g.kw) % g.kd, ky = r / g.kw % g.kh, kx = r % g.kw;
+          float* row = col.data() + r * cols;
+          for (int64_t j = 0; j < cols; ++j) {
+            const int64_t p = j0 + j, oz = p / (g.oh * g.ow), oy = p / g.ow % g.oh, ox = p % g.ow;
+            const int64_t iz = oz * g.sd - g.pd + kz * g.dd, iy = oy * g.sh - g.ph + ky * g.dh,
+                          ix = ox * g.sw - g.pw + kx * g.dw;
+            const bool inside = iz >= 0 && iz < g.d && iy >= 0 && iy < g.h && ix >= 0 && ix < g.w;
+            row[j] = inside ? x[c * plane + (iz * g.h + iy) * g.w + ix] : 0.0f;
+          }
+        }
+        reference_sgemm(false, false, static_cast<int>(fg), static_cast<int>(cols), static_cast<int>(k),
+                        io.in[1] + grp * fg * k, static_cast<int>(k), col.data(), static_cast<int>(cols), y + j0,
+                        static_cast<int>(spatial));
+      }
       if (io.in.size() > 2)
         for (int64_t f = 0; f < fg; ++f)
           for (int64_t i = 0; i < spatial; ++i) y[f * spatial + i] += io.in[2][grp * fg + f];
@@ -216,7 +229,7 @@ bool reads_input_directly(const ConvGeometry& g) {
 // ones (the same alone); ResNet-18's stem (147 steps) was 6-12% slower with
 // them.
 int64_t im2col_tile(const ConvGeometry& g) {
-  const int64_t k = (g.c / g.groups) * g.kh * g.kw, spatial = g.oh * g.ow;
+  const int64_t k = (g.c / g.groups) * g.kd * g.kh * g.kw, spatial = g.od * g.oh * g.ow;
   const int64_t budget = (int64_t{1} << (k <= 32 ? 16 : 18)) / k;  // floats
   if (budget >= spatial) return spatial;
   return std::max<int64_t>(16, budget / 16 * 16);
@@ -226,17 +239,23 @@ int64_t im2col_tile(const ConvGeometry& g) {
 // (the memory plan's, where the columns rather than the activations would
 // set the arena): a multiple of 16, at least 16, at most im2col_tile(g).
 int64_t im2col_tile_within(const ConvGeometry& g, int64_t budget) {
-  const int64_t k = (g.c / g.groups) * g.kh * g.kw, best = im2col_tile(g);
+  const int64_t k = (g.c / g.groups) * g.kd * g.kh * g.kw, best = im2col_tile(g);
   if (budget >= k * best) return best;
   return std::min(best, std::max<int64_t>(16, budget / k / 16 * 16));
 }
 
+// Reduction steps of the GEMM per group: channels of a group times kernel taps.
+int64_t reduction(const ConvGeometry& g) { return (g.c / g.groups) * g.kd * g.kh * g.kw; }
+
 // The generated kernels, the first that applies chosen in this order (see
-// the top of this file). The first five read weights packed at generation
-// time, so they need weights known then (`weights_known`).
-enum class ConvKernel { kDense, kWinograd, kRows, kPixelGemm, kGemm, kDepthwise, kDirect };
+// the top of this file). The first five and kGemm3d read weights packed at
+// generation time, so they need weights known then (`weights_known`).
+enum class ConvKernel { kDense, kWinograd, kRows, kPixelGemm, kGemm, kDepthwise, kDirect, kGemm3d, kDirect3d };
 
 ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights_known) {
+  // 3-D with one input channel per group (depthwise): a GEMM of one row per
+  // group would waste its register tiles; the direct kernel's rows serve it.
+  if (g.spatial == 3) return weights_known && g.c / g.groups > 1 ? ConvKernel::kGemm3d : ConvKernel::kDirect3d;
   if (weights_known && uses_gemm(g)) {
     if (uses_dense(g)) return ConvKernel::kDense;
     if (uses_winograd(g, target)) return ConvKernel::kWinograd;
@@ -259,6 +278,8 @@ int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const 
       return g.oh * g.ow * (g.c * g.kh * g.kw + g.f);
     case ConvKernel::kGemm:
       return reads_input_directly(g) ? 0 : (g.c / g.groups) * g.kh * g.kw * im2col_tile(g);
+    case ConvKernel::kGemm3d:
+      return reduction(g) * im2col_tile(g);
     default:
       return 0;
   }
@@ -268,9 +289,10 @@ int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const 
 int64_t fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
                     const Target& target, int64_t budget) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
-  if (conv_kernel(g, target, true) != ConvKernel::kGemm || reads_input_directly(g))
+  const ConvKernel kernel = conv_kernel(g, target, true);
+  if ((kernel != ConvKernel::kGemm || reads_input_directly(g)) && kernel != ConvKernel::kGemm3d)
     return scratch_floats(a, in, out, target);
-  return (g.c / g.groups) * g.kh * g.kw * im2col_tile_within(g, budget);
+  return reduction(g) * im2col_tile_within(g, budget);
 }
 
 // The weights [f, c/groups, kh, kw] as each group's [f/groups x c/groups*kh*kw]
@@ -289,17 +311,40 @@ std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const 
     case ConvKernel::kPixelGemm:
       return pack_w_transposed_panels(data, g.f, g.c * g.kh * g.kw, target.gemm_nr);
     case ConvKernel::kGemm:
+    case ConvKernel::kGemm3d:
       break;
     default:
       return std::nullopt;
   }
-  const int64_t fg = g.f / g.groups, k = (g.c / g.groups) * g.kh * g.kw;
+  const int64_t fg = g.f / g.groups, k = reduction(g);
   std::vector<float> packed;
   for (int64_t grp = 0; grp < g.groups; ++grp) {
     const std::vector<float> panels = pack_a_panels(data + grp * fg * k, fg, k, target.gemm_mr);
     packed.insert(packed.end(), panels.begin(), panels.end());
   }
   return packed;
+}
+
+// 3-D: geometry = the 2-D one of a depth slice, then {d, kd, od, sd, pd, dd}.
+KernelCall emit_cpp_3d(const EmitContext& ctx, const ConvGeometry& g, bool packed) {
+  const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
+  const std::vector<int64_t> dims{g.n,  g.c,  g.h,  g.w,  g.f,  g.kh, g.kw, g.oh, g.ow, g.sh, g.sw,
+                                  g.ph, g.pw, g.dh, g.dw, g.groups, g.d, g.kd, g.od, g.sd, g.pd, g.dd};
+  const std::string geometry = "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  ";
+  if (!packed) {
+    // The plan sized scratch for packed weights (scratch_floats); the direct kernel needs none.
+    const std::string unused = ctx.scratch.empty() ? "" : "(void)" + ctx.scratch + ";\n  ";
+    return {{"epilogue", "conv3d"}, geometry + unused + "hg_conv3d(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias +
+                                        ", " + ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ");\n}"};
+  }
+  const int64_t fg = g.f / g.groups, k = reduction(g);
+  const int64_t mr = ctx.target.gemm_mr, group_stride = (fg + mr - 1) / mr * mr * k;
+  const std::string scratch = ctx.scratch.empty() ? "nullptr" : ctx.scratch;
+  const int64_t tile = ctx.scratch.empty() ? im2col_tile(g) : ctx.scratch_floats / k;
+  return {{"epilogue", "gemm", "conv2d_gemm", "conv3d_gemm"},
+          geometry + "hg_conv3d_gemm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + std::to_string(group_stride) + ", " +
+              bias + ", " + ctx.out[0] + ", geometry, " + std::to_string(tile) + ", " + scratch + ", " +
+              epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
 }
 
 KernelCall emit_cpp(const EmitContext& ctx) {
@@ -309,6 +354,7 @@ KernelCall emit_cpp(const EmitContext& ctx) {
                                   g.groups};
   const std::string geometry = "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  ";
   const bool packed = ctx.in_packed.size() > 1 && ctx.in_packed[1];
+  if (g.spatial == 3) return emit_cpp_3d(ctx, g, packed);
   switch (conv_kernel(g, ctx.target, packed)) {
     case ConvKernel::kDense:
       return {{"epilogue", "gemm"}, "hg_gemm_packed_b(" + ctx.in[0] + ", " + std::to_string(g.c) + ", " + ctx.in[1] +
@@ -349,6 +395,8 @@ KernelCall emit_cpp(const EmitContext& ctx) {
               geometry + "hg_conv2d_depthwise(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] +
                   ", geometry, " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
     case ConvKernel::kDirect:
+    case ConvKernel::kGemm3d:
+    case ConvKernel::kDirect3d:
       break;
   }
   return {{"epilogue", "conv2d"}, geometry + "hg_conv2d(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
@@ -371,18 +419,19 @@ Attrs conv(std::vector<int64_t> kernel, int64_t filters, std::vector<int64_t> st
 const OpRegistrar reg([] {
   OpDef d;
   d.name = "Convolution";
-  d.summary = "2-D convolution, NCHW, with groups (Gluon nn.Conv2D)";
+  d.summary = "1-D, 2-D and 3-D convolution, NCW/NCHW/NCDHW, with groups (Gluon nn.Conv1D, Conv2D, Conv3D)";
   d.input_names = {"data", "weight", "bias"};
   d.min_inputs = 2;
   d.max_inputs = 3;
-  d.attrs = {{"kernel", AttrKind::kInts, std::nullopt, "(kh, kw)", {}},
+  d.attrs = {{"kernel", AttrKind::kInts, std::nullopt, "(kw), (kh, kw) or (kd, kh, kw)", {}},
              {"num_filter", AttrKind::kInt, std::nullopt, "output channels", {}},
-             {"stride", AttrKind::kInts, std::vector<int64_t>{}, "(sh, sw); default 1", {}},
-             {"dilate", AttrKind::kInts, std::vector<int64_t>{}, "(dh, dw); default 1", {}},
-             {"pad", AttrKind::kInts, std::vector<int64_t>{}, "(ph, pw); default 0", {}},
+             {"stride", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 1", {}},
+             {"dilate", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 1", {}},
+             {"pad", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 0", {}},
              {"num_group", AttrKind::kInt, int64_t{1}, "groups; = channels for depthwise", {}},
              {"no_bias", AttrKind::kBool, false, "no bias input", {}},
-             {"layout", AttrKind::kString, std::string("NCHW"), "data layout", {"NCHW"}}};
+             {"layout", AttrKind::kString, std::string("None"), "data layout; None: the kernel's",
+              {"None", "NCW", "NCHW", "NCDHW"}}};
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = 1;
   d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
@@ -394,11 +443,11 @@ const OpRegistrar reg([] {
   d.fit_scratch = fit_scratch;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const ConvGeometry g = conv_geometry(a, in[0].shape);
-    return 2.0 * static_cast<double>(g.n * g.f * g.oh * g.ow * (g.c / g.groups) * g.kh * g.kw);
+    return 2.0 * static_cast<double>(g.n * g.f * g.od * g.oh * g.ow) * static_cast<double>(reduction(g));
   };
   d.weight_shapes = [](const Attrs& a, const Shape& data) {
     const ConvGeometry g = conv_geometry(a, data);
-    return std::vector<Shape>{{g.f, g.c / g.groups, g.kh, g.kw}, {g.f}};
+    return std::vector<Shape>{conv_weight_shape(g), {g.f}};
   };
   d.examples = {
       {conv({3, 3}, 4, {}, {1, 1}, {}, 1, false), {{1, 3, 6, 5}, {4, 3, 3, 3}, {4}}},
@@ -424,6 +473,17 @@ const OpRegistrar reg([] {
       // Pixels as GEMM rows: a 7x7 map, 1x1 and strided 3x3, batch 2.
       {conv({1, 1}, 128, {}, {}, {}, 1, false), {{2, 80, 7, 7}, {128, 80, 1, 1}, {128}}},
       {conv({3, 3}, 128, {2, 2}, {1, 1}, {}, 1, true), {{1, 8, 13, 13}, {128, 8, 3, 3}}},
+      // 1-D (NCW, run as height 1): padded, strided and dilated, grouped, depthwise, a width-1 input.
+      {conv({3}, 4, {}, {1}, {}, 1, false), {{2, 3, 11}, {4, 3, 3}, {4}}},
+      {conv({5}, 6, {2}, {3}, {2}, 2, true), {{1, 4, 17}, {6, 2, 5}}},
+      {conv({3}, 5, {}, {1}, {}, 5, false), {{1, 5, 33}, {5, 1, 3}, {5}}},
+      {conv({1}, 7, {}, {}, {}, 1, false), {{3, 9, 1}, {7, 9, 1}, {7}}},
+      // 3-D (NCDHW): padded, strided, dilated, grouped; a kernel as large as the padded input; depth 1.
+      {conv({3, 3, 3}, 4, {}, {1, 1, 1}, {}, 1, false), {{2, 3, 5, 6, 7}, {4, 3, 3, 3, 3}, {4}}},
+      {conv({2, 3, 1}, 6, {2, 1, 2}, {1, 0, 1}, {1, 2, 1}, 3, true), {{1, 3, 6, 7, 9}, {6, 1, 2, 3, 1}}},
+      {conv({3, 1, 3}, 5, {}, {1, 0, 1}, {}, 1, false), {{1, 2, 1, 4, 5}, {5, 2, 3, 1, 3}, {5}}},
+      {conv({1, 1, 1}, 3, {}, {}, {}, 1, false), {{1, 17, 2, 3, 3}, {3, 17, 1, 1, 1}, {3}}},
+      {conv({3, 3, 3}, 4, {1, 2, 2}, {1, 1, 1}, {}, 4, false), {{2, 4, 4, 7, 6}, {4, 1, 3, 3, 3}, {4}}},  // depthwise
   };
   return d;
 }());

@@ -49,4 +49,47 @@ Tensor Pool2D::hybrid_forward(const Ops& F, const Tensor& x) {
                    count_include_pad_, "fwd");
 }
 
+ConvND::ConvND(std::size_t rank, int64_t channels, Shape kernel, Shape strides, Shape padding, Shape dilation,
+               int64_t groups, bool use_bias, const std::string& activation, int64_t in_channels)
+    : HybridBlock("conv"),
+      rank_(rank),
+      channels_(channels),
+      groups_(groups),
+      kernel_(std::move(kernel)),
+      strides_(std::move(strides)),
+      padding_(std::move(padding)),
+      dilation_(std::move(dilation)),
+      use_bias_(use_bias),
+      activation_(activation) {
+  const std::string name = "Conv" + std::to_string(rank) + "D";
+  for (const Shape* s : {&kernel_, &strides_, &padding_, &dilation_})
+    if (s->size() != rank)
+      throw Error(name + ": kernel, strides, padding and dilation must have " + std::to_string(rank) +
+                  " values, got " + shape_str(*s));
+  if (groups <= 0) throw Error(name + ": groups must be positive");
+  Shape w{channels, in_channels / groups};
+  w.insert(w.end(), kernel_.begin(), kernel_.end());
+  weight_ = &add_param("weight", w);
+  if (use_bias) {
+    bias_ = &add_param("bias", {channels});
+    bias_->set_default_initializer(init::Zero());
+  }
+}
+
+Tensor ConvND::hybrid_forward(const Ops& F, const Tensor& x) {
+  if (!weight_->shape_known() && x.has_shape()) {
+    const Shape& s = x.shape();
+    if (s.size() != rank_ + 2)
+      throw Error(prefix() + ": Conv" + std::to_string(rank_) + "D takes " + (rank_ == 1 ? "NCW" : "NCDHW") +
+                  " input, got " + shape_str(s));
+    Shape w{channels_, s[1] / groups_};
+    w.insert(w.end(), kernel_.begin(), kernel_.end());
+    weight_->set_shape(w);
+  }
+  Tensor y = F.Convolution(x, F.param(*weight_), use_bias_ ? F.param(*bias_) : Tensor(), kernel_, channels_, strides_,
+                           padding_, dilation_, groups_, !use_bias_, "fwd");
+  if (!activation_.empty()) y = F.Activation(y, activation_, activation_ + "_fwd");
+  return y;
+}
+
 }  // namespace hybgen::nn

@@ -52,4 +52,36 @@ Tensor LayerNorm::hybrid_forward(const Ops& F, const Tensor& x) {
   return F.LayerNorm(x, F.param(*gamma_), F.param(*beta_), axis_, epsilon_, "fwd");
 }
 
+InstanceNorm::InstanceNorm(double epsilon, bool center, bool scale, int64_t in_channels)
+    : HybridBlock("instancenorm"), epsilon_(epsilon) {
+  gamma_ = &add_param("gamma", {in_channels});
+  beta_ = &add_param("beta", {in_channels});
+  gamma_->set_default_initializer(init::One());   // stays one when !scale, as Gluon's
+  beta_->set_default_initializer(init::Zero());  // stays zero when !center
+  (void)center, (void)scale;
+}
+
+Tensor InstanceNorm::hybrid_forward(const Ops& F, const Tensor& x) {
+  if (!gamma_->shape_known() && x.has_shape()) {
+    const int64_t c = channels_on(x, 1);
+    gamma_->set_shape({c});
+    beta_->set_shape({c});
+  }
+  return F.InstanceNorm(x, F.param(*gamma_), F.param(*beta_), epsilon_, "fwd");
+}
+
+GroupNorm::GroupNorm(int64_t num_groups, double epsilon, bool center, bool scale)
+    : HybridBlock("groupnorm"), num_groups_(num_groups), epsilon_(epsilon) {
+  if (num_groups <= 0) throw Error("GroupNorm: num_groups must be positive, got " + std::to_string(num_groups));
+  gamma_ = &add_param("gamma", {num_groups});
+  beta_ = &add_param("beta", {num_groups});
+  gamma_->set_default_initializer(init::One());
+  beta_->set_default_initializer(init::Zero());
+  (void)center, (void)scale;
+}
+
+Tensor GroupNorm::hybrid_forward(const Ops& F, const Tensor& x) {
+  return F.GroupNorm(x, F.param(*gamma_), F.param(*beta_), num_groups_, epsilon_, "fwd");
+}
+
 }  // namespace hybgen::nn

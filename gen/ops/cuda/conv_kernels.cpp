@@ -1,4 +1,6 @@
-// The CUDA kernel of Convolution (2-D, NCHW), by the first that applies:
+// The CUDA kernel of Convolution. 3-D (NCDHW): the direct kernel of
+// conv3d.inc. 1-D (NCW) comes as 2-D of height 1 (conv_geometry). 2-D
+// (NCHW), by the first that applies:
 //   - depthwise (groups = channels = filters): hg_depthwise_conv2d
 //     (templates/cuda/kernels/depthwise.inc, another file's);
 //   - a 1x1 convolution on a 1x1 map: a dense layer, y[n x f] = x W^T
@@ -25,9 +27,10 @@ void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather,
 
 namespace {
 
-enum class Path { kDepthwise, kDense, kDirect1x1, kImplicit };
+enum class Path { kDepthwise, kDense, kDirect1x1, kImplicit, kDirect3d };
 
 Path path_of(const ConvGeometry& g) {
+  if (g.spatial == 3) return Path::kDirect3d;
   if (g.groups == g.c && g.f == g.c && g.groups > 1) return Path::kDepthwise;
   const bool one_by_one = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
   if (one_by_one && g.groups == 1 && g.h == 1 && g.w == 1) return Path::kDense;
@@ -56,7 +59,7 @@ bool dense_gemv(const ConvGeometry& g) { return g.n <= 8; }
 
 // Split-K floats (0: none).
 int64_t partial_floats(const ConvGeometry& g, Path path) {
-  if (path == Path::kDepthwise || (path == Path::kDense && dense_gemv(g))) return 0;
+  if (path == Path::kDepthwise || path == Path::kDirect3d || (path == Path::kDense && dense_gemv(g))) return 0;
   const Shape4 s = gemm_shape(g, path);
   int config = 0, splits = 1;
   cuda_gemm_plan(s.batch, s.m, s.n, s.k, path == Path::kImplicit, &config, &splits);
@@ -73,6 +76,14 @@ KernelCall emit(const EmitContext& ctx) {
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   const std::string epilogue = epilogue_argument(ctx);
   const Path path = path_of(g);
+  if (path == Path::kDirect3d) {
+    const std::vector<int64_t> geo{g.n,  g.c,  g.d,  g.h,  g.w,  g.f,  g.kd, g.kh, g.kw, g.od, g.oh,
+                                   g.ow, g.sd, g.sh, g.sw, g.pd, g.ph, g.pw, g.dd, g.dh, g.dw, g.groups};
+    std::string list;
+    for (int64_t v : geo) list += (list.empty() ? "" : ", ") + n(v) + "L";
+    return {{"conv3d"}, "HG_CHECK(hg_conv3d(" + ctx.stream + ", " + x + ", " + w + ", " + bias + ", " + y +
+                            ", HgConv3dGeometry{{" + list + "}}, " + epilogue + "));"};
+  }
   if (path == Path::kDepthwise)
     return {{"depthwise"}, "HG_CHECK(hg_depthwise_conv2d(" + ctx.stream + ", " + x + ", " + w + ", " + bias + ", " +
                                y + ", " + n(g.n) + ", " + n(g.c) + ", " + n(g.h) + ", " + n(g.w) + ", " + n(g.oh) +

@@ -1,9 +1,11 @@
 // CUDA kernels of the row-wise ops: softmax, log_softmax, SoftmaxOutput,
 // SoftmaxActivation (templates/cuda/kernels/softmax.inc), LayerNorm
-// (layer_norm.inc), BatchNorm (batch_norm.inc), sum and mean (reduce.inc).
-// Each views its tensor as the op's file does (gen/ops/softmax.cpp,
-// layer_norm.cpp, batch_norm.cpp, reduce.cpp) and prints one launch with
-// the sizes as literals.
+// (layer_norm.inc), BatchNorm (batch_norm.inc), sum and mean (reduce.inc),
+// InstanceNorm and GroupNorm (group_norm.inc), L2Normalization
+// (l2_normalization.inc), LRN (lrn.inc). Each views its tensor as the op's
+// file does (gen/ops/softmax.cpp, layer_norm.cpp, batch_norm.cpp,
+// reduce.cpp, group_norm.cpp, l2_normalization.cpp, lrn.cpp) and prints one
+// launch with the sizes as literals.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -133,6 +135,44 @@ KernelCall emit_reduce(const EmitContext& ctx, bool mean) {
                           cpp_float(scale) + "));"};
 }
 
+// InstanceNorm: rows (n, c) of the spatial values, gamma per channel;
+// GroupNorm: rows (n, group) of C/groups channels' values, gamma per group.
+KernelCall emit_group_norm(const EmitContext& ctx, bool instance) {
+  const Shape& s = ctx.in_types[0].shape;
+  if (s.size() < 3) throw Error("InstanceNorm/GroupNorm: data must have at least 3 dims");
+  const int64_t classes = instance ? s[1] : ctx.node.attrs.get_int("num_groups");
+  if (classes <= 0 || s[1] % classes) throw Error("GroupNorm: num_groups must divide the channels");
+  const int64_t rows = s[0] * classes, n = s[1] / classes * dims_product(s, 2, s.size());
+  return {{"group_norm"}, "HG_CHECK(hg_group_norm(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.in[1] + ", " +
+                              ctx.in[2] + ", " + ctx.out[0] + ", " + std::to_string(rows) + "L, " + std::to_string(n) +
+                              "L, " + std::to_string(classes) + "L, " + cpp_float(ctx.node.attrs.get_float("eps")) +
+                              "));"};
+}
+
+// As gen/ops/l2_normalization.cpp's view.
+KernelCall emit_l2_normalization(const EmitContext& ctx) {
+  const Shape& s = ctx.in_types[0].shape;
+  const std::string& mode = ctx.node.attrs.get_string("mode");
+  if (s.size() < (mode == "instance" ? 2u : 3u)) throw Error("L2Normalization: data has too few dims for " + mode);
+  const AxisView v = mode == "instance" ? AxisView{s[0], dims_product(s, 1, s.size()), 1}
+                     : mode == "channel" ? AxisView{s[0], s[1], dims_product(s, 2, s.size())}
+                                         : AxisView{s[0] * s[1], dims_product(s, 2, s.size()), 1};
+  return {{"l2_normalization"}, "HG_CHECK(hg_l2_normalization(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] +
+                                    ", " + sizes(v) + ", " + cpp_float(ctx.node.attrs.get_float("eps")) + "));"};
+}
+
+KernelCall emit_lrn(const EmitContext& ctx) {
+  const Attrs& a = ctx.node.attrs;
+  const Shape& s = ctx.in_types[0].shape;
+  if (s.size() != 4) throw Error("LRN: data must be NCHW");
+  const int64_t nsize = a.get_int("nsize");
+  return {{"lrn"}, "HG_CHECK(hg_lrn(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                       std::to_string(s[0]) + "L, " + std::to_string(s[1]) + "L, " + std::to_string(s[2] * s[3]) +
+                       "L, " + std::to_string(nsize) + "L, " +
+                       cpp_float(a.get_float("alpha") / static_cast<double>(nsize)) + ", " +
+                       cpp_float(a.get_float("beta")) + ", " + cpp_float(a.get_float("knorm")) + "));"};
+}
+
 const CudaKernelRegistrar softmax_reg("softmax",
                                       CudaOpKernel{[](const EmitContext& c) { return emit_softmax(c, false); }, nullptr});
 const CudaKernelRegistrar log_softmax_reg("log_softmax",
@@ -141,6 +181,12 @@ const CudaKernelRegistrar softmax_output_reg("SoftmaxOutput", CudaOpKernel{emit_
 const CudaKernelRegistrar softmax_activation_reg("SoftmaxActivation", CudaOpKernel{emit_softmax_activation, nullptr});
 const CudaKernelRegistrar layer_norm_reg("LayerNorm", CudaOpKernel{emit_layer_norm, nullptr});
 const CudaKernelRegistrar batch_norm_reg("BatchNorm", CudaOpKernel{emit_batch_norm, nullptr});
+const CudaKernelRegistrar instance_norm_reg(
+    "InstanceNorm", CudaOpKernel{[](const EmitContext& c) { return emit_group_norm(c, true); }, nullptr});
+const CudaKernelRegistrar group_norm_reg(
+    "GroupNorm", CudaOpKernel{[](const EmitContext& c) { return emit_group_norm(c, false); }, nullptr});
+const CudaKernelRegistrar l2_normalization_reg("L2Normalization", CudaOpKernel{emit_l2_normalization, nullptr});
+const CudaKernelRegistrar lrn_reg("LRN", CudaOpKernel{emit_lrn, nullptr});
 const CudaKernelRegistrar sum_reg("sum", CudaOpKernel{[](const EmitContext& c) { return emit_reduce(c, false); }, nullptr});
 const CudaKernelRegistrar mean_reg("mean", CudaOpKernel{[](const EmitContext& c) { return emit_reduce(c, true); }, nullptr});
 
