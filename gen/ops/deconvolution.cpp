@@ -64,7 +64,7 @@ DeconvGeometry deconv_geometry(const Attrs& a, const Shape& data) {
   if (g.c % g.groups || g.f % g.groups)
     throw Error("num_group " + n(g.groups) + " must divide channels " + n(g.c) + " and num_filter " + n(g.f));
   // Per spatial axis, the 2-D one's (y, x) or the 1-D one's (x).
-  int64_t k[2] = {1, 1}, s[2] = {1, 1}, d[2] = {1, 1}, p[2] = {0, 0}, adj[2] = {0, 0}, in[2] = {g.h, g.w}, out[2];
+  int64_t k[2] = {1, 1}, s[2] = {1, 1}, d[2] = {1, 1}, p[2] = {0, 0}, adj[2] = {0, 0}, in[2] = {g.h, g.w}, out[2] = {1, 1};
   const auto& target = a.get_ints("target_shape");
   const bool by_target = std::any_of(target.begin(), target.end(), [](int64_t t) { return t != 0; });
   for (std::size_t i = 0; i < nd; ++i) {

@@ -323,14 +323,16 @@ KernelCall emit_resize(const EmitContext& ctx) {
   const Shape& s = ctx.in_types[0].shape;
   const Shape& o = ctx.out_types[0].shape;
   const int64_t planes = s[0] * s[1], ih = s[2], iw = s[3], oh = o[2], ow = o[3];
+  // Mode like reads only the second input's shape.
+  const std::string like = ctx.in.size() > 1 ? "(void)(" + ctx.in[1] + ");  // only its shape is used\n" : "";
   if (ih == oh && iw == ow)
-    return {{"copy"}, "hg_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " + n(planes * ih * iw) + ");"};
+    return {{"copy"}, like + "hg_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " + n(planes * ih * iw) + ");"};
   const bool align = ctx.node.attrs.get_bool("align_corners");
   const ResizeAxis ry = resize_axis(ih, oh, align), rx = resize_axis(iw, ow, align);
   // The source rows and columns and their weights, computed here with MXNet's
   // float arithmetic, so every target interpolates between the same pixels.
   return {{"parallel", "resize"},
-          "{\n  static const int hg_rows[] = " + cpp_int_list(ry.first) + ";\n  static const int hg_rows1[] = " +
+          like + "{\n  static const int hg_rows[] = " + cpp_int_list(ry.first) + ";\n  static const int hg_rows1[] = " +
               cpp_int_list(ry.second) + ";\n  static const float hg_row_weights[] = " + float_list(ry.lambda) +
               ";\n  static const int hg_cols[] = " + cpp_int_list(rx.first) + ";\n  static const int hg_cols1[] = " +
               cpp_int_list(rx.second) + ";\n  static const float hg_col_weights[] = " + float_list(rx.lambda) +

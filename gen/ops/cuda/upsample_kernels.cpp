@@ -60,11 +60,13 @@ KernelCall emit_resize(const EmitContext& ctx) {
   const Shape& s = ctx.in_types[0].shape;
   const Shape& o = ctx.out_types[0].shape;
   const int64_t planes = s[0] * s[1];
+  // Mode like reads only the second input's shape.
+  const std::string like = ctx.in.size() > 1 ? "(void)(" + ctx.in[1] + ");  // only its shape is used\n" : "";
   if (s[2] == o[2] && s[3] == o[3])
-    return {{"copy"}, "HG_CHECK(hg_copy(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
+    return {{"copy"}, like + "HG_CHECK(hg_copy(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
                           n(planes * s[2] * s[3]) + "));"};
   const bool align = ctx.node.attrs.get_bool("align_corners");
-  return {{"upsample"}, "HG_CHECK(hg_bilinear_resize(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
+  return {{"upsample"}, like + "HG_CHECK(hg_bilinear_resize(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
                             n(planes) + ", " + n(s[2]) + ", " + n(s[3]) + ", " + n(o[2]) + ", " + n(o[3]) + ", " +
                             cpp_float(resize_scale(s[2], o[2], align)) + ", " +
                             cpp_float(resize_scale(s[3], o[3], align)) + ", " + (align ? "true" : "false") + "));"};
