@@ -33,6 +33,12 @@ std::shared_ptr<HybridBlock> transformer_encoder(int64_t units = 256, int64_t he
 // MaxPool2D(2), Conv2D(16, 5) relu, MaxPool2D(2), Flatten, Dense(120, relu),
 // Dense(84, relu), Dense(10).
 std::shared_ptr<HybridBlock> lenet(int64_t classes = 10);
+// A small U-Net on 1x3x64x64: three levels of two 3x3 convolutions (relu,
+// `width`, 2x, 4x channels) each followed by 2x2 max pooling, a bottom stage
+// (8x), then per level a Conv2DTranspose (kernel 2, stride 2) up, the
+// level's skip concatenated, two 3x3 convolutions; a 1x1 convolution to
+// `classes` channels per pixel.
+std::shared_ptr<HybridBlock> unet(int64_t classes = 2, int64_t width = 16);
 
 // Every architecture above by name, with the input shape it is meant for
 // (batch 1): what programs that take a model name (export_zoo) look up.
