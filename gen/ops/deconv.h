@@ -1,7 +1,10 @@
-// The geometry of a transposed convolution (MXNet's Deconvolution, 1-D NCW or
-// 2-D NCHW) from its attributes and data shape, checked, and the pieces the
-// ops built on it share (Deconvolution, bilinear UpSampling): the reference
-// and the printers of the kernels that read the weights as given.
+// What the upsampling ops share (gen/ops/deconvolution.cpp, upsampling.cpp
+// and cuda/upsample_kernels.cpp): the geometry of a transposed convolution
+// (MXNet's Deconvolution, 1-D NCW or 2-D NCHW) from its attributes and data
+// shape, checked; its reference and the printers of the kernels that read
+// the weights as given (Deconvolution, bilinear UpSampling); bilinear
+// UpSampling's Deconvolution attributes; _contrib_BilinearResize2D's source
+// pixels and weights along an axis.
 //
 //   const DeconvGeometry g = deconv_geometry(attrs, {1, 64, 8, 8});
 //   g.oh, g.ow;  // 16, 16 for kernel (2, 2), stride (2, 2)
