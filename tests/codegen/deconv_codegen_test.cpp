@@ -69,6 +69,9 @@ TEST(DeconvCodegen, EpiloguesMatchTheReferenceOnThisMachinesTarget) {
   expect_matches(host_target().name);
 }
 
+// The CUDA kernels with the same epilogues, run on the CPU (cuda-host).
+TEST(DeconvCodegen, EpiloguesMatchTheReferenceOnCudaHost) { expect_matches("cuda-host"); }
+
 TEST(DeconvCodegen, KernelsTakeTheirEpilogues) {
   const auto files = generate_cpp(deconv_graph(), {"deconvs", "", ""});
   const std::string& cpp = files[1].content;
