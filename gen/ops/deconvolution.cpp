@@ -106,29 +106,38 @@ Shape deconv_output_shape(const DeconvGeometry& g) {
 
 void deconv_reference(const DeconvGeometry& g, const float* x, const float* w, const float* bias, float* y) {
   const int64_t cg = g.c / g.groups, fg = g.f / g.groups, m = fg * g.kh * g.kw, hw = g.h * g.w;
-  std::vector<float> cols(static_cast<std::size_t>(m * hw));
+  // The columns of `rows` input rows at a time: the whole image unless that
+  // takes more than 64 MiB.
+  const int64_t rows = std::max<int64_t>(1, std::min<int64_t>(g.h, (int64_t{1} << 24) / std::max<int64_t>(1, m * g.w)));
+  std::vector<float> cols(static_cast<std::size_t>(m * rows * g.w));
   for (int64_t img = 0; img < g.n; ++img)
     for (int64_t grp = 0; grp < g.groups; ++grp) {
-      // cols[(fo, ky, kx) x pixel] = W_g^T x_g, W_g the [cg x m] rows of this group's channels.
-      reference_sgemm(true, false, static_cast<int>(m), static_cast<int>(hw), static_cast<int>(cg),
-                      w + grp * cg * m, static_cast<int>(m), x + (img * g.c + grp * cg) * hw, static_cast<int>(hw),
-                      cols.data(), static_cast<int>(hw));
       for (int64_t fo = 0; fo < fg; ++fo) {
         const int64_t channel = grp * fg + fo;
         float* plane = y + (img * g.f + channel) * g.oh * g.ow;
         std::fill(plane, plane + g.oh * g.ow, bias ? bias[channel] : 0.0f);
-        for (int64_t ky = 0; ky < g.kh; ++ky)
-          for (int64_t kx = 0; kx < g.kw; ++kx) {
-            const float* col = cols.data() + ((fo * g.kh + ky) * g.kw + kx) * hw;
-            for (int64_t iy = 0; iy < g.h; ++iy) {
-              const int64_t oy = iy * g.sh - g.ph + ky * g.dh;
-              if (oy < 0 || oy >= g.oh) continue;
-              for (int64_t ix = 0; ix < g.w; ++ix) {
-                const int64_t ox = ix * g.sw - g.pw + kx * g.dw;
-                if (ox >= 0 && ox < g.ow) plane[oy * g.ow + ox] += col[iy * g.w + ix];
+      }
+      for (int64_t r0 = 0; r0 < g.h; r0 += rows) {
+        const int64_t n_rows = std::min(rows, g.h - r0), n_cols = n_rows * g.w;
+        // cols[(fo, ky, kx) x pixel] = W_g^T x_g, W_g the [cg x m] rows of this group's channels.
+        reference_sgemm(true, false, static_cast<int>(m), static_cast<int>(n_cols), static_cast<int>(cg),
+                        w + grp * cg * m, static_cast<int>(m), x + (img * g.c + grp * cg) * hw + r0 * g.w,
+                        static_cast<int>(hw), cols.data(), static_cast<int>(n_cols));
+        for (int64_t fo = 0; fo < fg; ++fo) {
+          float* plane = y + (img * g.f + grp * fg + fo) * g.oh * g.ow;
+          for (int64_t ky = 0; ky < g.kh; ++ky)
+            for (int64_t kx = 0; kx < g.kw; ++kx) {
+              const float* col = cols.data() + ((fo * g.kh + ky) * g.kw + kx) * n_cols;
+              for (int64_t r = 0; r < n_rows; ++r) {
+                const int64_t oy = (r0 + r) * g.sh - g.ph + ky * g.dh;
+                if (oy < 0 || oy >= g.oh) continue;
+                for (int64_t ix = 0; ix < g.w; ++ix) {
+                  const int64_t ox = ix * g.sw - g.pw + kx * g.dw;
+                  if (ox >= 0 && ox < g.ow) plane[oy * g.ow + ox] += col[r * g.w + ix];
+                }
               }
             }
-          }
+        }
       }
     }
 }
