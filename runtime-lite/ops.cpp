@@ -82,6 +82,43 @@ Tensor Ops::Pooling(const Tensor& x, std::vector<int64_t> kernel, const std::str
              name);
 }
 
+Tensor Ops::Deconvolution(const Tensor& x, const Tensor& weight, const Tensor& bias, std::vector<int64_t> kernel,
+                          int64_t num_filter, std::vector<int64_t> stride, std::vector<int64_t> pad,
+                          std::vector<int64_t> adj, std::vector<int64_t> dilate, int64_t num_group, bool no_bias,
+                          std::vector<int64_t> target_shape, const std::string& name) const {
+  std::vector<Tensor> in{x, weight};
+  if (!no_bias) in.push_back(bias);
+  return one("Deconvolution", in,
+             with({{"kernel", kernel}, {"num_filter", num_filter}, {"stride", stride}, {"pad", pad}, {"adj", adj},
+                   {"dilate", dilate}, {"num_group", num_group}, {"no_bias", no_bias},
+                   {"target_shape", target_shape}}),
+             name);
+}
+
+Tensor Ops::UpSampling(const std::vector<Tensor>& xs, int64_t scale, const std::string& sample_type,
+                       int64_t num_filter, const std::string& multi_input_mode, const std::string& name) const {
+  const int64_t args = sample_type == "bilinear" ? 2 : static_cast<int64_t>(xs.size());
+  return one("UpSampling", xs,
+             with({{"scale", scale}, {"sample_type", sample_type}, {"num_filter", num_filter},
+                   {"num_args", args}, {"multi_input_mode", multi_input_mode}}),
+             name);
+}
+
+Tensor Ops::UpSampling(const Tensor& x, int64_t scale, const std::string& sample_type, const std::string& name) const {
+  return UpSampling(std::vector<Tensor>{x}, scale, sample_type, 0, "concat", name);
+}
+
+Tensor Ops::BilinearResize2D(const Tensor& x, int64_t height, int64_t width, double scale_height, double scale_width,
+                             const std::string& mode, bool align_corners, const Tensor& like,
+                             const std::string& name) const {
+  std::vector<Tensor> in{x};
+  if (mode == "like") in.push_back(like);
+  return one("_contrib_BilinearResize2D", in,
+             with({{"height", height}, {"width", width}, {"scale_height", scale_height},
+                   {"scale_width", scale_width}, {"mode", mode}, {"align_corners", align_corners}}),
+             name);
+}
+
 Tensor Ops::BatchNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& moving_mean,
                       const Tensor& moving_var, double eps, bool fix_gamma, int64_t axis, const std::string& name) const {
   return one("BatchNorm", {x, gamma, beta, moving_mean, moving_var},

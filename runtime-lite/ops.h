@@ -60,6 +60,30 @@ class Ops {
                  std::vector<int64_t> stride = {}, std::vector<int64_t> pad = {}, bool global_pool = false,
                  const std::string& pooling_convention = "valid", bool count_include_pad = true,
                  const std::string& name = "") const;
+  // Transposed convolution, NCHW (kernel of 2 values) or NCW (1 value); weight
+  // (C_in, num_filter / num_group, kernel...); adj adds output pixels at the
+  // end; a target_shape sets pad and adj. MXNet's default: no bias.
+  Tensor Deconvolution(const Tensor& x, const Tensor& weight, const Tensor& bias, std::vector<int64_t> kernel,
+                       int64_t num_filter, std::vector<int64_t> stride = {}, std::vector<int64_t> pad = {},
+                       std::vector<int64_t> adj = {}, std::vector<int64_t> dilate = {}, int64_t num_group = 1,
+                       bool no_bias = true, std::vector<int64_t> target_shape = {},
+                       const std::string& name = "") const;
+  // Nearest-neighbour upsampling by `scale` (NCHW); several inputs are each
+  // upsampled to the first's size times scale and concatenated on the
+  // channels or summed (multi_input_mode). sample_type "bilinear" takes
+  // {data, weight (C, 1, k, k)} with num_filter = C.
+  Tensor UpSampling(const std::vector<Tensor>& xs, int64_t scale, const std::string& sample_type = "nearest",
+                    int64_t num_filter = 0, const std::string& multi_input_mode = "concat",
+                    const std::string& name = "") const;
+  Tensor UpSampling(const Tensor& x, int64_t scale, const std::string& sample_type = "nearest",
+                    const std::string& name = "") const;
+  // Bilinear resizing (NCHW, MXNet contrib.BilinearResize2D): mode "size"
+  // (height, width, or the scales when scale_height > 0), "odd_scale",
+  // "like" (the size of `like`), "to_even_down", "to_even_up", "to_odd_down",
+  // "to_odd_up".
+  Tensor BilinearResize2D(const Tensor& x, int64_t height, int64_t width, double scale_height = 0,
+                          double scale_width = 0, const std::string& mode = "size", bool align_corners = true,
+                          const Tensor& like = Tensor(), const std::string& name = "") const;
   Tensor BatchNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& moving_mean,
                    const Tensor& moving_var, double eps = 1e-5, bool fix_gamma = false, int64_t axis = 1,
                    const std::string& name = "") const;

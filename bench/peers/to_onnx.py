@@ -24,7 +24,9 @@ LeakyReLU, BatchNorm, Pooling, Flatten, Reshape, Concat, broadcast_* and the
 _*_scalar forms, clip, softmax, log_softmax, SoftmaxActivation, SoftmaxOutput,
 Dropout, _copy, transpose, dot, batch_dot, LayerNorm, sum, mean, expand_dims,
 squeeze, erf/exp/log/sqrt/rsqrt/abs/negative/square, SliceChannel, slice,
-slice_axis, Embedding, RNN, SwapAxis (and their aliases, read from `hybgen ops --json`).
+slice_axis, Embedding, RNN, SwapAxis, Deconvolution (ConvTranspose), UpSampling
+(Resize, or ConvTranspose when bilinear), _contrib_BilinearResize2D (Resize) (and
+their aliases, read from `hybgen ops --json`).
 """
 from __future__ import annotations
 
@@ -120,6 +122,11 @@ def hybgen_json(hybgen: str, *args: str) -> object:
 DEFAULTS = {
     "FullyConnected": {"no_bias": False, "flatten": True},
     "Convolution": {"stride": [], "dilate": [], "pad": [], "num_group": 1, "no_bias": False, "layout": "NCHW"},
+    "Deconvolution": {"stride": [], "dilate": [], "pad": [], "adj": [], "target_shape": [], "num_group": 1,
+                      "no_bias": True},
+    "UpSampling": {"num_filter": 0, "num_args": 0, "multi_input_mode": "concat"},
+    "_contrib_BilinearResize2D": {"height": 1, "width": 1, "scale_height": 0.0, "scale_width": 0.0, "mode": "size",
+                                  "align_corners": True},
     "LeakyReLU": {"act_type": "leaky", "slope": 0.25, "lower_bound": 0.125, "upper_bound": 0.334},
     "BatchNorm": {"eps": 1e-3, "fix_gamma": True, "axis": 1},
     "LayerNorm": {"axis": -1, "eps": 1e-5},
@@ -296,6 +303,62 @@ class Converter:
         xs = self.shape(ins[0])
         sp = [(xs[2 + i] + 2 * pad[i] - dilate[i] * (k[i] - 1) - 1) // stride[i] + 1 for i in range(nd)]
         return [self.out_shape(node, (xs[0], a["num_filter"], *sp))]
+
+    def _conv_transpose(self, node, ins, outs, xs, k, stride, dilate, pad, adj, group, filters):
+        nd = len(k)
+        self.add("ConvTranspose", list(ins), [outs[0]], base=node["name"], kernel_shape=k, strides=stride,
+                 dilations=dilate, pads=pad + pad, output_padding=adj, group=int(group))
+        sp = [stride[i] * (xs[2 + i] - 1) + dilate[i] * (k[i] - 1) + 1 - 2 * pad[i] + adj[i] for i in range(nd)]
+        return [self.out_shape(node, (xs[0], filters, *sp))]
+
+    def op_Deconvolution(self, node, ins, outs, a):
+        k = list(a["kernel"])
+        nd = len(k)
+        xs = self.shape(ins[0])
+        stride = list(a["stride"]) or [1] * nd
+        dilate = list(a["dilate"]) or [1] * nd
+        pad = list(a["pad"]) or [0] * nd
+        adj = list(a["adj"]) or [0] * nd
+        target = list(a["target_shape"])
+        if any(t != 0 for t in target):  # MXNet derives pad and adj from the target size
+            for i in range(nd):
+                extra = stride[i] * (xs[2 + i] - 1) + dilate[i] * (k[i] - 1) + 1 - target[i]
+                pad[i], adj[i] = (extra + 1) // 2, extra % 2
+        cin = ins[:2] if a["no_bias"] else ins[:3]
+        return self._conv_transpose(node, cin, outs, xs, k, stride, dilate, pad, adj, a["num_group"],
+                                    a["num_filter"])
+
+    def _resize(self, base, x, sizes, out=None, **attrs):
+        empty = ""
+        return self.add("Resize", [x, empty, empty, self.ints(base + "_sizes", sizes)], [out] if out else None,
+                        base=base, **attrs)
+
+    def op_UpSampling(self, node, ins, outs, a):
+        n, s = node["name"], int(a["scale"])
+        xs = self.shape(ins[0])
+        if a["sample_type"] == "bilinear":
+            k, p = 2 * s - s % 2, s // 2
+            return self._conv_transpose(node, ins[:2], outs, xs, [k, k], [s, s], [1, 1], [p, p], [0, 0], xs[1],
+                                        xs[1])
+        oh, ow = xs[2] * s, xs[3] * s
+        nearest = dict(mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+        if len(ins) == 1:
+            self._resize(n, ins[0], [xs[0], xs[1], oh, ow], outs[0], **nearest)
+            return [(xs[0], xs[1], oh, ow)]
+        parts = [self._resize(n, i, [xs[0], self.shape(i)[1], oh, ow], **nearest) for i in ins]
+        if a["multi_input_mode"] == "sum":
+            self.add("Sum", parts, [outs[0]], base=n)
+            return [(xs[0], xs[1], oh, ow)]
+        self.add("Concat", parts, [outs[0]], base=n, axis=1)
+        return [(xs[0], sum(self.shape(i)[1] for i in ins), oh, ow)]
+
+    def op_contrib_BilinearResize2D(self, node, ins, outs, a):
+        xs = self.shape(ins[0])
+        shape = self.out_shape(node)
+        mode = "align_corners" if a["align_corners"] else "pytorch_half_pixel"
+        self._resize(node["name"], ins[0], [xs[0], xs[1], shape[2], shape[3]], outs[0], mode="linear",
+                     coordinate_transformation_mode=mode)
+        return [shape]
 
     def op_Activation(self, node, ins, outs, a):
         table = {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "softrelu": "Softplus", "softsign": "Softsign"}

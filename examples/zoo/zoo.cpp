@@ -446,6 +446,55 @@ std::shared_ptr<HybridBlock> lenet(int64_t classes) {
   return net;
 }
 
+namespace {
+
+// Two 3x3 convolutions (padded, with bias) and relu: a U-Net stage.
+std::shared_ptr<HybridSequential> unet_stage(int64_t channels) {
+  auto stage = std::make_shared<HybridSequential>();
+  for (int i = 0; i < 2; ++i)
+    stage->add(std::make_shared<Conv2D>(channels, Shape{3, 3}, Shape{1, 1}, Shape{1, 1}, Shape{1, 1}, 1, true, "relu"));
+  return stage;
+}
+
+class UNet : public HybridBlock {
+ public:
+  UNet(int64_t classes, int64_t width) : HybridBlock("unet") {
+    for (int level = 0; level < 3; ++level) {
+      const int64_t channels = width << level;
+      down[level] = register_child(unet_stage(channels));
+      pool[level] = register_child(std::make_shared<nn::MaxPool2D>(Shape{2, 2}));
+    }
+    bottom = register_child(unet_stage(width << 3));
+    for (int level = 2; level >= 0; --level) {
+      const int64_t channels = width << level;
+      up[level] = register_child(std::make_shared<nn::Conv2DTranspose>(channels, Shape{2, 2}, Shape{2, 2}));
+      merge[level] = register_child(unet_stage(channels));
+    }
+    head = register_child(std::make_shared<Conv2D>(classes, Shape{1, 1}));
+  }
+  Tensor hybrid_forward(const Ops& F, const Tensor& x) override {
+    Tensor skip[3], y = x;
+    for (int level = 0; level < 3; ++level) {
+      skip[level] = (*down[level])(y);
+      y = (*pool[level])(skip[level]);
+    }
+    y = (*bottom)(y);
+    for (int level = 2; level >= 0; --level) y = (*merge[level])(F.Concat({(*up[level])(y), skip[level]}, 1));
+    return (*head)(y);
+  }
+  using HybridBlock::hybrid_forward;
+
+ private:
+  std::shared_ptr<HybridSequential> down[3], merge[3], bottom;
+  std::shared_ptr<nn::MaxPool2D> pool[3];
+  std::shared_ptr<nn::Conv2DTranspose> up[3];
+  std::shared_ptr<Conv2D> head;
+};
+
+}  // namespace
+
+std::shared_ptr<HybridBlock> unet(int64_t classes, int64_t width) { return std::make_shared<UNet>(classes, width); }
+
 const std::vector<ZooModel>& models() {
   static const std::vector<ZooModel> all = {
       {"resnet18_v1", [] { return resnet18_v1(); }, {1, 3, 224, 224}},
@@ -459,6 +508,7 @@ const std::vector<ZooModel>& models() {
       {"transformer_encoder", [] { return transformer_encoder(); }, {1, 128, 256}},
       {"lenet", [] { return lenet(); }, {1, 1, 28, 28}},
       {"lstm_classifier", [] { return lstm_classifier(); }, {1, 32, 64}},
+      {"unet", [] { return unet(); }, {1, 3, 64, 64}},
   };
   return all;
 }

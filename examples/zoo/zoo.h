@@ -36,6 +36,12 @@ std::shared_ptr<HybridBlock> lenet(int64_t classes = 10);
 // A sequence classifier on (batch, 32 steps, 64 features): a 1-layer LSTM
 // of `hidden` units (layout NTC), its last step, Dense(classes).
 std::shared_ptr<HybridBlock> lstm_classifier(int64_t hidden = 128, int64_t classes = 10);
+// A small U-Net on 1x3x64x64: three levels of two 3x3 convolutions (relu,
+// `width`, 2x, 4x channels) each followed by 2x2 max pooling, a bottom stage
+// (8x), then per level a Conv2DTranspose (kernel 2, stride 2) up, the
+// level's skip concatenated, two 3x3 convolutions; a 1x1 convolution to
+// `classes` channels per pixel.
+std::shared_ptr<HybridBlock> unet(int64_t classes = 2, int64_t width = 16);
 
 // Every architecture above by name, with the input shape it is meant for
 // (batch 1): what programs that take a model name (export_zoo) look up.

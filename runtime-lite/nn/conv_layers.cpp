@@ -33,6 +33,51 @@ Tensor Conv2D::hybrid_forward(const Ops& F, const Tensor& x) {
   return y;
 }
 
+ConvTranspose::ConvTranspose(std::size_t dims, int64_t channels, Shape kernel, Shape strides, Shape padding,
+                             Shape output_padding, Shape dilation, int64_t groups, bool use_bias,
+                             const std::string& activation, int64_t in_channels)
+    : HybridBlock("conv"),
+      channels_(channels),
+      groups_(groups),
+      kernel_(std::move(kernel)),
+      strides_(std::move(strides)),
+      padding_(std::move(padding)),
+      output_padding_(std::move(output_padding)),
+      dilation_(std::move(dilation)),
+      use_bias_(use_bias),
+      activation_(activation) {
+  const std::string layer = dims == 1 ? "Conv1DTranspose" : "Conv2DTranspose";
+  for (const Shape* s : {&kernel_, &strides_, &padding_, &output_padding_, &dilation_})
+    if (s->size() != dims)
+      throw Error(layer + ": kernel, strides, padding, output_padding and dilation must have " +
+                  std::to_string(dims) + " values, got " + shape_str(*s));
+  if (channels <= 0 || groups <= 0 || channels % groups)
+    throw Error(layer + ": channels " + std::to_string(channels) + " must be a positive multiple of groups " +
+                std::to_string(groups));
+  Shape w{in_channels, channels / groups};
+  w.insert(w.end(), kernel_.begin(), kernel_.end());
+  weight_ = &add_param("weight", w);
+  if (use_bias) {
+    bias_ = &add_param("bias", {channels});
+    bias_->set_default_initializer(init::Zero());
+  }
+}
+
+Tensor ConvTranspose::hybrid_forward(const Ops& F, const Tensor& x) {
+  if (!weight_->shape_known() && x.has_shape()) {
+    const Shape& s = x.shape();
+    if (s.size() != kernel_.size() + 2)
+      throw Error(prefix() + ": takes " + (kernel_.size() == 1 ? "NCW" : "NCHW") + " input, got " + shape_str(s));
+    Shape w{s[1], channels_ / groups_};
+    w.insert(w.end(), kernel_.begin(), kernel_.end());
+    weight_->set_shape(w);
+  }
+  Tensor y = F.Deconvolution(x, F.param(*weight_), use_bias_ ? F.param(*bias_) : Tensor(), kernel_, channels_,
+                             strides_, padding_, output_padding_, dilation_, groups_, !use_bias_, {}, "fwd");
+  if (!activation_.empty()) y = F.Activation(y, activation_, activation_ + "_fwd");
+  return y;
+}
+
 Pool2D::Pool2D(const std::string& type, Shape pool_size, Shape strides, Shape padding, bool ceil_mode, bool global,
                bool count_include_pad)
     : HybridBlock("pool"),

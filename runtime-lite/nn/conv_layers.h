@@ -1,9 +1,11 @@
-// Gluon's convolution and pooling layers (NCHW; the 1-D and 3-D ones at the
+// Gluon's convolution, transposed convolution and pooling layers (NCHW; NCW
+// for Conv1DTranspose; the 1-D and 3-D convolution and pooling layers at the
 // end of the file: NCW and NCDHW).
 //
 //   auto conv = std::make_shared<nn::Conv2D>(64, Shape{3, 3}, Shape{1, 1}, Shape{1, 1});  // in_channels deferred
 //   auto pool = std::make_shared<nn::MaxPool2D>(Shape{3, 3}, Shape{2, 2}, Shape{1, 1});
 //   auto gap = std::make_shared<nn::GlobalAvgPool2D>();
+//   auto up = std::make_shared<nn::Conv2DTranspose>(32, Shape{2, 2}, Shape{2, 2});
 #pragma once
 
 #include <string>
@@ -28,6 +30,46 @@ class Conv2D : public HybridBlock {
   std::string activation_;
   Parameter* weight_;
   Parameter* bias_ = nullptr;
+};
+
+// Gluon's transposed convolutions (MXNet Deconvolution): NCHW for
+// Conv2DTranspose, NCW for Conv1DTranspose; weight (in_channels,
+// channels / groups, kernel...), parameters named weight and bias as
+// Gluon's; output_padding is MXNet's adj.
+//   auto up = std::make_shared<nn::Conv2DTranspose>(32, Shape{2, 2}, Shape{2, 2});  // doubles H and W
+class ConvTranspose : public HybridBlock {
+ public:
+  ConvTranspose(std::size_t dims, int64_t channels, Shape kernel, Shape strides, Shape padding, Shape output_padding,
+                Shape dilation, int64_t groups, bool use_bias, const std::string& activation, int64_t in_channels);
+  Tensor hybrid_forward(const Ops& F, const Tensor& x) override;
+  using HybridBlock::hybrid_forward;
+  Parameter& weight() { return *weight_; }
+
+ private:
+  int64_t channels_, groups_;
+  Shape kernel_, strides_, padding_, output_padding_, dilation_;
+  bool use_bias_;
+  std::string activation_;
+  Parameter* weight_;
+  Parameter* bias_ = nullptr;
+};
+
+class Conv2DTranspose : public ConvTranspose {
+ public:
+  Conv2DTranspose(int64_t channels, Shape kernel, Shape strides = {1, 1}, Shape padding = {0, 0},
+                  Shape output_padding = {0, 0}, Shape dilation = {1, 1}, int64_t groups = 1, bool use_bias = true,
+                  const std::string& activation = "", int64_t in_channels = 0)
+      : ConvTranspose(2, channels, std::move(kernel), std::move(strides), std::move(padding),
+                      std::move(output_padding), std::move(dilation), groups, use_bias, activation, in_channels) {}
+};
+
+class Conv1DTranspose : public ConvTranspose {
+ public:
+  Conv1DTranspose(int64_t channels, Shape kernel, Shape strides = {1}, Shape padding = {0},
+                  Shape output_padding = {0}, Shape dilation = {1}, int64_t groups = 1, bool use_bias = true,
+                  const std::string& activation = "", int64_t in_channels = 0)
+      : ConvTranspose(1, channels, std::move(kernel), std::move(strides), std::move(padding),
+                      std::move(output_padding), std::move(dilation), groups, use_bias, activation, in_channels) {}
 };
 
 // Shared by the pooling layers: window, stride (default: the window), padding.
