@@ -191,7 +191,9 @@ class ElementwiseOps(nn.HybridBlock):
         b = F.where(x > 0, x, 0.1 * x) + F.reciprocal(F.abs(x) + 1) + F.sign(x)
         c = F.floor(x * 3) + F.ceil(x * 3) + F.round(x * 3) + F.sin(x) + F.cos(x)
         d = F.log1p(F.abs(x)) + F.expm1(x) + (F.abs(x) + 0.5) ** 1.5 + 2 ** x
-        e = F.broadcast_greater(x, F.mean(x, axis=2, keepdims=True)) + F.broadcast_power(F.abs(x) + 1, x)
+        # x lies on a grid of 0.02 and a mean of 7 on one of 0.02 / 7: the offset
+        # keeps every comparison at least 1e-3 from a tie that rounding could flip.
+        e = F.broadcast_greater(x, F.mean(x, axis=2, keepdims=True) + 0.01) + F.broadcast_power(F.abs(x) + 1, x)
         f = F.add_n(a, b, c) + F.ElementWiseSum(d, e) + F.BlockGrad(x) + F.ones_like(x) - F.zeros_like(x)
         g = F.broadcast_to(F.slice_axis(x, axis=0, begin=0, end=1), shape=(2, 5, 7))
         h = F.broadcast_axis(F.sum(x, axis=1, keepdims=True), axis=1, size=5)
