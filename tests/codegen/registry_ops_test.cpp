@@ -24,9 +24,13 @@ namespace {
 
 // Relative error allowed unless an op is listed in kToleranceByOp.
 constexpr double kTolerance = 1e-5;
-// Ops that need more, with why. Empty today: every kernel matches its
-// reference to float rounding on the examples' sizes.
-const std::map<std::string, double> kToleranceByOp = {};
+// Ops that need more, with why; every other kernel matches its reference to
+// float rounding on the examples' sizes.
+const std::map<std::string, double> kToleranceByOp = {
+    // One step of one unit: every output is below 5e-3, so the rounding of the
+    // gate sums (GEMM order, branch-free sigmoid/tanh) is a larger share of it.
+    {"RNN", 3e-5},
+};
 
 double tolerance_of(const std::string& op) {
   auto it = kToleranceByOp.find(op);
