@@ -90,7 +90,9 @@ bool uses_gemm(const ConvGeometry& g) { return g.c / g.groups > 1 || g.groups ==
 
 // Winograd (conv2d_winograd.inc) for 3x3 stride-1 convolutions with at
 // least 32 input and output channels: 1.7x to 2.5x faster than im2col + GEMM
-// on ResNet-18's layers; at 16 channels the transforms eat the gain. Its
+// on ResNet-18's layers; at 16 channels the transforms eat the gain, except on
+// AVX2, whose row kernel holds only 2 filters per panel (a U-Net's 64x64 maps
+// with 16 and 32 channels went from 36 to 60-78 GFLOP/s). Its
 // transformed filters take more bytes than the weights ((m+2)^2 values per
 // 3x3 filter), and each is read once per output tile, so the tile size m
 // follows the map: F(4x4, 3x3) (4x the bytes) where the map has at least 16
@@ -102,35 +104,32 @@ bool uses_gemm(const ConvGeometry& g) { return g.c / g.groups > 1 || g.groups ==
 int64_t winograd_tiles(const ConvGeometry& g, int64_t m) { return ((g.oh + m - 1) / m) * ((g.ow + m - 1) / m); }
 
 // The tile size m of the Winograd kernel (4 or 2), or 0 where none applies.
-int64_t winograd_m(const ConvGeometry& g) {
-  if (g.groups != 1 || g.kh != 3 || g.kw != 3 || g.sh != 1 || g.sw != 1 || g.dh != 1 || g.dw != 1 || g.c < 32 ||
-      g.f < 32)
+int64_t winograd_m(const ConvGeometry& g, const Target& target) {
+  const int64_t least_channels = target.isa == Isa::kAvx2 ? 16 : 32;
+  if (target.isa == Isa::kCortexM || target.isa == Isa::kHelium || g.groups != 1 || g.kh != 3 || g.kw != 3 ||
+      g.sh != 1 || g.sw != 1 || g.dh != 1 || g.dw != 1 || g.c < least_channels || g.f < least_channels)
     return 0;
   if (winograd_tiles(g, 4) >= 16) return 4;
   if (winograd_tiles(g, 2) >= 16) return 2;
   return 0;
 }
 
-bool uses_winograd(const ConvGeometry& g) { return winograd_m(g) != 0; }
-
-// Not on microcontrollers: the transforms keep kilobytes of tiles on the
-// stack, and the transformed filters take 1.8x-4x the weights' flash.
-bool uses_winograd(const ConvGeometry& g, const Target& target) {
-  return target.isa != Isa::kCortexM && target.isa != Isa::kHelium && uses_winograd(g);
-}
+// Not on microcontrollers (winograd_m): the transforms keep kilobytes of
+// tiles on the stack, and the transformed filters take 1.8x-4x the weights' flash.
+bool uses_winograd(const ConvGeometry& g, const Target& target) { return winograd_m(g, target) != 0; }
 
 // Positions of the transform: (m+2)^2.
-int64_t winograd_positions(const ConvGeometry& g) {
-  const int64_t alpha = winograd_m(g) + 2;
+int64_t winograd_positions(const ConvGeometry& g, const Target& target) {
+  const int64_t alpha = winograd_m(g, target) + 2;
   return alpha * alpha;
 }
 
 // Output tiles per Winograd pass: its scratch, positions * block * (c + f)
 // floats, stays within 1.5 MiB; a multiple of 6 (the GEMM's row block) when
 // that allows.
-int64_t winograd_block(const ConvGeometry& g) {
-  const int64_t tiles = winograd_tiles(g, winograd_m(g));
-  int64_t block = std::max<int64_t>(1, (int64_t{384} * 1024) / (winograd_positions(g) * (g.c + g.f)));
+int64_t winograd_block(const ConvGeometry& g, const Target& target) {
+  const int64_t tiles = winograd_tiles(g, winograd_m(g, target));
+  int64_t block = std::max<int64_t>(1, (int64_t{384} * 1024) / (winograd_positions(g, target) * (g.c + g.f)));
   if (block >= 6) block = block / 6 * 6;
   return std::min(block, tiles);
 }
@@ -149,9 +148,9 @@ int64_t winograd_block(const ConvGeometry& g) {
 // 404 (its 320 -> 1280 layer: 485 against 434 with pixel rows). Not below 64
 // reduction steps; scratch at most 1.5 MiB. The tile widths are x86-64-v4's;
 // other targets' tiles are narrower, where both paths waste less.
-bool uses_pixel_gemm(const ConvGeometry& g) {
+bool uses_pixel_gemm(const ConvGeometry& g, const Target& target) {
   const int64_t k = g.c * g.kh * g.kw, pixels = g.oh * g.ow;
-  if (g.groups != 1 || uses_winograd(g) || k < 64 || k > g.f || pixels > 64 ||
+  if (g.groups != 1 || uses_winograd(g, target) || k < 64 || k > g.f || pixels > 64 ||
       pixels * (k + g.f) > int64_t{384} * 1024)
     return false;
   const int64_t tail = pixels % 48;
@@ -185,7 +184,7 @@ bool uses_rows(const ConvGeometry& g, const Target& target) {
   if (target.isa != Isa::kAvx512 && target.isa != Isa::kNeon && !avx2) return false;
   if (avx2 && g.f > 16) return false;
   return g.groups == 1 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.kh == g.kw &&
-         (g.kh == 3 || g.kh == 5) && g.f <= 128 && !uses_winograd(g);
+         (g.kh == 3 || g.kh == 5) && g.f <= 128 && !uses_winograd(g, target);
 }
 
 // Filters per weight panel of the row kernel: at most 8 on AVX-512 and NEON
@@ -260,7 +259,7 @@ ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights
     if (uses_dense(g)) return ConvKernel::kDense;
     if (uses_winograd(g, target)) return ConvKernel::kWinograd;
     if (uses_rows(g, target)) return ConvKernel::kRows;
-    if (uses_pixel_gemm(g)) return ConvKernel::kPixelGemm;
+    if (uses_pixel_gemm(g, target)) return ConvKernel::kPixelGemm;
     return ConvKernel::kGemm;
   }
   return is_depthwise(g) ? ConvKernel::kDepthwise : ConvKernel::kDirect;
@@ -273,7 +272,7 @@ int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const 
   const ConvGeometry g = conv_geometry(a, in[0].shape);
   switch (conv_kernel(g, target, true)) {
     case ConvKernel::kWinograd:
-      return winograd_positions(g) * winograd_block(g) * (g.c + g.f);
+      return winograd_positions(g, target) * winograd_block(g, target) * (g.c + g.f);
     case ConvKernel::kPixelGemm:
       return g.oh * g.ow * (g.c * g.kh * g.kw + g.f);
     case ConvKernel::kGemm:
@@ -305,7 +304,7 @@ std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const 
     case ConvKernel::kDense:
       return pack_w_transposed_panels(data, g.f, g.c, target.gemm_nr);
     case ConvKernel::kWinograd:
-      return pack_winograd(data, g.f, g.c, target.gemm_nr, static_cast<int>(winograd_m(g)));
+      return pack_winograd(data, g.f, g.c, target.gemm_nr, static_cast<int>(winograd_m(g, target)));
     case ConvKernel::kRows:
       return pack_a_panels(data, g.f, g.c * g.kh * g.kw, rows_filter_block(g, target));
     case ConvKernel::kPixelGemm:
@@ -364,9 +363,9 @@ KernelCall emit_cpp(const EmitContext& ctx) {
     case ConvKernel::kWinograd: {
       const int64_t nr = ctx.target.gemm_nr, u_stride = (g.f + nr - 1) / nr * nr * g.c;
       return {{"epilogue", "gemm", "conv2d_winograd"},
-              geometry + "hg_conv2d_winograd<" + std::to_string(winograd_m(g)) + ">(" + ctx.in[0] + ", " + ctx.in[1] +
+              geometry + "hg_conv2d_winograd<" + std::to_string(winograd_m(g, ctx.target)) + ">(" + ctx.in[0] + ", " + ctx.in[1] +
                   ", " + std::to_string(u_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
-                  std::to_string(winograd_block(g)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) + ", " +
+                  std::to_string(winograd_block(g, ctx.target)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) + ", " +
                   ctx.pool + ");\n}"};
     }
     case ConvKernel::kRows:
