@@ -45,6 +45,7 @@ TEST_P(MxnetReference, GeneratedCodeMatchesMxnetsOutput) {
   verify.inputs["data"] = x;
   verify.expected[graph.outputs[0]] = read_npy(prefix + "-output.npy");
   verify.tolerance = 1e-4;
+  verify.external_weights = true;  // compiling the zoo's weight arrays would take most of the time
   const VerifyReport report = verify_model(graph, verify);
   ASSERT_EQ(report.checks.size(), 2u);
   EXPECT_EQ(report.checks[1].against, "expected");
