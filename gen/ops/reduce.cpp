@@ -85,17 +85,6 @@ double combine(ReduceKind kind, double acc, double v) {
   }
 }
 
-// The C++ kernel's code for each kind (templates/kernels/reduce.inc).
-int kernel_code(ReduceKind kind) {
-  switch (kind) {
-    case ReduceKind::kMax: return 1;
-    case ReduceKind::kMin: return 2;
-    case ReduceKind::kProd: return 3;
-    case ReduceKind::kNorm1: return 4;
-    case ReduceKind::kNorm2: return 5;
-    default: return 0;
-  }
-}
 
 OpDef reduce_op(const std::string& name, const std::string& summary) {
   OpDef d;
@@ -147,7 +136,7 @@ OpDef reduce_op(const std::string& name, const std::string& summary) {
                                                      : 1.0;
       return KernelCall{{"reduce"}, head + "hg_reduce_sum(" + args + ", " + cpp_float(scale) + ");\n}"};
     }
-    return KernelCall{{"reduce"}, head + "hg_reduce_op(" + args + ", " + std::to_string(kernel_code(kind)) + ");\n}"};
+    return KernelCall{{"reduce"}, head + "hg_reduce_op(" + args + ", " + std::to_string(reduce_kernel_code(kind)) + ");\n}"};
   };
   Attrs all, last_keep, exclude, middle;
   last_keep.set("axis", std::vector<int64_t>{-1});
@@ -183,4 +172,16 @@ const OpRegistrar prod(reduce_op("prod", "product over axes"));
 const OpRegistrar norm(reduce_op("norm", "L1 or L2 norm over axes"));
 
 }  // namespace
+
+int reduce_kernel_code(ReduceKind kind) {
+  switch (kind) {
+    case ReduceKind::kMax: return 1;
+    case ReduceKind::kMin: return 2;
+    case ReduceKind::kProd: return 3;
+    case ReduceKind::kNorm1: return 4;
+    case ReduceKind::kNorm2: return 5;
+    default: return 0;
+  }
+}
+
 }  // namespace hybgen

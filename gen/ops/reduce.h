@@ -20,4 +20,9 @@ ReduceKind reduce_kind(const std::string& op, const Attrs& attrs);
 // has it) inverts the set; Error for an axis out of range or repeated.
 std::vector<bool> reduced_axes(const Attrs& attrs, std::size_t rank);
 
+// How the kernels of both backends (templates/kernels/reduce.inc,
+// templates/cuda/kernels/reduce.inc) name the way values combine: 0 sum,
+// 1 max, 2 min, 3 prod, 4 |x| sum, 5 x^2 sum.
+int reduce_kernel_code(ReduceKind kind);
+
 }  // namespace hybgen

@@ -1,11 +1,10 @@
 // CUDA kernels of the row-wise ops: softmax, log_softmax, SoftmaxOutput,
 // SoftmaxActivation (templates/cuda/kernels/softmax.inc), LayerNorm
-// (layer_norm.inc), BatchNorm (batch_norm.inc), sum and mean (reduce.inc),
-// InstanceNorm and GroupNorm (group_norm.inc), L2Normalization
-// (l2_normalization.inc), LRN (lrn.inc). Each views its tensor as the op's
-// file does (gen/ops/softmax.cpp, layer_norm.cpp, batch_norm.cpp,
-// reduce.cpp, group_norm.cpp, l2_normalization.cpp, lrn.cpp) and prints one
-// launch with the sizes as literals.
+// (layer_norm.inc), BatchNorm (batch_norm.inc), InstanceNorm and GroupNorm
+// (group_norm.inc), L2Normalization (l2_normalization.inc), LRN (lrn.inc).
+// Each views its tensor as the op's file does (gen/ops/softmax.cpp,
+// layer_norm.cpp, batch_norm.cpp, group_norm.cpp, l2_normalization.cpp,
+// lrn.cpp) and prints one launch with the sizes as literals.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -81,60 +80,6 @@ KernelCall emit_batch_norm(const EmitContext& ctx) {
                               "));"};
 }
 
-// sum / mean: the input's axes merged into alternating kept and reduced runs
-// (size-1 axes dropped), as reduce.inc's HgReduceAxes.
-struct Run {
-  int64_t size, stride;
-  bool reduced;
-};
-
-std::string axes_literal(const std::vector<Run>& runs) {
-  if (runs.size() > 4) throw Error("sum/mean: more than 4 separate runs of axes");
-  std::string size_list, stride_list;
-  for (std::size_t i = 0; i < 4; ++i) {
-    if (i) size_list += ", ", stride_list += ", ";
-    size_list += i < runs.size() ? std::to_string(runs[i].size) : "1";
-    stride_list += i < runs.size() ? std::to_string(runs[i].stride) + "L" : "0L";
-  }
-  return "HgReduceAxes{" + std::to_string(runs.size()) + ", {" + size_list + "}, {" + stride_list + "}}";
-}
-
-KernelCall emit_reduce(const EmitContext& ctx, bool mean) {
-  const Attrs& a = ctx.node.attrs;
-  const Shape& in = ctx.in_types[0].shape;
-  const std::size_t rank = in.size();
-  // As gen/ops/reduce.cpp's reduced_axes.
-  const auto& axes = a.get_ints("axis");
-  const bool exclude = a.get_bool("exclude");
-  std::vector<bool> reduced(rank, axes.empty() && !exclude);
-  for (int64_t ax : axes) reduced[normalize_axis(ax, rank)] = true;
-  if (exclude) std::transform(reduced.begin(), reduced.end(), reduced.begin(), [](bool r) { return !r; });
-
-  std::vector<Run> runs;
-  int64_t stride = 1;
-  for (int i = static_cast<int>(rank) - 1; i >= 0; --i) {
-    const int64_t size = in[i];
-    if (size != 1) {
-      if (!runs.empty() && runs.back().reduced == reduced[i]) runs.back().size *= size;  // keeps the inner stride
-      else runs.push_back({size, stride, reduced[i]});
-    }
-    stride *= size;
-  }
-  std::reverse(runs.begin(), runs.end());  // outermost first
-  std::vector<Run> kept_runs, reduced_runs;
-  for (const Run& r : runs) (r.reduced ? reduced_runs : kept_runs).push_back(r);
-  int64_t n_out = 1, n_red = 1;
-  for (const Run& r : kept_runs) n_out *= r.size;
-  for (const Run& r : reduced_runs) n_red *= r.size;
-  const bool innermost_reduced = runs.empty() || runs.back().reduced;
-  const double scale = mean ? 1.0 / static_cast<double>(n_red) : 1.0;
-  if (n_out != ctx.out_types[0].num_elements()) throw Error("sum/mean: output size mismatch");
-  return {{"reduce"}, "HG_CHECK(hg_reduce_sum(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                          std::to_string(n_out) + "L, " + std::to_string(n_red) + "L, " + axes_literal(kept_runs) +
-                          ", " + axes_literal(reduced_runs) + ", " + (innermost_reduced ? "true" : "false") + ", " +
-                          cpp_float(scale) + "));"};
-}
-
 // InstanceNorm: rows (n, c) of the spatial values, gamma per channel;
 // GroupNorm: rows (n, group) of C/groups channels' values, gamma per group.
 KernelCall emit_group_norm(const EmitContext& ctx, bool instance) {
@@ -187,8 +132,6 @@ const CudaKernelRegistrar group_norm_reg(
     "GroupNorm", CudaOpKernel{[](const EmitContext& c) { return emit_group_norm(c, false); }, nullptr});
 const CudaKernelRegistrar l2_normalization_reg("L2Normalization", CudaOpKernel{emit_l2_normalization, nullptr});
 const CudaKernelRegistrar lrn_reg("LRN", CudaOpKernel{emit_lrn, nullptr});
-const CudaKernelRegistrar sum_reg("sum", CudaOpKernel{[](const EmitContext& c) { return emit_reduce(c, false); }, nullptr});
-const CudaKernelRegistrar mean_reg("mean", CudaOpKernel{[](const EmitContext& c) { return emit_reduce(c, true); }, nullptr});
 
 }  // namespace
 }  // namespace hybgen

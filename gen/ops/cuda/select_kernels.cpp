@@ -1,7 +1,6 @@
-// CUDA kernels of the reductions beyond sum/mean (max, min, prod, norm:
-// templates/cuda/kernels/reduce.inc's hg_reduce<kOp>), of argmax, argmin,
-// topk and pick (select.inc), take, one_hot and SequenceMask (index.inc),
-// and Pad (pad.inc). Each prints one launch from the same geometry the
+// CUDA kernels of argmax, argmin, topk and pick (templates/cuda/kernels/
+// select.inc), take, one_hot and SequenceMask (index.inc), and Pad
+// (pad.inc); the reductions are in reduce_kernels.cpp. Each prints one launch from the same geometry the
 // C++ printers compute (gen/ops/reduce.h, gen/ops/indexing.h).
 #include <algorithm>
 
@@ -16,66 +15,6 @@ namespace {
 
 std::string flag(bool b) { return b ? "true" : "false"; }
 std::string num(int64_t v) { return std::to_string(v) + "L"; }
-
-// ---- max, min, prod, norm --------------------------------------------------
-
-// The input's axes merged into alternating kept and reduced runs (size-1
-// axes dropped), as reduce.inc's HgReduceAxes.
-struct Run {
-  int64_t size, stride;
-  bool reduced;
-};
-
-std::string axes_literal(const std::vector<Run>& runs) {
-  if (runs.size() > 4) throw Error("reduction: more than 4 separate runs of axes");
-  std::string size_list, stride_list;
-  for (std::size_t i = 0; i < 4; ++i) {
-    if (i) size_list += ", ", stride_list += ", ";
-    size_list += i < runs.size() ? std::to_string(runs[i].size) : "1";
-    stride_list += i < runs.size() ? std::to_string(runs[i].stride) + "L" : "0L";
-  }
-  return "HgReduceAxes{" + std::to_string(runs.size()) + ", {" + size_list + "}, {" + stride_list + "}}";
-}
-
-int reduce_op_code(ReduceKind kind) {
-  switch (kind) {
-    case ReduceKind::kMax: return 1;
-    case ReduceKind::kMin: return 2;
-    case ReduceKind::kProd: return 3;
-    case ReduceKind::kNorm1: return 4;
-    case ReduceKind::kNorm2: return 5;
-    default: return 0;
-  }
-}
-
-KernelCall emit_reduce(const EmitContext& ctx) {
-  const std::string& op = find_op(ctx.node.op).name;
-  const ReduceKind kind = reduce_kind(op, ctx.node.attrs);
-  const Shape& in = ctx.in_types[0].shape;
-  const std::vector<bool> reduced = reduced_axes(ctx.node.attrs, in.size());
-  std::vector<Run> runs;
-  int64_t stride = 1;
-  for (int i = static_cast<int>(in.size()) - 1; i >= 0; --i) {
-    if (in[i] != 1) {
-      if (!runs.empty() && runs.back().reduced == reduced[i]) runs.back().size *= in[i];
-      else runs.push_back({in[i], stride, reduced[i]});
-    }
-    stride *= in[i];
-  }
-  std::reverse(runs.begin(), runs.end());
-  std::vector<Run> kept_runs, reduced_runs;
-  for (const Run& r : runs) (r.reduced ? reduced_runs : kept_runs).push_back(r);
-  int64_t n_out = 1, n_red = 1;
-  for (const Run& r : kept_runs) n_out *= r.size;
-  for (const Run& r : reduced_runs) n_red *= r.size;
-  if (n_out != ctx.out_types[0].num_elements()) throw Error(op + ": output size mismatch");
-  const bool innermost_reduced = runs.empty() || runs.back().reduced;
-  const double scale = kind == ReduceKind::kMean ? 1.0 / static_cast<double>(n_red) : 1.0;
-  return {{"reduce"}, "HG_CHECK(hg_reduce<" + std::to_string(reduce_op_code(kind)) + ">(" + ctx.stream + ", " +
-                          ctx.in[0] + ", " + ctx.out[0] + ", " + num(n_out) + ", " + num(n_red) + ", " +
-                          axes_literal(kept_runs) + ", " + axes_literal(reduced_runs) + ", " + flag(innermost_reduced) +
-                          ", " + cpp_float(scale) + "));"};
-}
 
 // ---- argmax, argmin, topk, pick -------------------------------------------
 
@@ -159,10 +98,6 @@ KernelCall emit_pad(const EmitContext& ctx) {
                        std::to_string(mode) + ", " + cpp_float(a.get_float("constant_value")) + "));"};
 }
 
-const CudaKernelRegistrar max_reg("max", CudaOpKernel{emit_reduce, nullptr});
-const CudaKernelRegistrar min_reg("min", CudaOpKernel{emit_reduce, nullptr});
-const CudaKernelRegistrar prod_reg("prod", CudaOpKernel{emit_reduce, nullptr});
-const CudaKernelRegistrar norm_reg("norm", CudaOpKernel{emit_reduce, nullptr});
 const CudaKernelRegistrar argmax_reg("argmax", CudaOpKernel{[](const EmitContext& c) { return emit_arg(c, false); }, nullptr});
 const CudaKernelRegistrar argmin_reg("argmin", CudaOpKernel{[](const EmitContext& c) { return emit_arg(c, true); }, nullptr});
 const CudaKernelRegistrar topk_reg("topk", CudaOpKernel{emit_topk, nullptr});
