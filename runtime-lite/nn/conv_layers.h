@@ -15,61 +15,68 @@
 
 namespace hybgen::nn {
 
-class Conv2D : public HybridBlock {
+// Gluon's convolution layers, as its _Conv: Convolution or, transposed,
+// Deconvolution over `rank` spatial axes (1: NCW, 2: NCHW, 3: NCDHW). The
+// weight is (channels, in_channels / groups, kernel...), transposed
+// (in_channels, channels / groups, kernel...); in_channels 0 is taken from
+// the first input. Parameters are named weight and bias as Gluon's;
+// output_padding is MXNet's adj. Strides, padding, dilation and
+// output_padding have one value per axis, or none for the defaults.
+class ConvLayer : public HybridBlock {
+ public:
+  struct Options {
+    Shape strides, padding, dilation, output_padding;
+    int64_t groups = 1;
+    bool use_bias = true;
+    std::string activation;
+    int64_t in_channels = 0;
+  };
+  ConvLayer(std::size_t rank, bool transposed, int64_t channels, Shape kernel, Options options);
+  Tensor hybrid_forward(const Ops& F, const Tensor& x) override;
+  using HybridBlock::hybrid_forward;
+  Parameter& weight() { return *weight_; }
+
+ private:
+  std::string layer_name() const;
+  Shape weight_shape(int64_t in_channels) const;
+
+  std::size_t rank_;
+  bool transposed_;
+  int64_t channels_;
+  Shape kernel_;
+  Options options_;
+  Parameter* weight_;
+  Parameter* bias_ = nullptr;
+};
+
+class Conv2D : public ConvLayer {
  public:
   Conv2D(int64_t channels, Shape kernel, Shape strides = {1, 1}, Shape padding = {0, 0}, Shape dilation = {1, 1},
-         int64_t groups = 1, bool use_bias = true, const std::string& activation = "", int64_t in_channels = 0);
-  Tensor hybrid_forward(const Ops& F, const Tensor& x) override;
-  using HybridBlock::hybrid_forward;
-  Parameter& weight() { return *weight_; }
-
- private:
-  int64_t channels_, groups_;
-  Shape kernel_, strides_, padding_, dilation_;
-  bool use_bias_;
-  std::string activation_;
-  Parameter* weight_;
-  Parameter* bias_ = nullptr;
+         int64_t groups = 1, bool use_bias = true, const std::string& activation = "", int64_t in_channels = 0)
+      : ConvLayer(2, false, channels, std::move(kernel),
+                  {std::move(strides), std::move(padding), std::move(dilation), {}, groups, use_bias, activation,
+                   in_channels}) {}
 };
 
-// Gluon's transposed convolutions (MXNet Deconvolution): NCHW for
-// Conv2DTranspose, NCW for Conv1DTranspose; weight (in_channels,
-// channels / groups, kernel...), parameters named weight and bias as
-// Gluon's; output_padding is MXNet's adj.
 //   auto up = std::make_shared<nn::Conv2DTranspose>(32, Shape{2, 2}, Shape{2, 2});  // doubles H and W
-class ConvTranspose : public HybridBlock {
- public:
-  ConvTranspose(std::size_t dims, int64_t channels, Shape kernel, Shape strides, Shape padding, Shape output_padding,
-                Shape dilation, int64_t groups, bool use_bias, const std::string& activation, int64_t in_channels);
-  Tensor hybrid_forward(const Ops& F, const Tensor& x) override;
-  using HybridBlock::hybrid_forward;
-  Parameter& weight() { return *weight_; }
-
- private:
-  int64_t channels_, groups_;
-  Shape kernel_, strides_, padding_, output_padding_, dilation_;
-  bool use_bias_;
-  std::string activation_;
-  Parameter* weight_;
-  Parameter* bias_ = nullptr;
-};
-
-class Conv2DTranspose : public ConvTranspose {
+class Conv2DTranspose : public ConvLayer {
  public:
   Conv2DTranspose(int64_t channels, Shape kernel, Shape strides = {1, 1}, Shape padding = {0, 0},
                   Shape output_padding = {0, 0}, Shape dilation = {1, 1}, int64_t groups = 1, bool use_bias = true,
                   const std::string& activation = "", int64_t in_channels = 0)
-      : ConvTranspose(2, channels, std::move(kernel), std::move(strides), std::move(padding),
-                      std::move(output_padding), std::move(dilation), groups, use_bias, activation, in_channels) {}
+      : ConvLayer(2, true, channels, std::move(kernel),
+                  {std::move(strides), std::move(padding), std::move(dilation), std::move(output_padding), groups,
+                   use_bias, activation, in_channels}) {}
 };
 
-class Conv1DTranspose : public ConvTranspose {
+class Conv1DTranspose : public ConvLayer {
  public:
   Conv1DTranspose(int64_t channels, Shape kernel, Shape strides = {1}, Shape padding = {0},
                   Shape output_padding = {0}, Shape dilation = {1}, int64_t groups = 1, bool use_bias = true,
                   const std::string& activation = "", int64_t in_channels = 0)
-      : ConvTranspose(1, channels, std::move(kernel), std::move(strides), std::move(padding),
-                      std::move(output_padding), std::move(dilation), groups, use_bias, activation, in_channels) {}
+      : ConvLayer(1, true, channels, std::move(kernel),
+                  {std::move(strides), std::move(padding), std::move(dilation), std::move(output_padding), groups,
+                   use_bias, activation, in_channels}) {}
 };
 
 // Shared by the pooling layers: window, stride (default: the window), padding.
@@ -109,42 +116,25 @@ class GlobalMaxPool2D : public Pool2D {
   GlobalMaxPool2D() : Pool2D("max", {1, 1}, {1, 1}, {0, 0}, false, true, true) {}
 };
 
-// 1-D (NCW) and 3-D (NCDHW) convolution: the weight is (channels,
-// in_channels / groups, kernel...), in_channels deferred to the first input.
-//
 //   auto conv1 = std::make_shared<nn::Conv1D>(16, Shape{3}, Shape{1}, Shape{1});
 //   auto conv3 = std::make_shared<nn::Conv3D>(8, Shape{3, 3, 3});
-class ConvND : public HybridBlock {
- public:
-  ConvND(std::size_t rank, int64_t channels, Shape kernel, Shape strides, Shape padding, Shape dilation,
-         int64_t groups, bool use_bias, const std::string& activation, int64_t in_channels);
-  Tensor hybrid_forward(const Ops& F, const Tensor& x) override;
-  using HybridBlock::hybrid_forward;
-  Parameter& weight() { return *weight_; }
-
- private:
-  std::size_t rank_;
-  int64_t channels_, groups_;
-  Shape kernel_, strides_, padding_, dilation_;
-  bool use_bias_;
-  std::string activation_;
-  Parameter* weight_;
-  Parameter* bias_ = nullptr;
-};
-
-class Conv1D : public ConvND {
+class Conv1D : public ConvLayer {
  public:
   Conv1D(int64_t channels, Shape kernel, Shape strides = {1}, Shape padding = {0}, Shape dilation = {1},
          int64_t groups = 1, bool use_bias = true, const std::string& activation = "", int64_t in_channels = 0)
-      : ConvND(1, channels, kernel, strides, padding, dilation, groups, use_bias, activation, in_channels) {}
+      : ConvLayer(1, false, channels, std::move(kernel),
+                  {std::move(strides), std::move(padding), std::move(dilation), {}, groups, use_bias, activation,
+                   in_channels}) {}
 };
 
-class Conv3D : public ConvND {
+class Conv3D : public ConvLayer {
  public:
   Conv3D(int64_t channels, Shape kernel, Shape strides = {1, 1, 1}, Shape padding = {0, 0, 0},
          Shape dilation = {1, 1, 1}, int64_t groups = 1, bool use_bias = true, const std::string& activation = "",
          int64_t in_channels = 0)
-      : ConvND(3, channels, kernel, strides, padding, dilation, groups, use_bias, activation, in_channels) {}
+      : ConvLayer(3, false, channels, std::move(kernel),
+                  {std::move(strides), std::move(padding), std::move(dilation), {}, groups, use_bias, activation,
+                   in_channels}) {}
 };
 
 // 1-D and 3-D pooling, through Pool2D (Pooling takes the rank from the
