@@ -121,7 +121,7 @@ def hybgen_json(hybgen: str, *args: str) -> object:
 # Attribute defaults of the ops converted here, as `hybgen ops` lists them.
 DEFAULTS = {
     "FullyConnected": {"no_bias": False, "flatten": True},
-    "Convolution": {"stride": [], "dilate": [], "pad": [], "num_group": 1, "no_bias": False, "layout": "NCHW"},
+    "Convolution": {"stride": [], "dilate": [], "pad": [], "num_group": 1, "no_bias": False, "layout": "None"},
     "Deconvolution": {"stride": [], "dilate": [], "pad": [], "adj": [], "target_shape": [], "num_group": 1,
                       "no_bias": True},
     "UpSampling": {"num_filter": 0, "num_args": 0, "multi_input_mode": "concat"},
@@ -131,7 +131,7 @@ DEFAULTS = {
     "BatchNorm": {"eps": 1e-3, "fix_gamma": True, "axis": 1},
     "LayerNorm": {"axis": -1, "eps": 1e-5},
     "Pooling": {"kernel": [], "pool_type": "max", "global_pool": False, "pooling_convention": "valid",
-                "stride": [], "pad": [], "count_include_pad": True, "layout": "NCHW"},
+                "stride": [], "pad": [], "count_include_pad": True, "layout": "None"},
     "Concat": {"dim": 1},
     "RNN": {"bidirectional": False, "p": 0.0, "state_outputs": False, "projection_size": 0,
             "lstm_state_clip_min": "None", "lstm_state_clip_max": "None", "use_sequence_length": False},
@@ -290,7 +290,7 @@ class Converter:
         return [xs[:-1] + (hidden,)]
 
     def op_Convolution(self, node, ins, outs, a):
-        if a["layout"] != "NCHW":
+        if a["layout"] not in ("None", "NCW", "NCHW", "NCDHW"):  # channels first, as ONNX's Conv
             raise ConversionError(f"layout {a['layout']} is not supported")
         k = list(a["kernel"])
         nd = len(k)
@@ -446,7 +446,7 @@ class Converter:
         return [xs] + [None] * (len(outs) - 1)  # mean/var: never read (checked above)
 
     def op_Pooling(self, node, ins, outs, a):
-        if a["layout"] != "NCHW":
+        if a["layout"] not in ("None", "NCHW") or len(self.shape(ins[0])) != 4:
             raise ConversionError(f"layout {a['layout']} is not supported")
         x, n, xs = ins[0], node["name"], self.shape(ins[0])
         t = a["pool_type"]
