@@ -515,7 +515,13 @@ Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_
         throw Error(where + ": attribute " + quoted_name(key) + " = " + quoted_name(text) + " is not supported by hybgen's " +
                     node.op);
       }
-      if (text == "None" && spec->kind != AttrKind::kString) continue;  // an unset optional: the default applies
+      if (text == "None" && spec->kind != AttrKind::kString) {
+        // An unset optional: the default applies, except an int axis, where
+        // None means the flattened input even when the default is an axis
+        // (topk, pick); ops that cannot do that refuse it by name.
+        if (key == "axis" && spec->kind == AttrKind::kInt) node.attrs.set(key, AttrValue(kSliceNone));
+        continue;
+      }
       try {
         node.attrs.set(key, parse_mxnet_attr(text, spec->kind));
       } catch (const Error& e) {

@@ -20,6 +20,9 @@ struct AxisSplit {
 };
 // Around axis `axis` of `shape` (negative from the end; Error when out of range).
 AxisSplit split_at_axis(const Shape& shape, int64_t axis);
+// The same, where axis None (kSliceNone) is the flattened input as one axis
+// (argmax, argmin and topk with MXNet's axis=None).
+AxisSplit split_at_axis_or_all(const Shape& shape, int64_t axis);
 
 // MXNet's integer from a float index: truncated toward zero; NaN is 0,
 // values past +-9e18 saturate (templates/kernels/index.inc's hg_index_trunc).

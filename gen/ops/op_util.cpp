@@ -10,6 +10,7 @@ namespace hybgen {
 
 int normalize_axis(int64_t axis, std::size_t rank) {
   const auto r = static_cast<int64_t>(rank);
+  if (axis == kSliceNone) throw Error("axis None (the flattened input) is not supported here");
   if (axis < -r || axis >= r)
     throw Error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return static_cast<int>(axis < 0 ? axis + r : axis);

@@ -18,6 +18,11 @@ AxisSplit split_at_axis(const Shape& shape, int64_t axis) {
   return {dims_product(shape, 0, a), shape[a], dims_product(shape, a + 1, shape.size())};
 }
 
+AxisSplit split_at_axis_or_all(const Shape& shape, int64_t axis) {
+  if (axis == kSliceNone) return {1, num_elements(shape), 1};
+  return split_at_axis(shape, axis);
+}
+
 int64_t truncate_index(float v) {
   if (std::isnan(v)) return 0;
   if (v >= 9.0e18f) return 9000000000000000000LL;
@@ -40,11 +45,7 @@ std::string flag(bool b) { return b ? "true" : "false"; }
 
 // ---- argmax, argmin --------------------------------------------------------
 
-// axis None (kSliceNone): over all elements, as one axis.
-AxisSplit arg_split(const Attrs& a, const Shape& in) {
-  if (a.get_int("axis") == kSliceNone) return {1, num_elements(in), 1};
-  return split_at_axis(in, a.get_int("axis"));
-}
+AxisSplit arg_split(const Attrs& a, const Shape& in) { return split_at_axis_or_all(in, a.get_int("axis")); }
 
 OpDef arg_op(const std::string& name, bool is_min) {
   OpDef d;
@@ -124,7 +125,7 @@ const OpRegistrar topk([] {
   d.name = "topk";
   d.summary = "the k largest (or smallest) elements along an axis: values, indices (as float), both, or a mask";
   d.input_names = {"data"};
-  d.attrs = {{"axis", AttrKind::kInt, int64_t{-1}, "the axis", {}},
+  d.attrs = {{"axis", AttrKind::kInt, int64_t{-1}, "the axis; None: the flattened input", {}},
              {"k", AttrKind::kInt, int64_t{1}, "how many; below 1: the whole axis", {}},
              {"ret_typ", AttrKind::kString, std::string("indices"), "what to return", {"value", "indices", "mask", "both"}},
              {"is_ascend", AttrKind::kBool, false, "the smallest first", {}},
@@ -135,16 +136,20 @@ const OpRegistrar topk([] {
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     const Shape& s = in[0].shape;
     if (s.empty() || num_elements(s) == 0) throw Error("topk needs a non-empty tensor with an axis, got " + shape_str(s));
-    const int axis = normalize_axis(a.get_int("axis"), s.size());
     const int kind = topk_kind(a);
     Shape out = s;
-    out[axis] = topk_k(a, s[axis]);
+    if (a.get_int("axis") == kSliceNone) {
+      out = {topk_k(a, num_elements(s))};  // the flattened input, as MXNet's axis=None
+    } else {
+      const int axis = normalize_axis(a.get_int("axis"), s.size());
+      out[axis] = topk_k(a, s[axis]);
+    }
     if (kind == 2) return std::vector<TensorType>{in[0]};
     if (kind == 3) return std::vector<TensorType>{TensorType{out, in[0].dtype}, TensorType{out, in[0].dtype}};
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
   d.reference = [](const KernelIO& io) {
-    const AxisSplit g = split_at_axis(io.in_types[0].shape, io.attrs.get_int("axis"));
+    const AxisSplit g = arg_split(io.attrs, io.in_types[0].shape);
     const int64_t k = topk_k(io.attrs, g.n);
     const bool ascend = io.attrs.get_bool("is_ascend");
     const int kind = topk_kind(io.attrs);
@@ -169,7 +174,7 @@ const OpRegistrar topk([] {
       }
   };
   d.emit_cpp = [](const EmitContext& ctx) {
-    const AxisSplit g = split_at_axis(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
+    const AxisSplit g = arg_split(ctx.node.attrs, ctx.in_types[0].shape);
     const int kind = topk_kind(ctx.node.attrs);
     return KernelCall{{"select"}, "hg_topk(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
                                       (kind == 3 ? ctx.out[1] : std::string("nullptr")) + ", " + std::to_string(g.outer) +
@@ -178,7 +183,7 @@ const OpRegistrar topk([] {
                                       flag(ctx.node.attrs.get_bool("is_ascend")) + ", " + std::to_string(kind) + ");"};
   };
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
-    const AxisSplit g = split_at_axis(in[0].shape, a.get_int("axis"));
+    const AxisSplit g = arg_split(a, in[0].shape);
     return static_cast<double>(in[0].num_elements()) * static_cast<double>(topk_k(a, g.n));
   };
   auto attrs = [](int64_t axis, int64_t k, const std::string& ret, bool ascend) {
@@ -194,7 +199,9 @@ const OpRegistrar topk([] {
                 {attrs(0, 2, "both", false), {{4, 3}}},
                 {attrs(-1, 2, "mask", false), {{3, 5}}},
                 {attrs(-1, 0, "value", true), {{2, 1, 6}}},
-                {Attrs{}, {{9}}}};
+                {Attrs{}, {{9}}},
+                {attrs(kSliceNone, 4, "both", false), {{3, 5}}},
+                {attrs(kSliceNone, 3, "mask", true), {{2, 4}}}};
   return d;
 }());
 

@@ -306,5 +306,34 @@ TEST(MxnetSymbol, StandaloneActivationsBecomeActivation) {
   EXPECT_EQ(g.nodes[4].name, "ss");
 }
 
+// MXNet's axis=None is the flattened input, also where the default is an
+// axis: topk takes the k largest of all elements; pick, which cannot, refuses.
+TEST(MxnetSymbol, AxisNoneIsTheFlattenedInputNotTheDefaultAxis) {
+  TempDir tmp("hybgen-mxnet-test");
+  for (const std::string op : {"topk", "pick"}) {
+    const bool pick = op == "pick";
+    write_text(tmp.path() + "/" + op + "-symbol.json", R"({"nodes": [
+        {"op": "null", "name": "data", "inputs": []},
+        {"op": "null", "name": "index", "inputs": []},
+        {"op": ")" + op + R"(", "name": "sel", "attrs": {"axis": "None")" + (pick ? "" : R"(, "k": "3")") +
+                                                                 R"(}, "inputs": [[0, 0, 0])" + (pick ? ", [1, 0, 0]" : "") + R"(]}],
+      "arg_nodes": [0, 1], "heads": [[2, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}})");
+    MxnetImportOptions options;
+    options.input_shapes["data"] = {2, 5};
+    if (pick) options.input_shapes["index"] = {2};
+    options.note = [](const std::string&) {};
+    const Graph g = import_mxnet(tmp.path() + "/" + op + "-symbol.json", std::nullopt, options);
+    const Node& node = g.nodes.back();
+    ASSERT_EQ(node.attrs.get_int("axis"), kSliceNone) << op;
+    const OpDef& def = find_op(op);
+    std::vector<TensorType> in = {TensorType{{2, 5}}};
+    if (pick) in.push_back(TensorType{{2}});
+    if (pick)
+      EXPECT_ERROR(def.infer(normalize_attrs(def, node.attrs), in), "axis None");
+    else
+      EXPECT_EQ(def.infer(normalize_attrs(def, node.attrs), in)[0].shape, (Shape{3}));
+  }
+}
+
 }  // namespace
 }  // namespace hybgen

@@ -20,15 +20,14 @@ std::string num(int64_t v) { return std::to_string(v) + "L"; }
 
 KernelCall emit_arg(const EmitContext& ctx, bool is_min) {
   const Shape& in = ctx.in_types[0].shape;
-  const int64_t axis = ctx.node.attrs.get_int("axis");
-  const AxisSplit g = axis == kSliceNone ? AxisSplit{1, num_elements(in), 1} : split_at_axis(in, axis);
+  const AxisSplit g = split_at_axis_or_all(in, ctx.node.attrs.get_int("axis"));
   return {{"select"}, "HG_CHECK(hg_arg_reduce(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
                           num(g.outer) + ", " + num(g.n) + ", " + num(g.inner) + ", " + flag(is_min) + "));"};
 }
 
 KernelCall emit_topk(const EmitContext& ctx) {
   const Attrs& a = ctx.node.attrs;
-  const AxisSplit g = split_at_axis(ctx.in_types[0].shape, a.get_int("axis"));
+  const AxisSplit g = split_at_axis_or_all(ctx.in_types[0].shape, a.get_int("axis"));
   const std::string& t = a.get_string("ret_typ");
   const int kind = t == "value" ? 0 : t == "indices" ? 1 : t == "mask" ? 2 : 3;
   const int64_t k = a.get_int("k") < 1 ? g.n : a.get_int("k");
