@@ -39,11 +39,10 @@ inline bool op_selected(const std::string& op) {
   return false;
 }
 
-// Seeded inputs; an op's positive inputs (a variance) are drawn from (0.1, 2).
+// Seeded inputs, in the op's OpDef::input_ranges.
 inline NpyArray random_input(const OpDef& op, std::size_t input, const Shape& shape, std::mt19937& rng) {
-  const bool positive =
-      std::count(op.positive_inputs.begin(), op.positive_inputs.end(), static_cast<int>(input)) != 0;
-  std::uniform_real_distribution<float> dist(positive ? 0.1f : -2.0f, 2.0f);
+  const InputRange range = test_input_range(op.input_ranges, static_cast<int>(input));
+  std::uniform_real_distribution<float> dist(range.low, range.high);
   NpyArray values{shape, std::vector<float>(static_cast<std::size_t>(num_elements(shape)))};
   for (auto& v : values.data) v = dist(rng);
   return values;

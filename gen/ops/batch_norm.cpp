@@ -88,7 +88,7 @@ const OpRegistrar reg([] {
     const Shape c{view(a, data).channels};
     return std::vector<Shape>{c, c, c, c};
   };
-  d.positive_inputs = {4};
+  d.input_ranges = {positive_input(4)};
   const Shape c3{3};
   d.examples = {{bn(false, 1, 1e-5), {{2, 3, 4, 5}, c3, c3, c3, c3}},
                 {bn(true, 1, 1e-3), {{1, 3, 2, 2}, c3, c3, c3, c3}},

@@ -64,7 +64,7 @@ void register_binary(const BinaryOp& op) {
     return fill_operands(expression, {{"{a}", in[0]}, {"{b}", in[1]}});
   };
   d.residual_epilogue = op.residual_epilogue;
-  if (op.positive_lhs) d.positive_inputs = {0};
+  if (op.positive_lhs) d.input_ranges = {positive_input(0)};
   d.examples = examples();
   OpRegistrar{std::move(d)};
 }

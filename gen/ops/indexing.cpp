@@ -460,7 +460,7 @@ const OpRegistrar sequence_mask_op([] {
   d.arity = [](const Attrs& a) { return a.get_bool("use_sequence_length") ? 2 : 1; };
   d.is_identity = [](const Attrs& a) { return !a.get_bool("use_sequence_length"); };
   d.fusion = FusionClass::kOpaque;
-  d.positive_inputs = {1};
+  d.input_ranges = {positive_input(1)};
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     const SequenceGeometry g = sequence_geometry(a, in[0].shape);
     if (in.size() > 1 && in[1].shape != Shape{g.batch})

@@ -114,6 +114,20 @@ struct CudaKernelRegistrar {
 // The CUDA kernel of an op (by its canonical name); nullptr when it has none.
 const CudaOpKernel* find_cuda_kernel(const std::string& op);
 
+// Where the random test data of one input lies.
+struct InputRange {
+  int input;
+  float low, high;
+};
+inline InputRange positive_input(int input) { return {input, 0.1f, 2.0f}; }  // a variance, a power's base
+
+// The range of input `input`'s random test data: OpDef::input_ranges', else (-2, 2).
+inline InputRange test_input_range(const std::vector<InputRange>& ranges, int input) {
+  for (const InputRange& r : ranges)
+    if (r.input == input) return r;
+  return {input, -2.0f, 2.0f};
+}
+
 // One configuration the generic op test runs through every backend.
 struct OpExample {
   Attrs attrs;
@@ -204,9 +218,10 @@ struct OpDef {
   std::function<bool(const Attrs&)> is_identity;
 
   std::vector<OpExample> examples;
-  // Inputs that must be positive (a variance); random test data for them is
-  // drawn from (0.1, 2).
-  std::vector<int> positive_inputs;
+  // Inputs whose values must lie in a range for a finite result (a
+  // variance, arcsin's argument): random test data for them is drawn from
+  // it; other inputs' from (-2, 2).
+  std::vector<InputRange> input_ranges;
   // The shapes of the weight inputs (1, 2, ...) this op expects for a data
   // input (input 0) of the given shape, so weights of a graph without stored
   // values can be made (MXNet symbol files without .params). Unset: the op

@@ -53,7 +53,7 @@ void register_scalar(const ScalarOp& op) {
       return fill_operands(object, {{"{s}", cpp_float(a.get_float("scalar"))}});
     };
   }
-  if (op.positive_input) d.positive_inputs = {0};
+  if (op.positive_input) d.input_ranges = {positive_input(0)};
   const Shape shapes[] = {{3, 4}, {7}, {2, 3, 5}, {1}};
   for (std::size_t i = 0; i < op.example_scalars.size(); ++i) {
     Attrs a;

@@ -14,7 +14,10 @@ namespace hybgen {
 namespace {
 
 // Where an op's random test data must lie for its result to be finite.
-enum class Domain { kAll, kPositive };
+struct Domain {
+  float low, high;
+};
+const Domain kAll{-2.0f, 2.0f}, kPositive{0.1f, 2.0f}, kOpenUnit{-0.95f, 0.95f};
 
 struct UnaryOp {
   const char* name;
@@ -50,7 +53,7 @@ void register_unary(const UnaryOp& op) {
     return fill_operands(expression, {{"{x}", in[0]}});
   };
   d.scalar_kernels = op.kernels;
-  if (op.domain == Domain::kPositive) d.positive_inputs = {0};
+  d.input_ranges = {{0, op.domain.low, op.domain.high}};
   d.examples = {{Attrs{}, {{3, 7}}}, {Attrs{}, {{1}}}, {Attrs{}, {{2, 45}}}};
   OpRegistrar{std::move(d)};
 }
@@ -81,44 +84,50 @@ void register_identity(const char* name, std::vector<std::string> aliases, std::
 const bool registered = [] {
   const std::vector<std::string> math = {"math"}, rounding = {"math", "rounding"};
   const UnaryOp ops[] = {
-      {"exp", {}, "hg_exp({x})", [](float x) { return std::exp(x); }, Domain::kAll, math},
-      {"expm1", {}, "hg_expm1({x})", [](float x) { return std::expm1(x); }, Domain::kAll, math},
-      {"log", {}, "std::log({x})", [](float x) { return std::log(x); }, Domain::kPositive, {}},
-      {"log2", {}, "std::log2({x})", [](float x) { return std::log2(x); }, Domain::kPositive, {}},
-      {"log10", {}, "std::log10({x})", [](float x) { return std::log10(x); }, Domain::kPositive, {}},
-      {"log1p", {}, "std::log1p({x})", [](float x) { return std::log1p(x); }, Domain::kPositive, {}},
-      {"sqrt", {}, "std::sqrt({x})", [](float x) { return std::sqrt(x); }, Domain::kPositive, {}},
-      {"rsqrt", {}, "1.0f / std::sqrt({x})", [](float x) { return 1.0f / std::sqrt(x); }, Domain::kPositive, {}},
-      {"cbrt", {}, "std::cbrt({x})", [](float x) { return std::cbrt(x); }, Domain::kAll, {}},
-      {"rcbrt", {}, "1.0f / std::cbrt({x})", [](float x) { return 1.0f / std::cbrt(x); }, Domain::kPositive, {}},
-      {"reciprocal", {}, "1.0f / {x}", [](float x) { return 1.0f / x; }, Domain::kAll, {}},
-      {"erf", {}, "hg_erf({x})", [](float x) { return std::erf(x); }, Domain::kAll, math},
-      {"abs", {}, "std::fabs({x})", [](float x) { return std::fabs(x); }, Domain::kAll, {}},
-      {"negative", {}, "-{x}", [](float x) { return -x; }, Domain::kAll, {}},
-      {"square", {}, "{x} * {x}", [](float x) { return x * x; }, Domain::kAll, {}},
+      {"exp", {}, "hg_exp({x})", [](float x) { return std::exp(x); }, kAll, math},
+      {"expm1", {}, "hg_expm1({x})", [](float x) { return std::expm1(x); }, kAll, math},
+      {"log", {}, "std::log({x})", [](float x) { return std::log(x); }, kPositive, {}},
+      {"log2", {}, "std::log2({x})", [](float x) { return std::log2(x); }, kPositive, {}},
+      {"log10", {}, "std::log10({x})", [](float x) { return std::log10(x); }, kPositive, {}},
+      {"log1p", {}, "std::log1p({x})", [](float x) { return std::log1p(x); }, kPositive, {}},
+      {"sqrt", {}, "std::sqrt({x})", [](float x) { return std::sqrt(x); }, kPositive, {}},
+      {"rsqrt", {}, "1.0f / std::sqrt({x})", [](float x) { return 1.0f / std::sqrt(x); }, kPositive, {}},
+      {"cbrt", {}, "std::cbrt({x})", [](float x) { return std::cbrt(x); }, kAll, {}},
+      {"rcbrt", {}, "1.0f / std::cbrt({x})", [](float x) { return 1.0f / std::cbrt(x); }, kPositive, {}},
+      {"reciprocal", {}, "1.0f / {x}", [](float x) { return 1.0f / x; }, kAll, {}},
+      {"erf", {}, "hg_erf({x})", [](float x) { return std::erf(x); }, kAll, math},
+      {"abs", {}, "std::fabs({x})", [](float x) { return std::fabs(x); }, kAll, {}},
+      {"negative", {}, "-{x}", [](float x) { return -x; }, kAll, {}},
+      {"square", {}, "{x} * {x}", [](float x) { return x * x; }, kAll, {}},
       // mshadow_op::sign: 0 for zero and NaN.
       {"sign", {}, "{x} > 0.0f ? 1.0f : ({x} < 0.0f ? -1.0f : 0.0f)",
-       [](float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }, Domain::kAll, {}},
-      {"floor", {}, "hg_floor({x})", [](float x) { return std::floor(x); }, Domain::kAll, rounding},
-      {"ceil", {}, "hg_ceil({x})", [](float x) { return std::ceil(x); }, Domain::kAll, rounding},
-      {"trunc", {}, "hg_trunc({x})", [](float x) { return std::trunc(x); }, Domain::kAll, rounding},
+       [](float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }, kAll, {}},
+      {"floor", {}, "hg_floor({x})", [](float x) { return std::floor(x); }, kAll, rounding},
+      {"ceil", {}, "hg_ceil({x})", [](float x) { return std::ceil(x); }, kAll, rounding},
+      {"trunc", {}, "hg_trunc({x})", [](float x) { return std::trunc(x); }, kAll, rounding},
       // fix: rounds toward zero, as trunc.
-      {"fix", {}, "hg_trunc({x})", [](float x) { return std::trunc(x); }, Domain::kAll, rounding},
-      {"round", {}, "hg_round({x})", [](float x) { return std::round(x); }, Domain::kAll, rounding},
-      {"rint", {}, "hg_mxnet_rint({x})", mxnet_rint, Domain::kAll, rounding},
-      {"sin", {}, "std::sin({x})", [](float x) { return std::sin(x); }, Domain::kAll, {}},
-      {"cos", {}, "std::cos({x})", [](float x) { return std::cos(x); }, Domain::kAll, {}},
-      {"tan", {}, "std::tan({x})", [](float x) { return std::tan(x); }, Domain::kAll, {}},
-      {"arctan", {}, "std::atan({x})", [](float x) { return std::atan(x); }, Domain::kAll, {}},
-      {"sinh", {}, "std::sinh({x})", [](float x) { return std::sinh(x); }, Domain::kAll, {}},
-      {"cosh", {}, "std::cosh({x})", [](float x) { return std::cosh(x); }, Domain::kAll, {}},
-      {"arcsinh", {}, "std::asinh({x})", [](float x) { return std::asinh(x); }, Domain::kAll, {}},
+      {"fix", {}, "hg_trunc({x})", [](float x) { return std::trunc(x); }, kAll, rounding},
+      {"round", {}, "hg_round({x})", [](float x) { return std::round(x); }, kAll, rounding},
+      {"rint", {}, "hg_mxnet_rint({x})", mxnet_rint, kAll, rounding},
+      {"sin", {}, "std::sin({x})", [](float x) { return std::sin(x); }, kAll, {}},
+      {"cos", {}, "std::cos({x})", [](float x) { return std::cos(x); }, kAll, {}},
+      {"tan", {}, "std::tan({x})", [](float x) { return std::tan(x); }, kAll, {}},
+      {"arctan", {}, "std::atan({x})", [](float x) { return std::atan(x); }, kAll, {}},
+      {"sinh", {}, "std::sinh({x})", [](float x) { return std::sinh(x); }, kAll, {}},
+      {"cosh", {}, "std::cosh({x})", [](float x) { return std::cosh(x); }, kAll, {}},
+      {"arcsinh", {}, "std::asinh({x})", [](float x) { return std::asinh(x); }, kAll, {}},
+      {"arcsin", {}, "std::asin({x})", [](float x) { return std::asin(x); }, kOpenUnit, {}},
+      {"arccos", {}, "std::acos({x})", [](float x) { return std::acos(x); }, kOpenUnit, {}},
+      {"arctanh", {}, "std::atanh({x})", [](float x) { return std::atanh(x); }, kOpenUnit, {}},
+      {"arccosh", {}, "std::acosh({x})", [](float x) { return std::acosh(x); }, Domain{1.05f, 4.0f}, {}},
+      {"gamma", {}, "std::tgamma({x})", [](float x) { return std::tgamma(x); }, Domain{0.1f, 4.0f}, {}},
+      {"gammaln", {}, "std::lgamma({x})", [](float x) { return std::lgamma(x); }, Domain{0.1f, 4.0f}, {}},
       // mshadow_op::degrees / radians: x times 180 / pi (pi / 180) rounded to float, as MXNet computes it.
-      {"degrees", {}, "{x} * 57.2957764f", [](float x) { return x * 57.2957764f; }, Domain::kAll, {}},
-      {"radians", {}, "{x} * 0.0174532924f", [](float x) { return x * 0.0174532924f; }, Domain::kAll, {}},
+      {"degrees", {}, "{x} * 57.2957764f", [](float x) { return x * 57.2957764f; }, kAll, {}},
+      {"radians", {}, "{x} * 0.0174532924f", [](float x) { return x * 0.0174532924f; }, kAll, {}},
       // mshadow_op::nt: 1 where x is 0, else 0.
       {"logical_not", {}, "{x} != 0.0f ? 0.0f : 1.0f", [](float x) { return x != 0.0f ? 0.0f : 1.0f; },
-       Domain::kAll, {}},
+       kAll, {}},
   };
   for (const auto& op : ops) register_unary(op);
 

@@ -101,9 +101,8 @@ Prepared prepare(const Case& c, std::mt19937& rng) {
   for (const Shape& s : c.inputs) p.in.push_back(TensorType{s, DType::kFloat32});
   p.out = def.infer(p.attrs, p.in);
   for (std::size_t i = 0; i < p.in.size(); ++i) {
-    const bool positive = std::find(def.positive_inputs.begin(), def.positive_inputs.end(), static_cast<int>(i)) !=
-                          def.positive_inputs.end();
-    std::uniform_real_distribution<float> value(positive ? 0.1f : -2.0f, 2.0f);
+    const InputRange range = test_input_range(def.input_ranges, static_cast<int>(i));
+    std::uniform_real_distribution<float> value(range.low, range.high);
     std::vector<float> v(static_cast<std::size_t>(p.in[i].num_elements()));
     for (float& f : v) f = value(rng);
     p.data.push_back(std::move(v));
