@@ -354,6 +354,9 @@ KernelCall emit_cpp(const EmitContext& ctx) {
   const std::string geometry = "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  ";
   const bool packed = ctx.in_packed.size() > 1 && ctx.in_packed[1];
   if (g.spatial == 3) return emit_cpp_3d(ctx, g, packed);
+  // Weights fed as inputs: the plan sized scratch for packed ones
+  // (scratch_floats); the depthwise and direct kernels need none.
+  const std::string unused = !packed && !ctx.scratch.empty() ? "(void)" + ctx.scratch + ";\n  " : "";
   switch (conv_kernel(g, ctx.target, packed)) {
     case ConvKernel::kDense:
       return {{"epilogue", "gemm"}, "hg_gemm_packed_b(" + ctx.in[0] + ", " + std::to_string(g.c) + ", " + ctx.in[1] +
@@ -391,14 +394,14 @@ KernelCall emit_cpp(const EmitContext& ctx) {
     }
     case ConvKernel::kDepthwise:
       return {{"epilogue", "gemm", "conv2d_depthwise"},
-              geometry + "hg_conv2d_depthwise(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] +
-                  ", geometry, " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
+              geometry + unused + "hg_conv2d_depthwise(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
+                  ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
     case ConvKernel::kDirect:
     case ConvKernel::kGemm3d:
     case ConvKernel::kDirect3d:
       break;
   }
-  return {{"epilogue", "conv2d"}, geometry + "hg_conv2d(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
+  return {{"epilogue", "conv2d"}, geometry + unused + "hg_conv2d(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
                                       ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ");\n}"};
 }
 

@@ -2,7 +2,7 @@
 // as models have them: each convolution followed by a bias-free ReLU the
 // fuser folds into its epilogue, 3-D convolutions with weights known at
 // generation time (im2col + GEMM on packed weights) and weights fed as
-// inputs (the direct kernel), pooling after them. Generated for the generic
+// inputs (the direct kernel; in 2-D also the depthwise one), pooling after them. Generated for the generic
 // target and for this machine's on a 2-thread pool, and compared with the
 // reference through hybgen verify (one compile per case; the registry test
 // runs the ops' own examples on cuda-host).
@@ -72,7 +72,26 @@ Graph nd_graph() {
   g.nodes.push_back(make_node("inorm", "InstanceNorm", {"pool1", "in_gamma", "in_beta"}));
   g.nodes.push_back(
       make_node("l2", "L2Normalization", {"inorm"}, attrs_of({{"mode", std::string("channel")}})));
-  g.outputs = {"pool3", "relu3d", "l2"};
+  // 2-D, weights as inputs (as ONNX models may feed them): one channel and
+  // filter (the depthwise kernel) and two channels (the direct one); the plan
+  // sizes scratch for packed weights, which these kernels leave unused.
+  g.add_input("img", {{1, 2, 7, 8}});
+  g.add_input("w2dw", {{1, 1, 3, 3}});
+  g.nodes.push_back(make_node("img0", "slice_axis", {"img"},
+                              attrs_of({{"axis", int64_t{1}}, {"begin", int64_t{0}}, {"end", int64_t{1}}})));
+  g.nodes.push_back(make_node("conv2dw", "Convolution", {"img0", "w2dw"},
+                              attrs_of({{"kernel", std::vector<int64_t>{3, 3}},
+                                        {"num_filter", int64_t{1}},
+                                        {"pad", std::vector<int64_t>{1, 1}},
+                                        {"no_bias", true}})));
+  g.add_input("w2", {{4, 2, 3, 3}});
+  g.nodes.push_back(make_node("conv2", "Convolution", {"img", "w2"},
+                              attrs_of({{"kernel", std::vector<int64_t>{3, 3}},
+                                        {"num_filter", int64_t{4}},
+                                        {"stride", std::vector<int64_t>{2, 1}},
+                                        {"pad", std::vector<int64_t>{1, 0}},
+                                        {"no_bias", true}})));
+  g.outputs = {"pool3", "relu3d", "l2", "conv2dw", "conv2"};
   return g;
 }
 
@@ -82,7 +101,7 @@ void check(const std::string& target, int threads = 1) {
   options.target = target;
   options.threads = threads;
   const VerifyReport report = verify_model(nd_graph(), options);
-  ASSERT_EQ(report.checks.size(), 3u);
+  ASSERT_EQ(report.checks.size(), 5u);
   for (const auto& c : report.checks) {
     EXPECT_TRUE(c.ok) << target << ": " << c.name << " max rel error " << c.max_rel_error;
     EXPECT_EQ(c.against, "reference");
