@@ -688,9 +688,26 @@ void Importer::check_nodes(int64_t opset) {
   std::vector<std::string> problems;
   std::map<std::string, std::vector<std::string>> unknown;  // op -> node labels
   const auto& nodes = model_.graph().node();
+  // Values known at import so far: initializers, then the outputs of nodes
+  // that will be evaluated at import. A node whose converter only evaluates
+  // (no runtime form) must have such inputs.
+  std::unordered_set<std::string> constants;
+  for (const auto& t : model_.graph().initializer()) constants.insert(t.name());
   for (int i = 0; i < nodes.size(); ++i) {
     const auto& node = nodes[i];
     const std::string name = node.name().empty() ? "#" + std::to_string(i) : node.name();
+    if (const OnnxConverter* conv = is_default_domain(node.domain()) ? find_onnx_converter(node.op_type()) : nullptr;
+        conv && conv->fold) {
+      bool all = true;
+      for (const auto& in : node.input())
+        if (!in.empty() && !constants.count(in)) all = false;
+      if (all || conv->fold_always) {
+        for (const auto& o : node.output()) constants.insert(o);
+      } else if (!conv->convert) {
+        problems.push_back(node_label(name, node.op_type()) + ": hybgen computes " + printable_name(node.op_type()) +
+                           " only at import, from constant inputs; here an input is computed at run time");
+      }
+    }
     if (!is_default_domain(node.domain())) {
       unknown[node.domain() + "." + node.op_type()].push_back(quoted_name(name));
       continue;

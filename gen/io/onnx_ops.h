@@ -3,12 +3,10 @@
 // OnnxConverterRegistrar, as gen/ops/*.cpp register ops. The importer
 // (io/onnx_model.h) looks a node's op type up here; nothing else lists them.
 //
-//   static OnnxConverterRegistrar reg(OnnxConverter{
-//       .op_type = "Relu",
-//       .convert = [](OnnxContext& c) {
-//         Attrs a; a.set("act_type", std::string("relu"));
-//         c.set_output(0, c.add_node("Activation", a, {c.input(0)}));
-//       }});
+//   static OnnxConverterRegistrar reg(OnnxConverter("Relu").converts([](OnnxContext& c) {
+//     Attrs a; a.set("act_type", std::string("relu"));
+//     c.set_output(0, c.add_node("Activation", a, {c.input(0)}));
+//   }));
 //
 // A converter sees its node through OnnxContext: the opset of the default
 // domain, the node's attributes (typed getters with defaults), its inputs
@@ -187,14 +185,18 @@ class OnnxContext {
   virtual const TensorType& type(const std::string& value) const = 0;
 };
 
+// One op type's converter, built with the setters (C++17 has no designated
+// initializers):
+//
+//   OnnxConverter("LeakyRelu").converts(fn).handles({"alpha"}).checks(check_fn)
 struct OnnxConverter {
   std::string op_type;  // default domain ("" / "ai.onnx")
   // Converts a node whose inputs are not all import-time constants (and,
   // without `fold`, every node).
   std::function<void(OnnxContext&)> convert;
   // Evaluates a node at import: called instead of `convert` when every
-  // present input is a constant (and for Shape/Size-like ops always, see
-  // fold_always). Binds every output with set_constant.
+  // present input is a constant (always with fold_always). Binds every
+  // output with set_constant.
   std::function<void(OnnxContext&)> fold;
   // Call `fold` even when inputs are runtime values (Shape, Size: they read
   // only the input's type).
@@ -212,6 +214,16 @@ struct OnnxConverter {
   // Lowest opset whose semantics the converter implements (older models are
   // refused for this op).
   int64_t min_opset = 1;
+
+  OnnxConverter() = default;
+  explicit OnnxConverter(std::string op) : op_type(std::move(op)) {}
+  OnnxConverter& converts(std::function<void(OnnxContext&)> f) { convert = std::move(f); return *this; }
+  OnnxConverter& folds(std::function<void(OnnxContext&)> f) { fold = std::move(f); return *this; }
+  OnnxConverter& always_fold() { fold_always = true; return *this; }
+  OnnxConverter& handles(std::vector<std::string> names) { attrs = std::move(names); return *this; }
+  OnnxConverter& ignores(std::vector<std::string> names) { ignored_attrs = std::move(names); return *this; }
+  OnnxConverter& checks(std::function<void(OnnxCheck&)> f) { check = std::move(f); return *this; }
+  OnnxConverter& since(int64_t opset) { min_opset = opset; return *this; }
 };
 
 // Registering the same op type from two files merges the two: one may give
