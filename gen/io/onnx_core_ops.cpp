@@ -88,35 +88,48 @@ const OnnxConverterRegistrar selu_reg(OnnxConverter("Selu")
             k.refuse("gamma", "only SELU's own gamma (1.0507) is supported");
         }));
 
-// Clip: min/max attributes before opset 11, optional constant inputs after.
+// Clip: min/max attributes before opset 11, optional inputs after; constant
+// bounds make one clip, runtime ones a maximum then a minimum (so min > max
+// gives max everywhere, as ONNX says).
 const OnnxConverterRegistrar clip_reg(OnnxConverter("Clip")
     .converts([](OnnxContext& c) {
           double lo = -FLT_MAX, hi = FLT_MAX;
+          std::string x = c.input(0);
           if (c.opset() < 11) {
             lo = c.attr_float("min", lo);
             hi = c.attr_float("max", hi);
           } else {
-            if (c.has_input(1)) {
-              const OnnxConst& k = c.constant(1);
-              if (k.size() != 1) c.fail("min must be a scalar");
-              lo = k.at_double(0);
-            }
-            if (c.has_input(2)) {
-              const OnnxConst& k = c.constant(2);
-              if (k.size() != 1) c.fail("max must be a scalar");
-              hi = k.at_double(0);
+            for (int i : {1, 2}) {
+              if (!c.has_input(i)) continue;
+              if (c.shape(i).size() > 1 || num_elements(c.shape(i)) != 1) c.fail(std::string(i == 1 ? "min" : "max") + " must be a scalar");
+              if (c.is_constant(i)) {
+                (i == 1 ? lo : hi) = c.constant(i).at_double(0);
+                continue;
+              }
+              if (i == 1) {
+                x = c.add_node("broadcast_maximum", {}, {x, c.input(1)}, "min");
+                lo = -FLT_MAX;
+              } else {
+                // Constant min first, so min > max still gives max.
+                if (lo > -FLT_MAX) {
+                  Attrs a;
+                  a.set("a_min", lo);
+                  a.set("a_max", static_cast<double>(FLT_MAX));
+                  x = c.add_node("clip", a, {x}, "min");
+                  lo = -FLT_MAX;
+                }
+                x = c.add_node("broadcast_minimum", {}, {x, c.input(2)}, "max");
+              }
             }
           }
           lo = std::max(lo, -static_cast<double>(FLT_MAX));
           hi = std::min(hi, static_cast<double>(FLT_MAX));
-          if (lo > hi) {
-            // ONNX: every value becomes max when min > max (numpy.clip's order).
-            lo = hi;
-          }
+          if (lo > hi) lo = hi;  // ONNX: every value becomes max when min > max
+          if (lo == -FLT_MAX && hi == FLT_MAX && x != c.input(0)) return c.set_output(0, x);
           Attrs a;
           a.set("a_min", lo);
           a.set("a_max", hi);
-          c.set_output(0, c.add_node("clip", a, {c.input(0)}));
+          c.set_output(0, c.add_node("clip", a, {x}));
         })
     .handles({"min", "max"}));
 

@@ -693,6 +693,7 @@ void Importer::check_nodes(int64_t opset) {
   // (no runtime form) must have such inputs.
   std::unordered_set<std::string> constants;
   for (const auto& t : model_.graph().initializer()) constants.insert(t.name());
+  for (const auto& [name, value] : options_.constant_inputs) constants.insert(name);
   for (int i = 0; i < nodes.size(); ++i) {
     const auto& node = nodes[i];
     const std::string name = node.name().empty() ? "#" + std::to_string(i) : node.name();
@@ -784,6 +785,25 @@ void Importer::add_inputs() {
     if (name.empty()) throw Error(source_ + ": a graph input has no name");
     if (!in.type().has_tensor_type()) throw Error(where + " is not a tensor");
     const auto& tt = in.type().tensor_type();
+    if (auto k = options_.constant_inputs.find(name); k != options_.constant_inputs.end()) {
+      const OnnxConst& c = k->second;
+      if (tt.elem_type() != c.dtype)
+        throw Error(where + " has dtype " + onnx_dtype_name(tt.elem_type()) + "; the constant given for it is " +
+                    onnx_dtype_name(c.dtype));
+      if (tt.has_shape()) {
+        bool ok = tt.shape().dim_size() == static_cast<int>(c.shape.size());
+        for (int d = 0; ok && d < tt.shape().dim_size(); ++d)
+          if (tt.shape().dim(d).has_dim_value() && tt.shape().dim(d).dim_value() != c.shape[static_cast<std::size_t>(d)]) ok = false;
+        if (!ok) throw Error(where + ": the constant given for it has shape " + shape_str(c.shape) + ", which the model does not allow");
+      }
+      if (c.size() != num_elements(c.shape)) throw Error(where + ": the constant given for it has the wrong number of values");
+      shapes_used.insert(name);
+      Value v;
+      v.dtype = c.dtype;
+      v.constant = std::make_shared<OnnxConst>(c);
+      values.emplace(name, v);
+      continue;
+    }
     if (tt.elem_type() != onnx_dtype::kFloat)
       throw Error(where + " has dtype " + onnx_dtype_name(tt.elem_type()) +
                   "; hybgen's generated code takes float32 inputs only");
@@ -830,6 +850,9 @@ void Importer::add_inputs() {
     values.emplace(name, v);
     ir_to_onnx.emplace(name, name);
   }
+  for (const auto& [name, value] : options_.constant_inputs)
+    if (!shapes_used.count(name))
+      throw Error(source_ + ": a constant is given for " + quoted_name(name) + ", which is not an input of the model");
   for (const auto& [name, shape] : options_.input_shapes)
     if (!shapes_used.count(name)) {
       std::string inputs;

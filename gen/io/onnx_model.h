@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "io/onnx_ops.h"
 #include "ir/graph.h"
 
 namespace hybgen {
@@ -31,6 +32,11 @@ struct OnnxImportOptions {
   // known dimensions; naming an input the model does not have is an error.
   std::map<std::string, Shape> input_shapes;
   std::string name;  // graph name; default: the graph's name, else the file stem
+  // Graph inputs given as import-time constants instead of runtime inputs
+  // (a node test's `shape` or `axes` input): they are no inputs of the
+  // imported graph. Shape and dtype must match the model's declaration
+  // where it has one.
+  std::map<std::string, OnnxConst> constant_inputs;
   // Receives notes on what the import did that a user may want to know
   // (an attribute ignored at inference). Unset: printed to stderr as
   // "hybgen: note: ...".
