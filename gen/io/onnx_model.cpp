@@ -457,6 +457,7 @@ class NodeContext : public OnnxContext {
   std::set<std::string> read_;
   std::set<int> bound_;
   int added_ = 0;
+  bool name_taken_ = false;
 };
 
 class Importer {
@@ -619,8 +620,13 @@ std::vector<std::string> NodeContext::add_nodes(const std::string& op, const Att
   if (!def) fail("converter asked for unknown registry op " + quoted_name(op));
   if (im_.graph.nodes.size() >= limits::kMaxGraphNodes) fail("the graph has more than " + std::to_string(limits::kMaxGraphNodes) + " nodes");
   Node node;
-  node.name = im_.unique_node(suffix.empty() ? (added_ == 0 ? name_ : name_ + "/" + std::to_string(added_))
-                                             : name_ + "/" + suffix);
+  // The first node without a suffix takes the node's own (reserved) name.
+  if (suffix.empty() && !name_taken_) {
+    node.name = name_;
+    name_taken_ = true;
+  } else {
+    node.name = im_.unique_node(name_ + "/" + (suffix.empty() ? std::to_string(added_) : suffix));
+  }
   ++added_;
   node.op = def->name;
   std::vector<TensorType> in;
