@@ -913,6 +913,11 @@ void Importer::bind_outputs() {
   for (const auto& out : g.output()) {
     auto it = values.find(out.name());
     if (it == values.end()) throw Error(source_ + ": graph output " + quoted_name(out.name()) + " is not computed by any node");
+    if (out.type().has_tensor_type() && out.type().tensor_type().elem_type() != onnx_dtype::kUndefined &&
+        out.type().tensor_type().elem_type() != onnx_dtype::kFloat)
+      throw Error(source_ + ": graph output " + quoted_name(out.name()) + " has dtype " +
+                  onnx_dtype_name(out.type().tensor_type().elem_type()) +
+                  "; hybgen's generated code returns float32 outputs only");
     Value& v = it->second;
     std::string ir;
     if (v.is_constant() && v.ir.empty()) {
@@ -920,6 +925,9 @@ void Importer::bind_outputs() {
     } else {
       ir = v.ir;
     }
+    if (graph.types.count(ir) && graph.types.at(ir).num_elements() == 0)
+      throw Error(source_ + ": graph output " + quoted_name(out.name()) + " is empty (shape " +
+                  shape_str(graph.types.at(ir).shape) + "); hybgen generates no code for empty tensors");
     if (v.dtype != onnx_dtype::kFloat && !v.is_constant())
       throw Error(source_ + ": graph output " + quoted_name(out.name()) + " has dtype " + onnx_dtype_name(v.dtype) +
                   "; hybgen's generated code returns float32 outputs only");
