@@ -584,7 +584,10 @@ std::string NodeContext::input(int i) {
   try {
     return im_.materialize(v, node_.input(i));
   } catch (const Error& e) {
-    throw Error(where_ + ": " + input_label(i) + ": " + e.what());
+    // materialize names the file and the initializer: the node goes in between.
+    std::string what = e.what();
+    if (what.compare(0, im_.source().size() + 2, im_.source() + ": ") == 0) what.erase(0, im_.source().size() + 2);
+    throw Error(where_ + ": " + what);
   }
 }
 
