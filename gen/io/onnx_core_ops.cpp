@@ -238,6 +238,10 @@ void pool(const char* onnx_op, const char* type) {
             const auto dil = per_axis(c, "dilations", spatial);
             for (int64_t d : dil)
               if (d != 1) c.fail("dilations " + int_list(dil) + " are not supported");
+            for (std::size_t i = 0; i < spatial; ++i)
+              if (kernel[i] < 1 || kernel[i] > (int64_t{1} << 30) || pads[i] > (int64_t{1} << 30) ||
+                  strides[i] > (int64_t{1} << 30))
+                c.fail("kernel_shape " + int_list(kernel) + ", strides or pads are out of range");
             const bool ceil = c.attr_int("ceil_mode", 0) != 0;
             if (ceil) {
               // ONNX (as PyTorch) drops a last window that would start in the
@@ -376,9 +380,9 @@ const OnnxConverterRegistrar transpose_reg(OnnxConverter("Transpose")
           perm = c.attr_ints("perm", perm);
           std::vector<int64_t> sorted = perm;
           std::sort(sorted.begin(), sorted.end());
-          for (int64_t i = 0; i < static_cast<int64_t>(sorted.size()); ++i)
-            if (sorted[static_cast<std::size_t>(i)] != i || static_cast<int64_t>(perm.size()) != rank)
-              c.fail("perm " + int_list(perm) + " is not a permutation of the input's " + std::to_string(rank) + " axes");
+          bool ok = static_cast<int64_t>(perm.size()) == rank;
+          for (int64_t i = 0; ok && i < rank; ++i) ok = sorted[static_cast<std::size_t>(i)] == i;
+          if (!ok) c.fail("perm " + int_list(perm) + " is not a permutation of the input's " + std::to_string(rank) + " axes");
           c.set_output(0, c.add_node("transpose", one("axes", perm), {c.input(0)}));
         })
     .handles({"perm"}));

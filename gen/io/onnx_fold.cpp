@@ -388,7 +388,9 @@ const OnnxConverterRegistrar range_reg(OnnxConverter("Range")
           out.shape = {n};
           for (int64_t i = 0; i < n; ++i) {
             if (s.is_float()) out.floats.push_back(round_float(start + static_cast<double>(i) * delta, s.dtype));
-            else out.ints.push_back(s.ints[0] + i * d.at_int(0));
+            else  // wrapping, as the runtimes' int arithmetic
+              out.ints.push_back(static_cast<int64_t>(static_cast<uint64_t>(s.ints[0]) +
+                                                      static_cast<uint64_t>(i) * static_cast<uint64_t>(d.at_int(0))));
           }
           c.set_constant(0, std::move(out));
         }));
