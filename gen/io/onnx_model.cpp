@@ -999,6 +999,9 @@ Graph Importer::run() {
   add_inputs();
   for (int i = 0; i < g.node_size(); ++i) convert_node(g.node(i), i, opset);
   bind_outputs();
+  if (graph.inputs.empty())
+    throw Error(source_ + ": the model has no runtime inputs (every output is computed at import); hybgen generates "
+                "code for models that take inputs");
   if (!options_.name.empty()) graph.name = options_.name;
   rename_values();
   return graph;

@@ -253,11 +253,22 @@ TEST(OnnxImport, NonFloatInputsAreRefusedByName) {
   b.output("y");
   EXPECT_NE(import_error(b).find("input 'ids' has dtype INT64; hybgen's generated code takes float32 inputs only"),
             std::string::npos);
-  // The same input given as a constant is no runtime input.
+  // The same input given as a constant is no runtime input; a model left
+  // without any is refused.
   OnnxImportOptions opt;
   opt.constant_inputs["ids"] = OnnxConst::of_ints({4}, {1, -2, 3, -4});
-  const Graph g = b.import(opt);
-  EXPECT_TRUE(g.inputs.empty());
+  EXPECT_NE(import_error(b, opt).find("the model has no runtime inputs"), std::string::npos) << import_error(b, opt);
+  OnnxBuilder two(13);
+  two.input("ids", {4}, /*INT64*/ 7);
+  two.input("x", {4});
+  two.node("Cast", {"ids"}, {"f"});
+  OnnxBuilder::attr(two.graph().mutable_node(0)[0], "to", 1);
+  two.node("Add", {"x", "f"}, {"y"});
+  two.output("y");
+  const Graph g = two.import(opt);
+  EXPECT_EQ(g.inputs, std::vector<std::string>{"x"});
+  EXPECT_EQ(std::vector<float>(g.constants.begin()->second.f32_data(), g.constants.begin()->second.f32_data() + 4),
+            (std::vector<float>{1, -2, 3, -4}));
 }
 
 TEST(OnnxImport, EveryUnsupportedOpAndAttributeIsListedAtOnce) {
