@@ -1033,13 +1033,15 @@ bool looks_like_onnx(const std::string& path) {
   return true;
 }
 
-Graph import_onnx_bytes(const std::string& bytes, const std::string& source, const std::string& dir,
-                        const OnnxImportOptions& options) {
-  if (bytes.size() > kMaxOnnxFileBytes)
-    throw Error(source + ": " + std::to_string(bytes.size()) + " bytes; hybgen reads ONNX files of at most 2 GiB (larger "
-                "models keep their weights in external data)");
+namespace {
+
+Graph import_model_bytes(const void* data, std::size_t size, const std::string& source, const std::string& dir,
+                         const OnnxImportOptions& options) {
+  if (size > kMaxOnnxFileBytes)
+    throw Error(source + ": " + std::to_string(size) + " bytes; hybgen reads ONNX files under 2 GiB (protobuf's limit; "
+                "larger models keep their weights in external data)");
   onnx::ModelProto model;
-  if (!model.ParseFromString(bytes))
+  if (!model.ParseFromArray(data, static_cast<int>(size)))
     throw Error(source + ": not an ONNX model, or a truncated one (the protobuf does not parse)");
   if (!model.has_graph()) throw Error(source + ": not an ONNX model: it has no graph");
   OnnxImportOptions opt = options;
@@ -1052,11 +1054,19 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source, con
   return im.run();
 }
 
+}  // namespace
+
+Graph import_onnx_bytes(const std::string& bytes, const std::string& source, const std::string& dir,
+                        const OnnxImportOptions& options) {
+  return import_model_bytes(bytes.data(), bytes.size(), source, dir, options);
+}
+
 Graph import_onnx(const std::string& path, const OnnxImportOptions& options) {
-  const std::vector<uint8_t> bytes = read_file_bytes(path, kMaxOnnxFileBytes);
   std::string dir = fs::path(path).parent_path().string();
   if (dir.empty()) dir = ".";
-  return import_onnx_bytes(std::string(bytes.begin(), bytes.end()), path, dir, options);
+  // Parsed straight from the file's bytes: a large model is not copied again.
+  const std::vector<uint8_t> bytes = read_file_bytes(path, kMaxOnnxFileBytes);
+  return import_model_bytes(bytes.data(), bytes.size(), path, dir, options);
 }
 
 OnnxTensorFile read_onnx_tensor_values(const std::string& path) {

@@ -43,8 +43,9 @@ struct OnnxImportOptions {
   std::function<void(const std::string&)> note;
 };
 
-// Largest .onnx file read (the tensors of external data are checked apart).
-constexpr uint64_t kMaxOnnxFileBytes = uint64_t{2} << 30;
+// Largest .onnx file read, protobuf's limit for one message (the tensors of
+// external data are checked apart).
+constexpr uint64_t kMaxOnnxFileBytes = (uint64_t{1} << 31) - 1;
 
 // True when the file parses as the start of a ModelProto with an ir_version
 // and a graph: cheap, reads at most the first bytes of the file, never throws.
