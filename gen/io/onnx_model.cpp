@@ -501,8 +501,9 @@ class Importer {
     return v.ir;
   }
   std::string unique_value(const std::string& base) {
-    std::string name = base.empty() ? "value" : base;
-    for (int k = 1; used_values_.count(name) || reserved_.count(name); ++k) name = base + "_" + std::to_string(k);
+    const std::string stem = base.empty() ? "value" : base;
+    std::string name = stem;
+    for (int k = 1; used_values_.count(name) || reserved_.count(name); ++k) name = stem + "_" + std::to_string(k);
     used_values_.insert(name);
     return name;
   }
