@@ -41,11 +41,14 @@ std::string printable_message(const std::string& text) {
 }
 
 void add_model_flags(CLI::App& app, hybgen::ModelFlags& flags, bool required) {
-  app.add_option("model", flags.model, "model.json (hybgen), NAME-symbol.json (MXNet) or model.onnx (ONNX), told apart by content")->required(required);
+  app.add_option("model", flags.model,
+                 "model.json (hybgen), NAME-symbol.json (MXNet) or model.onnx (ONNX), told apart by content")
+      ->required(required);
   app.add_option("--weights,-w", flags.weights,
                  "weights file (default: the .safetensors beside model.json, or the NAME-XXXX.params beside an MXNet "
                  "symbol file; an ONNX model holds its own, or names external data files next to it)");
-  app.add_option("--shape", flags.shapes, "input shape of an MXNet model, or of an ONNX input with symbolic dimensions (batch), "
+  app.add_option("--shape", flags.shapes,
+                 "input shape of an MXNet model, or of an ONNX input with symbolic dimensions (batch), "
                  "e.g. --shape data=1,3,224,224 (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
