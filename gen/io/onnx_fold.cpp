@@ -17,14 +17,15 @@ namespace {
 
 using onnx_util::normalize_axis;
 
-constexpr int64_t kMaxElements = int64_t{1} << 26;
+constexpr int64_t kMaxElements = int64_t{1} << 22;
 
 // Elements of a shape computed at import, refused past kMaxElements.
 int64_t checked_count(OnnxContext& c, const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0) c.fail("negative dimension in " + shape_str(shape));
-    if (d != 0 && n > kMaxElements / d) c.fail("a tensor of shape " + shape_str(shape) + " is too large to compute at import");
+    if (d != 0 && n > kMaxElements / d)
+      throw OnnxFoldTooLarge(c.where() + ": a tensor of shape " + shape_str(shape) + " is too large to compute at import");
     n *= d;
   }
   if (shape.size() > limits::kMaxRank) c.fail("rank " + std::to_string(shape.size()) + " is too large");

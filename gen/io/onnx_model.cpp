@@ -37,7 +37,7 @@ namespace fs = std::filesystem;
 constexpr int64_t kMinOpset = 7;
 constexpr int64_t kMaxOpset = 21;
 // Elements of one tensor evaluated at import (shape arithmetic; doubles).
-constexpr int64_t kMaxFoldElements = int64_t{1} << 26;
+constexpr int64_t kMaxFoldElements = int64_t{1} << 22;
 
 bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
@@ -609,7 +609,8 @@ void NodeContext::set_constant(int i, OnnxConst value) {
   if (value.size() != num_elements(value.shape))
     fail("output " + std::to_string(i) + ": " + std::to_string(value.size()) + " values for shape " + shape_str(value.shape));
   if (value.size() > kMaxFoldElements)
-    fail("output " + std::to_string(i) + " of shape " + shape_str(value.shape) + " is too large to compute at import");
+    throw OnnxFoldTooLarge(where_ + ": output " + std::to_string(i) + " of shape " + shape_str(value.shape) +
+                           " is too large to compute at import");
   if (node_.output(i).empty()) return;
   Value v;
   v.dtype = value.dtype;
@@ -876,8 +877,9 @@ void Importer::convert_node(const onnx::NodeProto& node, int index, int64_t opse
   const std::string where = node_where(source_, node, index);
   const OnnxConverter& conv = *find_onnx_converter(node.op_type());
   const std::string ir_name = unique_node(node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name());
-  NodeContext c(*this, node, ir_name, opset, where);
+  auto c = std::make_unique<NodeContext>(*this, node, ir_name, opset, where);
   bool all_constant = true;
+  int64_t largest_constant = 0;
   for (int i = 0; i < node.input_size(); ++i) {
     if (node.input(i).empty()) continue;
     auto it = values.find(node.input(i));
@@ -885,26 +887,42 @@ void Importer::convert_node(const onnx::NodeProto& node, int index, int64_t opse
       throw Error(where + ": input " + std::to_string(i) + " (" + quoted_name(node.input(i)) +
                   ") is not defined by an earlier node, a graph input or an initializer");
     if (!it->second.is_constant()) all_constant = false;
+    else largest_constant = std::max(largest_constant, num_elements(c->shape(i)));
   }
   for (int i = 0; i < node.output_size(); ++i)
     if (!node.output(i).empty() && values.count(node.output(i)))
       throw Error(where + ": output " + quoted_name(node.output(i)) + " is already defined");
   try {
-    if (conv.fold && (all_constant || conv.fold_always)) conv.fold(c);
-    else if (conv.convert) conv.convert(c);
-    else c.fail("its inputs must be constants known at import (hybgen evaluates " + node.op_type() +
-                " only at import); here they are computed at run time");
+    // Weight-sized constants (a Mul of two initializers) go to the runtime
+    // form, whose graph constants the optimizer folds; so does a fold whose
+    // result would be too large.
+    const bool fold = conv.fold && (all_constant || conv.fold_always) &&
+                      (!conv.convert || largest_constant <= kMaxFoldElements);
+    if (fold) {
+      try {
+        conv.fold(*c);
+      } catch (const OnnxFoldTooLarge&) {
+        if (!conv.convert) throw;
+        c = std::make_unique<NodeContext>(*this, node, ir_name, opset, where);
+        conv.convert(*c);
+      }
+    } else if (conv.convert) {
+      conv.convert(*c);
+    } else {
+      c->fail("its inputs must be constants known at import (hybgen evaluates " + node.op_type() +
+              " only at import); here they are computed at run time");
+    }
   } catch (const Error& e) {
     const std::string what = e.what();
     if (what.compare(0, where.size(), where) == 0) throw;
     throw Error(where + ": " + what);
   }
   for (int i = 0; i < node.output_size(); ++i)
-    if (!node.output(i).empty() && !c.bound(i))
+    if (!node.output(i).empty() && !c->bound(i))
       throw Error(where + ": output " + std::to_string(i) + " (" + quoted_name(node.output(i)) +
                   ") is not supported by hybgen's converter");
-  for (const auto& [name, attr] : c.attrs().all()) {
-    if (c.read_attrs().count(name)) continue;
+  for (const auto& [name, attr] : c->attrs().all()) {
+    if (c->read_attrs().count(name)) continue;
     if (std::find(conv.attrs.begin(), conv.attrs.end(), name) != conv.attrs.end()) continue;
     if (std::find(conv.ignored_attrs.begin(), conv.ignored_attrs.end(), name) != conv.ignored_attrs.end()) continue;
     throw Error(where + ": attribute " + quoted_name(name) + " = " + attr_value_text(*attr) + " is not supported");

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "ir/attrs.h"
+#include "ir/error.h"
 #include "ir/graph.h"
 #include "ir/tensor_type.h"
 
@@ -230,6 +231,14 @@ struct OnnxConverter {
 // `fold` (import-time evaluation) and the other `convert`; `attrs` and
 // `ignored_attrs` are joined, both checks run, the higher min_opset holds.
 // Two files giving the same function is a startup error.
+// Thrown by a fold (and by OnnxContext::set_constant) when a value would be
+// too large to compute at import: the importer then converts the node at run
+// time instead when the op has a runtime form (a weight-sized Mul of two
+// initializers), and reports this error otherwise.
+struct OnnxFoldTooLarge : Error {
+  using Error::Error;
+};
+
 struct OnnxConverterRegistrar {
   explicit OnnxConverterRegistrar(OnnxConverter converter);
 };

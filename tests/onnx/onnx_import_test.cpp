@@ -208,6 +208,32 @@ TEST(OnnxImport, FoldedIntegerArithmeticSliceAndCast) {
   EXPECT_EQ(g.type("y").shape, (Shape{4, 3}));
 }
 
+// A constant too large to compute at import goes to the runtime form when
+// the op has one (the optimizer folds it later), and is an error otherwise.
+TEST(OnnxImport, ConstantsTooLargeForImportGoToRunTime) {
+  OnnxBuilder b(13);
+  b.input("x", {2049, 2049});
+  b.initializer("col", {2049, 1}, std::vector<float>(2049, 2.0f));
+  b.initializer("row", {1, 2049}, std::vector<float>(2049, 3.0f));
+  b.node("Mul", {"col", "row"}, {"big"});  // 2049 x 2049 elements
+  b.node("Add", {"x", "big"}, {"y"});
+  b.output("y");
+  const Graph g = b.import();
+  ASSERT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.nodes[0].op, "broadcast_mul");
+
+  OnnxBuilder r(13);
+  r.input("x", {4});
+  r.initializer_i64("start", {}, {0});
+  r.initializer_i64("limit", {}, {int64_t{1} << 40});
+  r.initializer_i64("delta", {}, {1});
+  r.node("Range", {"start", "limit", "delta"}, {"n"}, "range");
+  r.node("Add", {"x", "n"}, {"y"});
+  r.output("y");
+  EXPECT_NE(import_error(r).find("node 'range' (Range): the range is too long to compute at import"), std::string::npos)
+      << import_error(r);
+}
+
 TEST(OnnxImport, ReshapeZeroCopiesADimAndMinusOneIsInferred) {
   OnnxBuilder b(13);
   b.input("x", {2, 3, 4});
