@@ -1,5 +1,6 @@
-# hybgen_add_model(TARGET <target> MODEL <model.json | NAME-symbol.json>
-#                  [WEIGHTS <model.safetensors | NAME-XXXX.params>] [SHAPES <input>=<d1>,<d2>... ...]
+# hybgen_add_model(TARGET <target> MODEL <model.json | NAME-symbol.json | model.onnx>
+#                  [WEIGHTS <model.safetensors | NAME-XXXX.params | ONNX external data files...>]
+#                  [SHAPES <input>=<d1>,<d2>... ...]
 #                  [NAMESPACE <ns>] [NAME <stem>]
 #                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a|cortex-m4|cortex-m7|cortex-m55|native|cuda]
 #                  [EXTERNAL_WEIGHTS] [SMALL_ARENA])
@@ -16,6 +17,10 @@
 # beside MODEL, or for an MXNet export (NAME-symbol.json) to the
 # NAME-XXXX.params beside it of the highest epoch; SHAPES gives the input
 # shapes an MXNet export lacks (hybgen's --shape, e.g. SHAPES data=1,1,28,28).
+# An ONNX model (model.onnx) holds its weights: WEIGHTS, if given, lists the
+# external data files next to it, so editing them regenerates the code;
+# SHAPES fills its symbolic dimensions (SHAPES input=1,3,224,224 for a
+# symbolic batch).
 # NAME (file stem and C symbol prefix) defaults to TARGET; NAMESPACE defaults
 # to NAME. ARCH is hybgen's --target (default generic, portable C++), which
 # hybgen checks: for another, the library is compiled with -march=ARCH where
@@ -78,7 +83,26 @@ function(hybgen_add_model)
   endif()
 
   get_filename_component(model "${HG_MODEL}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-  if(HG_WEIGHTS)
+  # An ONNX model (by name, or by content: a ModelProto starts with byte 0x08)
+  # holds its weights, or names external data files next to it: WEIGHTS then
+  # lists those files, for dependencies only.
+  set(is_onnx FALSE)
+  if(model MATCHES "\\.onnx$")
+    set(is_onnx TRUE)
+  elseif(EXISTS "${model}" AND NOT IS_DIRECTORY "${model}")
+    file(READ "${model}" model_head LIMIT 1 HEX)
+    if(model_head STREQUAL "08")
+      set(is_onnx TRUE)
+    endif()
+  endif()
+  set(weights_flags "")
+  if(is_onnx)
+    set(weights "")
+    foreach(w IN LISTS HG_WEIGHTS)
+      get_filename_component(w "${w}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      list(APPEND weights "${w}")
+    endforeach()
+  elseif(HG_WEIGHTS)
     get_filename_component(weights "${HG_WEIGHTS}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   elseif(model MATCHES "-symbol\\.json$")
     # As hybgen finds them: NAME-XXXX.params beside the symbol file, the highest epoch.
@@ -92,6 +116,9 @@ function(hybgen_add_model)
     list(GET params -1 weights)
   else()
     string(REGEX REPLACE "\\.[^./]*$" ".safetensors" weights "${model}")
+  endif()
+  if(NOT is_onnx)
+    set(weights_flags --weights "${weights}")
   endif()
   set(name "${HG_TARGET}")
   if(HG_NAME)
@@ -139,9 +166,9 @@ function(hybgen_add_model)
   endforeach()
   add_custom_command(
     OUTPUT "${out_dir}/${name}.${code_ext}" "${out_dir}/${name}.h" "${weights_output}" "${out_dir}/${name}.manifest.json"
-    COMMAND hybgen::hybgen "${model}" -o "${out_dir}" --weights "${weights}" --name "${name}"
+    COMMAND hybgen::hybgen "${model}" -o "${out_dir}" ${weights_flags} --name "${name}"
             --namespace "${namespace}" --target "${arch}" ${generate_flags}
-    DEPENDS "${model}" "${weights}" hybgen::hybgen
+    DEPENDS "${model}" ${weights} hybgen::hybgen
     COMMENT "hybgen: generating ${name} from ${HG_MODEL}"
     VERBATIM)
 

@@ -6,6 +6,7 @@
 //   hybgen ops                             the supported operators
 //   hybgen bench model.json                time the generated code
 //   hybgen import net-symbol.json -o net   MXNet export -> model.json + .safetensors
+//   hybgen import model.onnx -o net        ONNX model -> model.json + .safetensors
 //   hybgen board --target cortex-m4 -o fw  startup.c + link.ld for a firmware project
 #include <CLI/CLI.hpp>
 
@@ -40,11 +41,15 @@ std::string printable_message(const std::string& text) {
 }
 
 void add_model_flags(CLI::App& app, hybgen::ModelFlags& flags, bool required) {
-  app.add_option("model", flags.model, "model.json (hybgen) or NAME-symbol.json (MXNet)")->required(required);
+  app.add_option("model", flags.model,
+                 "model.json (hybgen), NAME-symbol.json (MXNet) or model.onnx (ONNX), told apart by content")
+      ->required(required);
   app.add_option("--weights,-w", flags.weights,
                  "weights file (default: the .safetensors beside model.json, or the NAME-XXXX.params beside an MXNet "
-                 "symbol file)");
-  app.add_option("--shape", flags.shapes, "input shape of an MXNet model, e.g. --shape data=1,3,224,224 (repeatable)")
+                 "symbol file; an ONNX model holds its own, or names external data files next to it)");
+  app.add_option("--shape", flags.shapes,
+                 "input shape of an MXNet model, or of an ONNX input with symbolic dimensions (batch), "
+                 "e.g. --shape data=1,3,224,224 (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--random-weights", flags.random_weights_seed,
@@ -95,7 +100,7 @@ int main(int argc, char** argv) {
   using namespace hybgen;
   CLI::App app{"hybgen " + std::string(kVersion) +
                ": turn a neural network graph into standalone, dependency-free C++.\n\n"
-               "  hybgen MODEL.json -o OUT/      generate C++ (MODEL.json: hybgen's format or an MXNet export)"};
+               "  hybgen MODEL -o OUT/           generate C++ (MODEL: hybgen's model.json, an MXNet export or an ONNX file)"};
   app.set_version_flag("--version", std::string("hybgen ") + kVersion);
   app.require_subcommand(0, 1);
 
@@ -195,7 +200,7 @@ int main(int argc, char** argv) {
 
   ImportFlags import;
   CLI::App* import_cmd =
-      app.add_subcommand("import", "Convert an MXNet export to hybgen's model.json + model.safetensors.");
+      app.add_subcommand("import", "Convert an MXNet export or an ONNX model to hybgen's model.json + model.safetensors.");
   add_model_flags(*import_cmd, import.model, true);
   import_cmd->add_option("-o,--output", import.out_prefix, "output prefix: writes PREFIX.json and PREFIX.safetensors")
       ->required();

@@ -10,6 +10,7 @@
 #include "io/model_json.h"
 #include "io/mxnet_params.h"
 #include "io/mxnet_symbol.h"
+#include "io/onnx_model.h"
 #include "ir/error.h"
 #include "ir/limits.h"
 #include "ir/names.h"
@@ -17,6 +18,17 @@
 namespace hybgen {
 
 Graph load_any_model(const ModelSource& source) {
+  if (looks_like_onnx(source.path)) {
+    if (source.weights)
+      throw Error(source.path + ": --weights is not for ONNX files: their weights are inside them (or in external data "
+                  "files next to them)");
+    if (source.random_weights_seed) throw Error(source.path + ": --random-weights is for MXNet symbol files, not ONNX");
+    OnnxImportOptions options;
+    options.input_shapes = source.input_shapes;
+    // Shapes of --input arrays fill symbolic dims only where --shape says nothing.
+    for (const auto& [name, shape] : source.shape_hints) options.input_shapes.emplace(name, shape);
+    return import_onnx(source.path, options);
+  }
   const nlohmann::json json = read_json_file(source.path);
   if (looks_like_mxnet_symbol(json)) {
     MxnetImportOptions options;
@@ -35,7 +47,7 @@ Graph load_any_model(const ModelSource& source) {
     return import_mxnet_symbol(json, source.path, params ? &weights : nullptr, params ? *params : "", options);
   }
   if (!source.input_shapes.empty())
-    throw Error(source.path + ": --shape is for MXNet files; a hybgen model stores its input shapes");
+    throw Error(source.path + ": --shape is for MXNet and ONNX files; a hybgen model stores its input shapes");
   if (source.weights_optional && !source.weights) {
     std::error_code ec;
     if (!std::filesystem::exists(replace_extension(source.path, ".safetensors"), ec))
@@ -77,7 +89,7 @@ std::pair<std::string, std::string> parse_named_path(const std::string& text, co
 
 std::string default_model_name(const std::string& path) {
   std::string stem = std::filesystem::path(path).filename().string();
-  for (const std::string suffix : {"-symbol.json", ".json"})
+  for (const std::string suffix : {"-symbol.json", ".json", ".onnx"})
     if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
       stem.resize(stem.size() - suffix.size());
       break;

@@ -1,6 +1,6 @@
 // Loads whatever model file the user names: hybgen's model.json (+ its
-// .safetensors) or an MXNet export (NAME-symbol.json + NAME-XXXX.params),
-// told apart by content, not by name.
+// .safetensors), an MXNet export (NAME-symbol.json + NAME-XXXX.params) or an
+// ONNX model (.onnx), told apart by content, not by name.
 //
 //   ModelSource src{"resnet-symbol.json", std::nullopt, {{"data", {1, 3, 224, 224}}}};
 //   Graph g = load_any_model(src);
@@ -18,8 +18,8 @@ namespace hybgen {
 struct ModelSource {
   std::string path;
   std::optional<std::string> weights;          // default: found beside the model
-  std::map<std::string, Shape> input_shapes;   // MXNet inputs (--shape)
-  std::map<std::string, Shape> shape_hints;    // MXNet inputs without --shape (from --input arrays)
+  std::map<std::string, Shape> input_shapes;   // MXNet inputs, ONNX symbolic dims (--shape)
+  std::map<std::string, Shape> shape_hints;    // MXNet/ONNX inputs without --shape (from --input arrays)
   bool weights_optional = false;               // inspect works on the graph alone
   std::optional<uint64_t> random_weights_seed; // MXNet symbol without .params: seeded random weights
 };

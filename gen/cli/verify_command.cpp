@@ -27,7 +27,7 @@ int run_verify(const VerifyFlags& flags) {
   for (const auto& text : flags.inputs) {
     auto [name, path] = parse_named_path(text, "--input");
     options.inputs[name] = read_npy(path);
-    source.shape_hints[name] = options.inputs[name].shape;  // MXNet files carry no input shapes
+    source.shape_hints[name] = options.inputs[name].shape;  // MXNet files carry no input shapes, ONNX ones may be symbolic
   }
   std::map<std::string, std::string> expected_files;  // output -> the .npy it is compared with
   for (const auto& text : flags.expected) {

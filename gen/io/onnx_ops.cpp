@@ -1,0 +1,258 @@
+// The ONNX converter registry and the import-time constant type.
+#include "io/onnx_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include "io/float16.h"
+#include "ir/error.h"
+
+namespace hybgen {
+
+namespace onnx_dtype {
+bool is_float(int32_t dtype) { return dtype == kFloat || dtype == kFloat16 || dtype == kDouble || dtype == kBfloat16; }
+bool is_integer(int32_t dtype) {
+  switch (dtype) {
+    case kUint8: case kInt8: case kUint16: case kInt16: case kInt32: case kInt64: case kBool: case kUint32:
+    case kUint64:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace onnx_dtype
+
+double OnnxConst::at_double(int64_t i) const {
+  return is_float() ? floats.at(static_cast<std::size_t>(i)) : static_cast<double>(ints.at(static_cast<std::size_t>(i)));
+}
+
+int64_t OnnxConst::at_int(int64_t i) const {
+  if (!is_float()) return ints.at(static_cast<std::size_t>(i));
+  const double v = floats.at(static_cast<std::size_t>(i));
+  if (!(std::trunc(v) == v) || std::fabs(v) > 9.2e18) throw Error("value " + std::to_string(v) + " is not an integer");
+  return static_cast<int64_t>(v);
+}
+
+std::vector<int64_t> OnnxConst::as_ints() const {
+  if (!is_float()) return ints;
+  std::vector<int64_t> out(floats.size());
+  for (std::size_t i = 0; i < floats.size(); ++i) out[i] = at_int(static_cast<int64_t>(i));
+  return out;
+}
+
+std::vector<double> OnnxConst::as_doubles() const {
+  if (is_float()) return floats;
+  return std::vector<double>(ints.begin(), ints.end());
+}
+
+std::vector<float> OnnxConst::as_floats() const {
+  std::vector<float> out(static_cast<std::size_t>(size()));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(at_double(static_cast<int64_t>(i)));
+  return out;
+}
+
+OnnxConst OnnxConst::of_ints(const Shape& shape, std::vector<int64_t> values, int32_t dtype) {
+  OnnxConst c;
+  c.dtype = dtype;
+  c.shape = shape;
+  c.ints = std::move(values);
+  return c;
+}
+
+OnnxConst OnnxConst::of_floats(const Shape& shape, std::vector<double> values, int32_t dtype) {
+  OnnxConst c;
+  c.dtype = dtype;
+  c.shape = shape;
+  c.floats = std::move(values);
+  return c;
+}
+
+OnnxConst OnnxConst::scalar_int(int64_t value, int32_t dtype) { return of_ints({}, {value}, dtype); }
+OnnxConst OnnxConst::scalar_float(double value, int32_t dtype) { return of_floats({}, {value}, dtype); }
+
+namespace {
+
+// float32 to IEEE half (round to nearest even), and back.
+uint16_t float_to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000;
+  const uint32_t abs = x & 0x7fffffff;
+  if (abs >= 0x7f800000) return static_cast<uint16_t>(sign | 0x7c00 | (abs > 0x7f800000 ? 0x200 : 0));  // inf, nan
+  if (abs >= 0x477ff000) return static_cast<uint16_t>(sign | 0x7c00);  // rounds past 65504: inf
+  if (abs < 0x38800000) {  // a half subnormal (or zero)
+    float a;
+    std::memcpy(&a, &abs, 4);
+    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(a * 16777216.0f)));  // a / 2^-24
+  }
+  const uint32_t mant = abs & 0x7fffff;
+  uint32_t h = ((abs >> 23) - 112) << 10 | (mant >> 13);
+  const uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;
+  return static_cast<uint16_t>(sign | h);
+}
+
+float round_bfloat16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000) return f;  // nan
+  x += 0x7fff + ((x >> 16) & 1);
+  x &= 0xffff0000;
+  float r;
+  std::memcpy(&r, &x, 4);
+  return r;
+}
+
+// Rounds a double to the precision a float dtype holds.
+double round_to(double v, int32_t dtype) {
+  if (dtype == onnx_dtype::kFloat) return static_cast<double>(static_cast<float>(v));
+  if (dtype == onnx_dtype::kFloat16) return static_cast<double>(half_to_float(float_to_half(static_cast<float>(v))));
+  if (dtype == onnx_dtype::kBfloat16) return static_cast<double>(round_bfloat16(static_cast<float>(v)));
+  return v;
+}
+
+// Wraps an integer into the range of an integer dtype, as a C cast does.
+int64_t wrap_to(int64_t v, int32_t dtype) {
+  switch (dtype) {
+    case onnx_dtype::kBool: return v != 0;
+    case onnx_dtype::kUint8: return static_cast<uint8_t>(v);
+    case onnx_dtype::kInt8: return static_cast<int8_t>(v);
+    case onnx_dtype::kUint16: return static_cast<uint16_t>(v);
+    case onnx_dtype::kInt16: return static_cast<int16_t>(v);
+    case onnx_dtype::kInt32: return static_cast<int32_t>(v);
+    case onnx_dtype::kUint32: return static_cast<uint32_t>(v);
+    default: return v;
+  }
+}
+
+}  // namespace
+
+OnnxConst OnnxConst::cast(int32_t to) const {
+  if (!onnx_dtype::is_float(to) && !onnx_dtype::is_integer(to))
+    throw Error("cannot cast to dtype " + std::to_string(to) + " at import");
+  OnnxConst out;
+  out.dtype = to;
+  out.shape = shape;
+  const std::size_t n = static_cast<std::size_t>(size());
+  if (onnx_dtype::is_float(to)) {
+    out.floats.resize(n);
+    for (std::size_t i = 0; i < n; ++i) out.floats[i] = round_to(at_double(static_cast<int64_t>(i)), to);
+  } else {
+    out.ints.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (is_float()) {
+        const double v = floats[i];
+        if (to == onnx_dtype::kBool) {
+          out.ints[i] = v != 0.0;
+          continue;
+        }
+        if (!std::isfinite(v) || std::fabs(v) >= 9.2e18)
+          throw Error("cannot cast " + std::to_string(v) + " to an integer dtype at import");
+        out.ints[i] = wrap_to(static_cast<int64_t>(std::trunc(v)), to);
+      } else {
+        out.ints[i] = wrap_to(ints[i], to);
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::map<std::string, OnnxConverter>& registry() {
+  static std::map<std::string, OnnxConverter> converters;
+  return converters;
+}
+
+template <typename F>
+void merge_function(F& into, const F& from, const std::string& op, const char* what) {
+  if (!from) return;
+  if (into) {
+    std::fprintf(stderr, "hybgen: two ONNX converters give %s for op type %s\n", what, op.c_str());
+    std::abort();
+  }
+  into = from;
+}
+
+void join(std::vector<std::string>& into, const std::vector<std::string>& from) {
+  for (const auto& s : from)
+    if (std::find(into.begin(), into.end(), s) == into.end()) into.push_back(s);
+}
+
+}  // namespace
+
+OnnxConverterRegistrar::OnnxConverterRegistrar(OnnxConverter converter) {
+  if (converter.op_type.empty()) {
+    std::fprintf(stderr, "hybgen: an ONNX converter without op_type\n");
+    std::abort();
+  }
+  auto& reg = registry();
+  auto it = reg.find(converter.op_type);
+  if (it == reg.end()) {
+    reg.emplace(converter.op_type, std::move(converter));
+    return;
+  }
+  OnnxConverter& into = it->second;
+  merge_function(into.convert, converter.convert, converter.op_type, "convert");
+  merge_function(into.fold, converter.fold, converter.op_type, "fold");
+  into.fold_always = into.fold_always || converter.fold_always;
+  // An empty attrs list means "no up-front filter": a merge keeps the filter
+  // only when both sides have one.
+  if (into.attrs.empty() || converter.attrs.empty()) into.attrs.clear();
+  else join(into.attrs, converter.attrs);
+  join(into.ignored_attrs, converter.ignored_attrs);
+  if (converter.check) {
+    if (into.check) {
+      auto a = into.check, b = converter.check;
+      into.check = [a, b](OnnxCheck& c) {
+        a(c);
+        b(c);
+      };
+    } else {
+      into.check = converter.check;
+    }
+  }
+  into.min_opset = std::max(into.min_opset, converter.min_opset);
+}
+
+const OnnxConverter* find_onnx_converter(const std::string& op_type) {
+  auto& reg = registry();
+  auto it = reg.find(op_type);
+  return it == reg.end() ? nullptr : &it->second;
+}
+
+std::vector<const OnnxConverter*> all_onnx_converters() {
+  std::vector<const OnnxConverter*> out;
+  for (const auto& [name, conv] : registry()) out.push_back(&conv);
+  return out;
+}
+
+namespace onnx_util {
+
+int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what) {
+  if (axis < -rank || axis >= rank)
+    throw Error(what + ": axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& what) {
+  const std::size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const int64_t da = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
+    const int64_t db = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
+    if (da != db && da != 1 && db != 1)
+      throw Error(what + ": shapes " + shape_str(a) + " and " + shape_str(b) + " do not broadcast");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+}  // namespace onnx_util
+
+}  // namespace hybgen
