@@ -53,7 +53,6 @@ const int simple_regs = [] {
   simple("And", "broadcast_logical_and", onnx_dtype::kBool);
   simple("Or", "broadcast_logical_or", onnx_dtype::kBool);
   simple("Xor", "broadcast_logical_xor", onnx_dtype::kBool);
-  simple("Where", "where");
   simple("Floor", "floor");
   simple("Ceil", "ceil");
   simple("Sin", "sin");
@@ -66,6 +65,26 @@ const int simple_regs = [] {
   simple("Asinh", "arcsinh");
   return 0;
 }();
+
+// Where: the registry's where takes x and y of one shape; the three inputs
+// broadcast (numpy) to it first where they differ.
+const OnnxConverterRegistrar where_reg(OnnxConverter("Where").converts([](OnnxContext& c) {
+  Shape out = onnx_util::broadcast_shapes(c.shape(0), c.shape(1), c.where());
+  out = onnx_util::broadcast_shapes(out, c.shape(2), c.where());
+  std::vector<std::string> in;
+  for (int i = 0; i < 3; ++i) {
+    std::string v = c.input(i);
+    const Shape s = c.shape(i);
+    if (s != out) {
+      Shape padded(out.size() - s.size(), 1);
+      padded.insert(padded.end(), s.begin(), s.end());
+      v = reshape(c, v, padded, "rank" + std::to_string(i));
+      v = c.add_node("broadcast_to", one("shape", ints(out)), {v}, "broadcast" + std::to_string(i));
+    }
+    in.push_back(v);
+  }
+  c.set_output(0, c.add_node("where", {}, in, "where"), c.dtype(1));
+}));
 
 // Pow: a constant scalar exponent becomes _power_scalar (2: square), else broadcast_power.
 const OnnxConverterRegistrar pow_reg(OnnxConverter("Pow").converts([](OnnxContext& c) {
