@@ -3,7 +3,7 @@
 // import-time constants: Gather (-> take), Slice (-> slice), Split (->
 // slice_axis per output), Pad (constant, edge, reflect), Expand (->
 // broadcast_to), Tile, DepthToSpace (DCR and CRD) / SpaceToDepth,
-// ReduceMean/Sum/Max/Min/Prod/L1/L2/SumSquare (axes by attribute or input by
+// ReduceMean/Sum/Max/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp (axes by attribute or input by
 // opset, keepdims, noop_with_empty_axes) and ArgMax/ArgMin (indices as
 // floats, declared INT64: a graph output of them is refused).
 // onnx-core folds these ops when all their inputs are constants.
@@ -279,37 +279,77 @@ const OnnxConverterRegistrar space_to_depth_reg(OnnxConverter("SpaceToDepth")
 
 // The axes of a reduction: an attribute before the opset where they became
 // an input (13 for ReduceSum, 18 for the others). Empty: every axis, or
-// none with noop_with_empty_axes.
+// none with noop_with_empty_axes (`noop`).
+struct ReduceAxes {
+  std::vector<int64_t> axes;  // normalized, ascending
+  Shape out;                  // the ONNX output shape
+  bool noop = false;
+};
+
+ReduceAxes reduce_axes(OnnxContext& c, int64_t axes_input_since) {
+  const Shape x = c.shape(0);
+  const int64_t rank = static_cast<int64_t>(x.size());
+  std::vector<int64_t> axes;
+  if (c.opset() < axes_input_since) axes = c.attr_ints("axes", {});
+  else if (c.has_input(1)) axes = c.constant(1).as_ints();
+  const bool keep = c.attr_int("keepdims", 1) != 0;
+  ReduceAxes r;
+  if (axes.empty() && c.attr_int("noop_with_empty_axes", 0) != 0) {
+    r.noop = true;
+    return r;
+  }
+  std::vector<bool> reduced(x.size(), axes.empty());
+  for (int64_t a : axes) reduced[static_cast<std::size_t>(normalize_axis(a, rank, c.op_type() + " axes"))] = true;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (reduced[i]) r.axes.push_back(static_cast<int64_t>(i));
+    if (!reduced[i]) r.out.push_back(x[i]);
+    else if (keep) r.out.push_back(1);
+  }
+  if (r.out.empty()) c.fail("reducing every axis without keepdims gives a scalar, which is not supported");
+  return r;
+}
+
+// A registry reduction over `axes`, keeping them as 1s.
+std::string reduce_kept(OnnxContext& c, const std::string& op, const std::string& in, const std::vector<int64_t>& axes,
+                        int64_t ord, const std::string& suffix) {
+  Attrs a;
+  a.set("axis", axes);
+  a.set("keepdims", true);
+  if (ord) a.set("ord", ord);
+  return c.add_node(op, a, {in}, suffix);
+}
+
 void reduce(const char* onnx_op, const char* op, int64_t axes_input_since, int64_t ord = 0, bool square = false) {
   static std::vector<OnnxConverterRegistrar> regs;
   regs.emplace_back(OnnxConverter(onnx_op)
       .converts([op = std::string(op), axes_input_since, ord, square](OnnxContext& c) {
-        const Shape x = c.shape(0);
-        const int64_t rank = static_cast<int64_t>(x.size());
-        std::vector<int64_t> axes;
-        if (c.opset() < axes_input_since) axes = c.attr_ints("axes", {});
-        else if (c.has_input(1)) axes = c.constant(1).as_ints();
-        const bool keep = c.attr_int("keepdims", 1) != 0;
-        if (axes.empty() && c.attr_int("noop_with_empty_axes", 0) != 0)
-          return c.set_output(0, c.add_node("identity", {}, {c.input(0)}));
-        std::vector<bool> reduced(x.size(), axes.empty());
-        for (int64_t a : axes) reduced[static_cast<std::size_t>(normalize_axis(a, rank, c.op_type() + " axes"))] = true;
-        std::vector<int64_t> norm_axes;
-        Shape out;
-        for (std::size_t i = 0; i < x.size(); ++i) {
-          if (reduced[i]) norm_axes.push_back(static_cast<int64_t>(i));
-          if (!reduced[i]) out.push_back(x[i]);
-          else if (keep) out.push_back(1);
-        }
-        if (out.empty()) c.fail("reducing every axis without keepdims gives a scalar, which is not supported");
+        const ReduceAxes r = reduce_axes(c, axes_input_since);
+        if (r.noop) return c.set_output(0, c.add_node("identity", {}, {c.input(0)}));
         std::string in = c.input(0);
         if (square) in = c.add_node("square", {}, {in}, "square");
-        Attrs a;
-        a.set("axis", norm_axes);
-        a.set("keepdims", true);
-        if (ord) a.set("ord", ord);
-        const std::string y = c.add_node(op, a, {in}, "reduce");
-        c.set_output(0, reshape(c, y, out, "shape"));
+        c.set_output(0, reshape(c, reduce_kept(c, op, in, r.axes, ord, "reduce"), r.out, "shape"));
+      })
+      .handles({"axes", "keepdims", "noop_with_empty_axes"}));
+}
+
+// ReduceLogSum: log(sum(x)); ReduceLogSumExp: m + log(sum(exp(x - m))), m the maximum (no overflow).
+void reduce_log(const char* onnx_op, bool exp) {
+  static std::vector<OnnxConverterRegistrar> regs;
+  regs.emplace_back(OnnxConverter(onnx_op)
+      .converts([exp](OnnxContext& c) {
+        const ReduceAxes r = reduce_axes(c, 18);
+        std::string x = c.input(0), m;
+        if (r.noop) {
+          // Over no axis: log(x), and log(exp(x)) = x.
+          return c.set_output(0, exp ? c.add_node("identity", {}, {x}) : c.add_node("log", {}, {x}));
+        }
+        if (exp) {
+          m = reduce_kept(c, "max", x, r.axes, 0, "max");
+          x = c.add_node("exp", {}, {c.add_node("broadcast_sub", {}, {x, m}, "shift")}, "exp");
+        }
+        std::string y = c.add_node("log", {}, {reduce_kept(c, "sum", x, r.axes, 0, "sum")}, "log");
+        if (exp) y = c.add_node("broadcast_add", {}, {y, m}, "unshift");
+        c.set_output(0, reshape(c, y, r.out, "shape"));
       })
       .handles({"axes", "keepdims", "noop_with_empty_axes"}));
 }
@@ -323,6 +363,8 @@ const int reduce_regs = [] {
   reduce("ReduceL1", "norm", 18, 1);
   reduce("ReduceL2", "norm", 18, 2);
   reduce("ReduceSumSquare", "sum", 18, 0, true);
+  reduce_log("ReduceLogSum", false);
+  reduce_log("ReduceLogSumExp", true);
   return 0;
 }();
 

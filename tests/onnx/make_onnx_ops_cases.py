@@ -152,6 +152,11 @@ case("InstanceNormalization", 13, {"x": data((2, 3, 4, 5))}, {"g": data((3,)), "
 case("LRN", 13, {"x": data((1, 5, 2, 3))}, {},
      [("LRN", ["x"], ["y"], {"size": 3, "alpha": 0.01, "beta": 0.6, "bias": 1.5})], ["y"])
 
+case("ReduceLogSumExpLargeValues", 13, {"x": data((2, 3, 4), -80, 80)}, {},
+     [("ReduceLogSumExp", ["x"], ["y"], {"axes": [1]})], ["y"])
+case("ReduceLogSum", 13, {"x": data((2, 3, 4), 0.1, 3)}, {},
+     [("ReduceLogSum", ["x"], ["y"], {"axes": [0, 2], "keepdims": 0})], ["y"])
+
 
 def np_dtype(a):
     return TensorProto.INT64 if a.dtype == np.int64 else TensorProto.FLOAT
