@@ -153,7 +153,8 @@ const OnnxConverterRegistrar split_reg(OnnxConverter("Split")
         c.fail("split " + int_list(split) + " for " + std::to_string(outputs) + " outputs");
       int64_t at = 0;
       for (std::size_t i = 0; i < split.size(); ++i) {
-        if (split[i] <= 0) c.fail("split " + int_list(split) + " has a part of size " + std::to_string(split[i]));
+        if (split[i] <= 0 || split[i] > dim)
+          c.fail("split " + int_list(split) + " has a part of size " + std::to_string(split[i]));
         const int64_t from = at;
         at += split[i];
         if (at > dim) c.fail("split " + int_list(split) + " is longer than the axis (" + std::to_string(dim) + ")");
@@ -249,7 +250,7 @@ const OnnxConverterRegistrar depth_to_space_reg(OnnxConverter("DepthToSpace")
       const Shape x = c.shape(0);
       const int64_t b = c.attr_int("blocksize");
       if (x.size() != 4) c.fail("input " + shape_str(x) + " must be NCHW");
-      if (b < 1 || x[1] % (b * b)) c.fail("blocksize " + std::to_string(b) + " does not divide the channels");
+      if (b < 1 || b > x[1] || x[1] % (b * b)) c.fail("blocksize " + std::to_string(b) + " does not divide the channels");
       const std::string mode = c.attr_string("mode", "DCR");
       if (mode == "DCR") return c.set_output(0, c.add_node("depth_to_space", one("block_size", b), {c.input(0)}));
       // CRD: (N, C/b², b, b, H, W) -> (N, C/b², H, b, W, b).

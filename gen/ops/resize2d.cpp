@@ -129,7 +129,9 @@ std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in)
     const double v = a.get_float(name);
     if (!(v >= 0.0) || v > 1e6) throw Error(std::string(name) + " must be positive (0: the size ratio)");
   }
-  return {TensorType{{s[0], s[1], oh, ow}, in[0].dtype}};
+  const Shape out{s[0], s[1], oh, ow};
+  if (!checked_bytes(out, sizeof(float))) throw Error("the output " + shape_str(out) + " is too large");
+  return {TensorType{out, in[0].dtype}};
 }
 
 void reference(const KernelIO& io) {

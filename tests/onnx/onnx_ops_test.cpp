@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,31 @@ TEST(OnnxOpsRefused, HostilePadsAndShapes) {
     b.node("Resize", {"x", "", "s"}, {"y"}, "resize_huge");
     b.output("y");
     EXPECT_NE(import_error(b).find("resize_huge"), std::string::npos);
+  }
+  {  // Expand to an absurd shape
+    OnnxBuilder b(13);
+    b.input("x", {3, 1});
+    b.initializer_i64("s", {3}, {int64_t{1} << 40, 3, int64_t{1} << 40});
+    b.node("Expand", {"x", "s"}, {"y"}, "expand_huge");
+    b.output("y");
+    EXPECT_NE(import_error(b).find("expand_huge"), std::string::npos);
+  }
+  {  // Resize by sizes to an absurd output
+    OnnxBuilder b(13);
+    b.input("x", {1, 1, 4, 4});
+    b.initializer_i64("s", {4}, {1, 1, int64_t{1} << 30, int64_t{1} << 30});
+    b.node("Resize", {"x", "", "", "s"}, {"y"}, "resize_sizes_huge");
+    b.output("y");
+    EXPECT_NE(import_error(b).find("resize_sizes_huge"), std::string::npos);
+  }
+  {  // Split parts that overflow when summed
+    OnnxBuilder b(13);
+    b.input("x", {4, 3});
+    b.initializer_i64("s", {2}, {INT64_MAX, INT64_MAX});
+    b.node("Split", {"x", "s"}, {"y0", "y1"}, "split_huge");
+    b.output("y0");
+    b.output("y1");
+    EXPECT_NE(import_error(b).find("split_huge"), std::string::npos);
   }
   {  // Gather index out of range
     OnnxBuilder b(13);
