@@ -3,6 +3,7 @@
 // Equal/Less/Greater/LessOrEqual/GreaterOrEqual, Not/And/Or/Xor (0/1 floats
 // declared BOOL), Cast (to float: none; to float16: rounded; to integers:
 // truncated; to bool: != 0), HardSigmoid, HardSwish, Mish, Gelu, PRelu,
+// ThresholdedRelu, Shrink, Celu, Trilu,
 // Mean, LayerNormalization (over every axis from `axis`), InstanceNormalization,
 // LRN (odd sizes), and MatMul with 1-D operands or broadcast batch axes
 // (onnx_matmul_broadcast, which onnx-core's MatMul calls for those).
@@ -179,6 +180,78 @@ const OnnxConverterRegistrar prelu_reg(OnnxConverter("PRelu").converts([](OnnxCo
   const std::string scaled = c.add_node("broadcast_mul", {}, {neg, c.input(1)}, "slope");
   c.set_output(0, c.add_node("broadcast_add", {}, {pos, scaled}, "add"));
 }));
+
+// ThresholdedRelu: x where x > alpha, else 0.
+const OnnxConverterRegistrar thresholded_relu_reg(OnnxConverter("ThresholdedRelu")
+    .converts([](OnnxContext& c) {
+      const std::string x = c.input(0);
+      const std::string above = c.add_node("_greater_scalar", one("scalar", c.attr_float("alpha", 1.0)), {x}, "above");
+      const std::string zero = c.add_node("zeros_like", {}, {x}, "zero");
+      c.set_output(0, c.add_node("where", {}, {above, x, zero}, "where"));
+    })
+    .handles({"alpha"}));
+
+// Shrink: x + bias below -lambd, x - bias above lambd, else 0.
+const OnnxConverterRegistrar shrink_reg(OnnxConverter("Shrink")
+    .converts([](OnnxContext& c) {
+      const double lambd = c.attr_float("lambd", 0.5), bias = c.attr_float("bias", 0.0);
+      const std::string x = c.input(0);
+      const std::string below = c.add_node("_lesser_scalar", one("scalar", -lambd), {x}, "below");
+      const std::string above = c.add_node("_greater_scalar", one("scalar", lambd), {x}, "above");
+      const std::string plus = c.add_node("_plus_scalar", one("scalar", bias), {x}, "plus");
+      const std::string minus = c.add_node("_minus_scalar", one("scalar", bias), {x}, "minus");
+      const std::string zero = c.add_node("zeros_like", {}, {x}, "zero");
+      const std::string upper = c.add_node("where", {}, {above, minus, zero}, "upper");
+      c.set_output(0, c.add_node("where", {}, {below, plus, upper}, "where"));
+    })
+    .handles({"lambd", "bias"}));
+
+// Celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+const OnnxConverterRegistrar celu_reg(OnnxConverter("Celu")
+    .converts([](OnnxContext& c) {
+      const double alpha = c.attr_float("alpha", 1.0);
+      if (alpha == 0.0) c.fail("alpha must not be 0");
+      const std::string x = c.input(0);
+      const std::string pos = c.add_node("Activation", one("act_type", std::string("relu")), {x}, "relu");
+      const std::string e = c.add_node("exp", {}, {c.add_node("_div_scalar", one("scalar", alpha), {x}, "scale")}, "exp");
+      const std::string em1 = c.add_node("_minus_scalar", one("scalar", 1.0), {e}, "minus1");
+      const std::string neg =
+          c.add_node("_minimum_scalar", one("scalar", 0.0), {c.add_node("_mul_scalar", one("scalar", alpha), {em1}, "alpha")}, "neg");
+      c.set_output(0, c.add_node("broadcast_add", {}, {pos, neg}, "add"));
+    })
+    .handles({"alpha"}));
+
+// Trilu: the upper (j - i >= k) or lower (j - i <= k) triangle of the last
+// two axes, the rest 0: where over a constant mask.
+const OnnxConverterRegistrar trilu_reg(OnnxConverter("Trilu")
+    .converts([](OnnxContext& c) {
+      const Shape x = c.shape(0);
+      if (x.size() < 2) c.fail("input " + shape_str(x) + " needs at least 2 axes");
+      int64_t k = 0;
+      if (c.has_input(1)) {
+        const OnnxConst& kc = c.constant(1);
+        if (kc.size() != 1) c.fail("k must be a scalar");
+        k = kc.at_int(0);
+      }
+      const bool upper = c.attr_int("upper", 1) != 0;
+      const int64_t rows = x[x.size() - 2], cols = x.back();
+      std::vector<float> mask(static_cast<std::size_t>(rows * cols));
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) {
+          // j - i compared with k, without overflow for a hostile k.
+          const int64_t d = j - i;
+          mask[static_cast<std::size_t>(i * cols + j)] = (upper ? d >= k : d <= k) ? 1.0f : 0.0f;
+        }
+      std::string m = c.add_constant({rows, cols}, mask, "mask");
+      if (x.size() > 2) {
+        Shape padded(x.size() - 2, 1);
+        padded.push_back(rows), padded.push_back(cols);
+        m = c.add_node("broadcast_to", one("shape", ints(x)), {reshape(c, m, padded, "mask_rank")}, "mask_broadcast");
+      }
+      const std::string in = c.input(0);
+      c.set_output(0, c.add_node("where", {}, {m, in, c.add_node("zeros_like", {}, {in}, "zero")}, "where"));
+    })
+    .handles({"upper"}));
 
 // Mean of n inputs: their sum over n.
 const OnnxConverterRegistrar mean_reg(OnnxConverter("Mean").converts([](OnnxContext& c) {

@@ -157,6 +157,13 @@ case("ReduceLogSumExpLargeValues", 13, {"x": data((2, 3, 4), -80, 80)}, {},
 case("ReduceLogSum", 13, {"x": data((2, 3, 4), 0.1, 3)}, {},
      [("ReduceLogSum", ["x"], ["y"], {"axes": [0, 2], "keepdims": 0})], ["y"])
 
+case("TriluLowerBatched", 14, {"x": data((2, 3, 4))}, {"k": np.array(1, np.int64)},
+     [("Trilu", ["x", "k"], ["y"], {"upper": 0})], ["y"])
+case("TriluUpper", 14, {"x": data((4, 3))}, {}, [("Trilu", ["x"], ["y"], {})], ["y"])
+case("ShrinkCeluThresholdedRelu", 13, {"x": data((2, 6), -3, 3)}, {},
+     [("Shrink", ["x"], ["a"], {"lambd": 0.7, "bias": 0.2}), ("Celu", ["x"], ["b"], {"alpha": 1.5}),
+      ("ThresholdedRelu", ["x"], ["c"], {"alpha": 0.4}), ("Sum", ["a", "b", "c"], ["y"], {})], ["y"])
+
 
 def np_dtype(a):
     return TensorProto.INT64 if a.dtype == np.int64 else TensorProto.FLOAT
