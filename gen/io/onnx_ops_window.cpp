@@ -232,7 +232,9 @@ void check_resize(OnnxCheck& k) {
     if (nm != "round_prefer_floor" && nm != "round_prefer_ceil" && nm != "floor" && nm != "ceil")
       k.refuse("nearest_mode", "'" + nm + "' is not supported");
     if (k.attr_int("antialias", 0) != 0) k.refuse("antialias", "antialiasing is not supported");
-    if (!k.attr_ints("axes", {}).empty()) k.refuse("axes", "resizing chosen axes is not supported");
+    const auto axes = k.attr_ints("axes", {});
+    if (!axes.empty() && axes != std::vector<int64_t>{2, 3} && axes != std::vector<int64_t>{-2, -1})
+      k.refuse("axes", "only H and W (axes [2, 3]) are resized");
     const std::string policy = k.attr_string("keep_aspect_ratio_policy", "stretch");
     if (policy != "stretch") k.refuse("keep_aspect_ratio_policy", "only stretch is supported");
   }
@@ -272,6 +274,13 @@ void convert_resize(OnnxContext& c) {
   if (c.has_input(3) && c.constant(3).size() > 0) sizes = c.constant(3).as_ints();
   else if (c.has_input(2) && c.constant(2).size() > 0) scales = c.constant(2).as_doubles();
   else c.fail("needs scales or sizes");
+  // Opset 18's axes: scales or sizes of H and W only.
+  if (!c.attr_ints("axes", {}).empty()) {
+    if (c.shape(0).size() != 4) c.fail("axes with an input of rank " + std::to_string(c.shape(0).size()));
+    const Shape x = c.shape(0);
+    if (scales.size() == 2) scales.insert(scales.begin(), {1.0, 1.0});
+    if (sizes.size() == 2) sizes.insert(sizes.begin(), {x[0], x[1]});
+  }
   const std::string mode = c.attr_string("mode", "nearest");
   const std::string transform = c.attr_string("coordinate_transformation_mode", "half_pixel");
   const std::string nearest = c.attr_string("nearest_mode", "round_prefer_floor");

@@ -164,6 +164,9 @@ case("ShrinkCeluThresholdedRelu", 13, {"x": data((2, 6), -3, 3)}, {},
      [("Shrink", ["x"], ["a"], {"lambd": 0.7, "bias": 0.2}), ("Celu", ["x"], ["b"], {"alpha": 1.5}),
       ("ThresholdedRelu", ["x"], ["c"], {"alpha": 0.4}), ("Sum", ["a", "b", "c"], ["y"], {})], ["y"])
 
+case("ResizeAxesOpset18", 18, {"x": data((1, 2, 3, 4))}, {"sizes": np.array([5, 7], np.int64)},
+     [("Resize", ["x", "", "", "sizes"], ["y"], {"mode": "linear", "axes": [2, 3]})], ["y"])
+
 
 def np_dtype(a):
     return TensorProto.INT64 if a.dtype == np.int64 else TensorProto.FLOAT
