@@ -4,7 +4,7 @@
 // slice_axis per output), Pad (constant, edge, reflect), Expand (->
 // broadcast_to), Tile, DepthToSpace (DCR and CRD) / SpaceToDepth,
 // ReduceMean/Sum/Max/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp (axes by attribute or input by
-// opset, keepdims, noop_with_empty_axes) and ArgMax/ArgMin (indices as
+// opset, keepdims, noop_with_empty_axes), Hardmax, and ArgMax/ArgMin (indices as
 // floats, declared INT64: a graph output of them is refused).
 // onnx-core folds these ops when all their inputs are constants.
 #include <algorithm>
@@ -393,6 +393,47 @@ void arg_reduce(const char* onnx_op, const char* op) {
         if (k.attr_int("select_last_index", 0) != 0) k.refuse("select_last_index", "only the first index is supported");
       }));
 }
+
+// Hardmax: 1 at the first largest value along the axis, else 0: argmax,
+// then one_hot on a new last axis moved back into place. Before opset 13 the
+// input is seen as 2-D, flattened at `axis`.
+const OnnxConverterRegistrar hardmax_reg(OnnxConverter("Hardmax")
+    .converts([](OnnxContext& c) {
+      const Shape x = c.shape(0);
+      const int64_t rank = static_cast<int64_t>(x.size());
+      std::string in = c.input(0);
+      Shape work = x;
+      int64_t axis = 0;
+      if (c.opset() < 13) {
+        const int64_t at = normalize_axis(c.attr_int("axis", 1), std::max<int64_t>(rank, 1), "Hardmax axis");
+        int64_t a = 1, b = 1;
+        for (int64_t i = 0; i < rank; ++i) (i < at ? a : b) *= x[static_cast<std::size_t>(i)];
+        work = {a, b};
+        in = reshape(c, in, work, "flatten");
+        axis = 1;
+      } else {
+        axis = normalize_axis(c.attr_int("axis", -1), rank, "Hardmax axis");
+      }
+      const int64_t wr = static_cast<int64_t>(work.size());
+      Attrs am;
+      am.set("axis", axis);
+      am.set("keepdims", false);
+      const std::string idx = c.add_node("argmax", am, {in}, "argmax");
+      const std::string hot =
+          c.add_node("one_hot", one("depth", work[static_cast<std::size_t>(axis)]), {idx}, "one_hot");
+      std::string y = hot;
+      if (axis != wr - 1) {
+        // one_hot's axis is last: (..., axis removed, depth) -> move depth back to `axis`.
+        std::vector<int64_t> perm;
+        for (int64_t i = 0; i < wr - 1; ++i) {
+          if (i == axis) perm.push_back(wr - 1);
+          perm.push_back(i);
+        }
+        y = c.add_node("transpose", one("axes", perm), {hot}, "transpose");
+      }
+      c.set_output(0, reshape(c, y, x, "shape"));
+    })
+    .handles({"axis"}));
 
 const int arg_regs = [] {
   arg_reduce("ArgMax", "argmax");

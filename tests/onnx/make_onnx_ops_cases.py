@@ -167,6 +167,10 @@ case("ShrinkCeluThresholdedRelu", 13, {"x": data((2, 6), -3, 3)}, {},
 case("ResizeAxesOpset18", 18, {"x": data((1, 2, 3, 4))}, {"sizes": np.array([5, 7], np.int64)},
      [("Resize", ["x", "", "", "sizes"], ["y"], {"mode": "linear", "axes": [2, 3]})], ["y"])
 
+case("HardmaxMiddleAxisWithTies", 13, {"x": np.round(data((2, 4, 3)) * 2) / 2}, {},
+     [("Hardmax", ["x"], ["y"], {"axis": 1})], ["y"])
+case("HardmaxOpset11Flattens", 11, {"x": data((2, 3, 4))}, {}, [("Hardmax", ["x"], ["y"], {"axis": 1})], ["y"])
+
 
 def np_dtype(a):
     return TensorProto.INT64 if a.dtype == np.int64 else TensorProto.FLOAT
