@@ -235,6 +235,7 @@ const OnnxConverterRegistrar trilu_reg(OnnxConverter("Trilu")
       }
       const bool upper = c.attr_int("upper", 1) != 0;
       const int64_t rows = x[x.size() - 2], cols = x.back();
+      if (rows > (int64_t{1} << 24) / cols) c.fail("the mask of " + shape_str(x) + " would be too large");
       std::vector<float> mask(static_cast<std::size_t>(rows * cols));
       for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < cols; ++j) {
@@ -265,6 +266,7 @@ const OnnxConverterRegistrar mean_reg(OnnxConverter("Mean").converts([](OnnxCont
 // A per-channel (or per-normalized-element) parameter of `n` values: the
 // input broadcast to `shape` and flattened, or `fill` when absent.
 std::string flat_param(OnnxContext& c, int i, const Shape& shape, int64_t n, float fill, const std::string& what) {
+  if (!c.has_input(i) && n > (int64_t{1} << 26)) c.fail(what + ": " + std::to_string(n) + " values are too many");
   if (!c.has_input(i)) return c.add_constant({n}, std::vector<float>(static_cast<std::size_t>(n), fill), what);
   const Shape s = c.shape(i);
   if (onnx_util::broadcast_shapes(shape, s, c.where() + ": " + what) != shape)

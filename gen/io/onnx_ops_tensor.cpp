@@ -114,13 +114,15 @@ const OnnxConverterRegistrar slice_reg(OnnxConverter("Slice")
         seen[static_cast<std::size_t>(ax)] = true;
         const int64_t dim = x[static_cast<std::size_t>(ax)];
         if (steps[i] == 0) c.fail("steps " + int_list(steps) + " has a 0");
+        // A step beyond the axis takes one element as a step of the axis size does (and cannot overflow).
+        const int64_t st = std::clamp<int64_t>(steps[i], -dim, dim);
         int64_t s = starts[i], e = ends[i];
-        clamp_slice(dim, steps[i], &s, &e);
-        const int64_t count = steps[i] > 0 ? (e - s + steps[i] - 1) / steps[i] : (s - e - steps[i] - 1) / -steps[i];
+        clamp_slice(dim, st, &s, &e);
+        const int64_t count = st > 0 ? (e > s ? (e - s - 1) / st + 1 : 0) : (s > e ? (s - e - 1) / -st + 1 : 0);
         if (count <= 0) c.fail("axis " + std::to_string(ax) + " slices to nothing (an empty tensor is not supported)");
         begin[static_cast<std::size_t>(ax)] = s;
         end[static_cast<std::size_t>(ax)] = e < 0 ? kSliceNone : e;
-        step[static_cast<std::size_t>(ax)] = steps[i];
+        step[static_cast<std::size_t>(ax)] = st;
       }
       Attrs a;
       a.set("begin", begin);

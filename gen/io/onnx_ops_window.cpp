@@ -100,7 +100,10 @@ void convert_conv_transpose(OnnxContext& c) {
   const auto dil = per_axis(c, "dilations", spatial, 1);
   auto out_pad = per_axis(c, "output_padding", spatial, 0);
   for (std::size_t i = 0; i < spatial; ++i) {
-    if (strides[i] < 1 || dil[i] < 1) c.fail("strides and dilations must be positive");
+    // Bounded as Deconvolution bounds them, before any arithmetic.
+    constexpr int64_t kLimit = int64_t{1} << 20;
+    if (strides[i] < 1 || dil[i] < 1 || strides[i] > kLimit || dil[i] > kLimit || kernel[i] > kLimit)
+      c.fail("strides, dilations and kernel must be in [1, " + std::to_string(kLimit) + "]");
     if (out_pad[i] < 0 || out_pad[i] >= strides[i])
       c.fail("output_padding " + int_list(out_pad) + " must be in [0, stride) on each axis");
   }
@@ -114,6 +117,8 @@ void convert_conv_transpose(OnnxContext& c) {
     if (target.empty())
       for (std::size_t i = 0; i < spatial; ++i) target.push_back(x[i + 2] * strides[i]);
     if (target.size() != spatial) c.fail("output_shape " + int_list(output_shape) + " does not match the input's axes");
+    for (int64_t t : target)
+      if (t < 1 || t > (int64_t{1} << 40)) c.fail("output_shape " + int_list(output_shape) + " is out of range");
     for (std::size_t i = 0; i < spatial; ++i) {
       const int64_t full = strides[i] * (x[i + 2] - 1) + out_pad[i] + (kernel[i] - 1) * dil[i] + 1;
       const int64_t total = full - target[i];

@@ -151,6 +151,31 @@ TEST(OnnxOpsRefused, HostilePadsAndShapes) {
     b.output("y1");
     EXPECT_NE(import_error(b).find("split_huge"), std::string::npos);
   }
+  {  // Slice with extreme starts and steps: clamped, no overflow
+    OnnxBuilder b(13);
+    b.input("x", {5, 3});
+    b.initializer_i64("s", {2}, {INT64_MIN, INT64_MAX});
+    b.initializer_i64("e", {2}, {INT64_MAX, INT64_MIN});
+    b.initializer_i64("a", {2}, {0, 1});
+    b.initializer_i64("t", {2}, {INT64_MAX, INT64_MIN});
+    b.node("Slice", {"x", "s", "e", "a", "t"}, {"y"}, "slice_extreme");
+    b.output("y");
+    const Graph g = b.import();
+    std::vector<float> x(15);
+    for (int i = 0; i < 15; ++i) x[static_cast<std::size_t>(i)] = static_cast<float>(i);
+    const auto out = run_graph(g, {{"x", Tensor::from_vector({5, 3}, x)}});
+    ASSERT_EQ(out[0].shape(), (Shape{1, 1}));
+    EXPECT_EQ(out[0].data()[0], 2.0f);  // row 0, the last column
+  }
+  {  // ConvTranspose with absurd strides
+    OnnxBuilder b(13);
+    b.input("x", {1, 1, 3, 3});
+    b.initializer("w", {1, 1, 2, 2}, std::vector<float>(4, 1.0f));
+    auto& n = b.node("ConvTranspose", {"x", "w"}, {"y"}, "deconv_far");
+    OnnxBuilder::attr(n, "strides", std::vector<int64_t>{INT64_MAX, 2});
+    b.output("y");
+    EXPECT_NE(import_error(b).find("deconv_far"), std::string::npos);
+  }
   {  // Gather index out of range
     OnnxBuilder b(13);
     b.input("x", {4, 3});
