@@ -217,7 +217,10 @@ void pool(const char* onnx_op, const char* type) {
             const auto strides = per_axis(c, "strides", spatial);
             const auto dil = per_axis(c, "dilations", spatial);
             for (int64_t d : dil)
-              if (d != 1) c.fail("dilations " + int_list(dil) + " are not supported");
+              if (d != 1) {
+                if (!avg) return onnx_dilated_max_pool(c, kernel, strides, dil);
+                c.fail("dilations " + int_list(dil) + " are not supported");
+              }
             for (std::size_t i = 0; i < spatial; ++i)
               if (kernel[i] < 1 || kernel[i] > (int64_t{1} << 30) || strides[i] > (int64_t{1} << 30))
                 c.fail("kernel_shape " + int_list(kernel) + " or strides are out of range");
@@ -258,8 +261,6 @@ void pool(const char* onnx_op, const char* type) {
     .checks([](OnnxCheck& k) {
       check_window_pads(k);
       if (k.attr_int("storage_order", 0) != 0) k.refuse("storage_order", "column-major indices are not supported");
-      for (int64_t d : k.attr_ints("dilations", {}))
-        if (d != 1) return k.refuse("dilations", "dilated pooling is not supported");
     }));
 }
 

@@ -4,6 +4,7 @@
 // and Resize / Upsample onto Resize2D (nearest and linear, their coordinate
 // transformations; cubic, tf_crop_and_resize, antialiasing and resizing of
 // other axes than H and W are refused).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "io/onnx_ops.h"
 #include "io/onnx_pads.h"
 #include "ir/error.h"
+#include "ops/op_util.h"
 
 namespace hybgen {
 namespace {
@@ -66,6 +68,68 @@ WindowPads window_pads(OnnxContext& c, const std::vector<int64_t>& in, const std
     if (p.begin[i] > kLimit || p.end[i] > kLimit) c.fail("pads " + int_list(pads) + " are out of range");
   }
   return p;
+}
+
+void onnx_dilated_max_pool(OnnxContext& c, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                           const std::vector<int64_t>& dilations) {
+  const Shape x = c.shape(0);
+  const std::size_t n = x.size() - 2;
+  const std::vector<int64_t> in(x.begin() + 2, x.end());
+  const std::string autopad = c.attr_string("auto_pad", "NOTSET");
+  if (autopad == "SAME_UPPER" || autopad == "SAME_LOWER")
+    c.fail("auto_pad " + autopad + " with dilations is not supported (the spec pads for the dilated kernel, ONNX "
+           "Runtime for the undilated one)");
+  const WindowPads pads = window_pads(c, in, kernel, strides, dilations);
+  const bool ceil = c.attr_int("ceil_mode", 0) != 0;
+  if (c.attr_int("storage_order", 0) != 0) c.fail("storage_order = 1 (column-major indices) is not supported");
+  int64_t taps = 1;
+  std::vector<int64_t> out(n), end_pad(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int64_t span = (kernel[i] - 1) * dilations[i] + 1;
+    const int64_t room = in[i] + pads.begin[i] + pads.end[i] - span;
+    if (room < 0) c.fail("the dilated kernel does not fit the padded input");
+    out[i] = (ceil ? (room + strides[i] - 1) / strides[i] : room / strides[i]) + 1;
+    if (ceil && (out[i] - 1) * strides[i] >= in[i] + pads.begin[i]) --out[i];
+    if (pads.begin[i] >= kernel[i] || pads.end[i] >= kernel[i]) c.fail("pads must be smaller than kernel_shape");
+    // Windows past the end padding (ceil_mode) read more of the lowest float.
+    end_pad[i] = std::max<int64_t>(0, (out[i] - 1) * strides[i] + span - in[i] - pads.begin[i]);
+    taps *= kernel[i];
+    if (taps > 64) c.fail("a dilated kernel of more than 64 taps is not supported");
+  }
+  std::string padded = c.input(0);
+  std::vector<int64_t> width(2 * x.size(), 0);
+  bool any = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    width[2 * (i + 2)] = pads.begin[i], width[2 * (i + 2) + 1] = end_pad[i];
+    any = any || pads.begin[i] || end_pad[i];
+  }
+  if (any) {
+    Attrs a;
+    a.set("mode", std::string("constant"));
+    a.set("pad_width", width);
+    a.set("constant_value", -3.4028234663852886e38);
+    padded = c.add_node("Pad", a, {padded}, "pad");
+  }
+  std::string acc;
+  for (int64_t t = 0; t < taps; ++t) {
+    std::vector<int64_t> begin(x.size(), 0), end(x.size(), 0), step(x.size(), 1);
+    begin[0] = begin[1] = kSliceNone, end[0] = end[1] = kSliceNone;
+    for (int64_t i = static_cast<int64_t>(n) - 1, rest = t; i >= 0; --i) {
+      const std::size_t a = static_cast<std::size_t>(i);
+      const int64_t tap = rest % kernel[a];
+      rest /= kernel[a];
+      begin[a + 2] = tap * dilations[a];
+      end[a + 2] = begin[a + 2] + (out[a] - 1) * strides[a] + 1;
+      step[a + 2] = strides[a];
+    }
+    Attrs a;
+    a.set("begin", begin);
+    a.set("end", end);
+    a.set("step", step);
+    const std::string tap = c.add_node("slice", a, {padded}, "tap" + std::to_string(t));
+    acc = acc.empty() ? tap : c.add_node("broadcast_maximum", {}, {acc, tap}, "max" + std::to_string(t));
+  }
+  c.set_output(0, acc);
 }
 
 namespace {

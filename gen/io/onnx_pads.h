@@ -31,4 +31,11 @@ void check_window_pads(OnnxCheck& k);
 WindowPads window_pads(OnnxContext& c, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations);
 
+// MaxPool with dilations (Pooling has none): the input padded with the
+// lowest float, one strided slice per kernel tap, their maximum. Reads the
+// node's pads, auto_pad, ceil_mode and storage_order; output sizes as ONNX
+// Runtime's (ceil_mode drops a last window starting in the end padding).
+void onnx_dilated_max_pool(OnnxContext& c, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                           const std::vector<int64_t>& dilations);
+
 }  // namespace hybgen

@@ -171,6 +171,12 @@ case("HardmaxMiddleAxisWithTies", 13, {"x": np.round(data((2, 4, 3)) * 2) / 2}, 
      [("Hardmax", ["x"], ["y"], {"axis": 1})], ["y"])
 case("HardmaxOpset11Flattens", 11, {"x": data((2, 3, 4))}, {}, [("Hardmax", ["x"], ["y"], {"axis": 1})], ["y"])
 
+case("MaxPoolDilatedCeil", 13, {"x": data((1, 2, 9, 10))}, {},
+     [("MaxPool", ["x"], ["y"], {"kernel_shape": [3, 2], "strides": [2, 3], "dilations": [2, 3], "pads": [1, 0, 1, 1],
+                                  "ceil_mode": 1})], ["y"])
+case("MaxPool1dDilatedPadded", 13, {"x": data((1, 3, 11))}, {},
+     [("MaxPool", ["x"], ["y"], {"kernel_shape": [3], "dilations": [2], "pads": [2, 1]})], ["y"])
+
 
 def np_dtype(a):
     return TensorProto.INT64 if a.dtype == np.int64 else TensorProto.FLOAT

@@ -293,7 +293,7 @@ TEST(OnnxCoreOps, RefusalsUpFront) {
   g.initializer("w", {1, 1, 3, 3}, seeded(9, 1));
   auto& conv = g.node("Conv", {"x", "w"}, {"c"}, "conv");
   OnnxBuilder::attr(conv, "pads", std::vector<int64_t>{0, 0, -1, 1});
-  auto& pool = g.node("MaxPool", {"c"}, {"p"}, "pool");
+  auto& pool = g.node("AveragePool", {"c"}, {"p"}, "pool");
   OnnxBuilder::attr(pool, "kernel_shape", std::vector<int64_t>{2, 2});
   OnnxBuilder::attr(pool, "dilations", std::vector<int64_t>{2, 2});
   auto& bn = g.node("BatchNormalization", {"p", "w", "w", "w", "w"}, {"b"}, "bn");
@@ -304,7 +304,7 @@ TEST(OnnxCoreOps, RefusalsUpFront) {
   const std::string e = import_error(g);
   EXPECT_NE(e.find("4 problems before conversion"), std::string::npos) << e;
   EXPECT_NE(e.find("node 'conv' (Conv): attribute 'pads' = [0, 0, -1, 1]: negative padding"), std::string::npos) << e;
-  EXPECT_NE(e.find("node 'pool' (MaxPool): attribute 'dilations' = [2, 2]"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 'pool' (AveragePool): attribute 'dilations' = [2, 2]"), std::string::npos) << e;
   EXPECT_NE(e.find("node 'bn' (BatchNormalization): attribute 'training_mode' = 1"), std::string::npos) << e;
   EXPECT_NE(e.find("node 'selu' (Selu): attribute 'alpha' = 2"), std::string::npos) << e;
 }

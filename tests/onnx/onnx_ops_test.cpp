@@ -54,7 +54,7 @@ TEST(OnnxOpsRefused, EveryUnsupportedAttributeIsListedAtOnce) {
   b.initializer("scales", {4}, {1, 1, 2, 2});
   auto& r = b.node("Resize", {"x", "", "scales"}, {"r"}, "resize_cubic");
   OnnxBuilder::attr(r, "mode", std::string("cubic"));
-  auto& p = b.node("MaxPool", {"r"}, {"p"}, "pool_dilated");
+  auto& p = b.node("AveragePool", {"r"}, {"p"}, "pool_dilated");
   OnnxBuilder::attr(p, "kernel_shape", std::vector<int64_t>{2, 2});
   OnnxBuilder::attr(p, "dilations", std::vector<int64_t>{2, 2});
   auto& a = b.node("ArgMax", {"p"}, {"a"}, "argmax_last");
