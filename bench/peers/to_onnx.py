@@ -121,9 +121,10 @@ def hybgen_json(hybgen: str, *args: str) -> object:
 # Attribute defaults of the ops converted here, as `hybgen ops` lists them.
 DEFAULTS = {
     "FullyConnected": {"no_bias": False, "flatten": True},
-    "Convolution": {"stride": [], "dilate": [], "pad": [], "num_group": 1, "no_bias": False, "layout": "None"},
-    "Deconvolution": {"stride": [], "dilate": [], "pad": [], "adj": [], "target_shape": [], "num_group": 1,
-                      "no_bias": True},
+    "Convolution": {"stride": [], "dilate": [], "pad": [], "pad_end": [], "num_group": 1, "no_bias": False,
+                    "layout": "None"},
+    "Deconvolution": {"stride": [], "dilate": [], "pad": [], "pad_end": [], "adj": [], "target_shape": [],
+                      "num_group": 1, "no_bias": True},
     "UpSampling": {"num_filter": 0, "num_args": 0, "multi_input_mode": "concat"},
     "_contrib_BilinearResize2D": {"height": 1, "width": 1, "scale_height": 0.0, "scale_width": 0.0, "mode": "size",
                                   "align_corners": True},
@@ -131,7 +132,7 @@ DEFAULTS = {
     "BatchNorm": {"eps": 1e-3, "fix_gamma": True, "axis": 1},
     "LayerNorm": {"axis": -1, "eps": 1e-5},
     "Pooling": {"kernel": [], "pool_type": "max", "global_pool": False, "pooling_convention": "valid",
-                "stride": [], "pad": [], "count_include_pad": True, "layout": "None"},
+                "stride": [], "pad": [], "pad_end": [], "count_include_pad": True, "layout": "None"},
     "Concat": {"dim": 1},
     "RNN": {"bidirectional": False, "p": 0.0, "state_outputs": False, "projection_size": 0,
             "lstm_state_clip_min": "None", "lstm_state_clip_max": "None", "use_sequence_length": False},
@@ -297,18 +298,21 @@ class Converter:
         stride = list(a["stride"]) or [1] * nd
         dilate = list(a["dilate"]) or [1] * nd
         pad = list(a["pad"]) or [0] * nd
+        pad_end = list(a["pad_end"]) or pad  # ONNX's asymmetric pads
         cin = ins[:2] if a["no_bias"] else ins[:3]
         self.add("Conv", cin, [outs[0]], base=node["name"], kernel_shape=k, strides=stride, dilations=dilate,
-                 pads=pad + pad, group=int(a["num_group"]))
+                 pads=pad + pad_end, group=int(a["num_group"]))
         xs = self.shape(ins[0])
-        sp = [(xs[2 + i] + 2 * pad[i] - dilate[i] * (k[i] - 1) - 1) // stride[i] + 1 for i in range(nd)]
+        sp = [(xs[2 + i] + pad[i] + pad_end[i] - dilate[i] * (k[i] - 1) - 1) // stride[i] + 1 for i in range(nd)]
         return [self.out_shape(node, (xs[0], a["num_filter"], *sp))]
 
-    def _conv_transpose(self, node, ins, outs, xs, k, stride, dilate, pad, adj, group, filters):
+    def _conv_transpose(self, node, ins, outs, xs, k, stride, dilate, pad, adj, group, filters, pad_end=None):
         nd = len(k)
+        pad_end = pad_end or pad
         self.add("ConvTranspose", list(ins), [outs[0]], base=node["name"], kernel_shape=k, strides=stride,
-                 dilations=dilate, pads=pad + pad, output_padding=adj, group=int(group))
-        sp = [stride[i] * (xs[2 + i] - 1) + dilate[i] * (k[i] - 1) + 1 - 2 * pad[i] + adj[i] for i in range(nd)]
+                 dilations=dilate, pads=pad + pad_end, output_padding=adj, group=int(group))
+        sp = [stride[i] * (xs[2 + i] - 1) + dilate[i] * (k[i] - 1) + 1 - pad[i] - pad_end[i] + adj[i]
+              for i in range(nd)]
         return [self.out_shape(node, (xs[0], filters, *sp))]
 
     def op_Deconvolution(self, node, ins, outs, a):
@@ -324,9 +328,10 @@ class Converter:
             for i in range(nd):
                 extra = stride[i] * (xs[2 + i] - 1) + dilate[i] * (k[i] - 1) + 1 - target[i]
                 pad[i], adj[i] = (extra + 1) // 2, extra % 2
+        pad_end = None if any(t != 0 for t in target) else list(a["pad_end"]) or None
         cin = ins[:2] if a["no_bias"] else ins[:3]
         return self._conv_transpose(node, cin, outs, xs, k, stride, dilate, pad, adj, a["num_group"],
-                                    a["num_filter"])
+                                    a["num_filter"], pad_end)
 
     def _resize(self, base, x, sizes, out=None, **attrs):
         empty = ""
@@ -459,8 +464,9 @@ class Converter:
         k = list(a["kernel"])
         stride = list(a["stride"]) or [1, 1]
         pad = list(a["pad"]) or [0, 0]
+        pad_end = list(a["pad_end"]) or pad
         full = a["pooling_convention"] == "full"
-        common = dict(kernel_shape=k, strides=stride, pads=pad + pad, ceil_mode=1 if full else 0)
+        common = dict(kernel_shape=k, strides=stride, pads=pad + pad_end, ceil_mode=1 if full else 0)
         if t == "max":
             self.add("MaxPool", [x], [outs[0]], base=n, **common)
         elif t == "avg":
@@ -475,7 +481,7 @@ class Converter:
             raise ConversionError(f"pool_type {t} is not supported")
 
         def size(i):
-            span = xs[2 + i] + 2 * pad[i] - k[i]
+            span = xs[2 + i] + pad[i] + pad_end[i] - k[i]
             return (-(-span // stride[i]) if full else span // stride[i]) + 1
 
         return [self.out_shape(node, (xs[0], xs[1], size(0), size(1)))]

@@ -8,6 +8,8 @@
 #include <numeric>
 
 #include "io/onnx_ops.h"
+#include "io/onnx_matmul.h"
+#include "io/onnx_pads.h"
 #include "ir/error.h"
 
 namespace hybgen {
@@ -166,30 +168,6 @@ const int binary_regs = [] {
 
 // ---- convolution and pooling ----------------------------------------------
 
-// pads [b1, b2, ..., e1, e2, ...] -> the symmetric per-axis pad, or refused.
-void check_symmetric_pads(OnnxCheck& k) {
-  const std::string autopad = k.attr_string("auto_pad", "NOTSET");
-  if (autopad != "NOTSET" && autopad != "VALID") k.refuse("auto_pad", "only NOTSET and VALID are supported");
-  const auto pads = k.attr_ints("pads", {});
-  if (pads.size() % 2) return k.refuse("pads", "must have an even length");
-  const std::size_t n = pads.size() / 2;
-  for (std::size_t i = 0; i < n; ++i)
-    if (pads[i] != pads[i + n]) return k.refuse("pads", "asymmetric padding is not supported");
-  for (int64_t p : pads)
-    if (p < 0) return k.refuse("pads", "negative padding is not supported");
-}
-
-std::vector<int64_t> symmetric_pads(OnnxContext& c, std::size_t spatial) {
-  const std::string autopad = c.attr_string("auto_pad", "NOTSET");
-  auto pads = c.attr_ints("pads", {});
-  if (autopad == "VALID") pads.clear();
-  if (pads.empty()) return std::vector<int64_t>(spatial, 0);
-  if (pads.size() != 2 * spatial) c.fail("pads has " + std::to_string(pads.size()) + " values for " + std::to_string(spatial) + " spatial axes");
-  for (std::size_t i = 0; i < spatial; ++i)
-    if (pads[i] != pads[i + spatial] || pads[i] < 0) c.fail("asymmetric or negative pads " + int_list(pads) + " are not supported");
-  return std::vector<int64_t>(pads.begin(), pads.begin() + static_cast<long>(spatial));
-}
-
 std::vector<int64_t> per_axis(OnnxContext& c, const std::string& name, std::size_t spatial) {
   auto v = c.attr_ints(name, std::vector<int64_t>(spatial, 1));
   if (v.size() != spatial) c.fail(name + " has " + std::to_string(v.size()) + " values for " + std::to_string(spatial) + " spatial axes");
@@ -210,9 +188,12 @@ const OnnxConverterRegistrar conv_reg(OnnxConverter("Conv")
           Attrs a;
           a.set("kernel", kernel);
           a.set("num_filter", w[0]);
-          a.set("stride", per_axis(c, "strides", spatial));
-          a.set("dilate", per_axis(c, "dilations", spatial));
-          a.set("pad", symmetric_pads(c, spatial));
+          const auto strides = per_axis(c, "strides", spatial), dilations = per_axis(c, "dilations", spatial);
+          const WindowPads pads = window_pads(c, std::vector<int64_t>(x.begin() + 2, x.end()), kernel, strides, dilations);
+          a.set("stride", strides);
+          a.set("dilate", dilations);
+          a.set("pad", pads.begin);
+          a.set("pad_end", pads.end);
           a.set("num_group", c.attr_int("group", 1));
           std::vector<std::string> in = {c.input(0), c.input(1)};
           if (c.has_input(2)) in.push_back(c.input(2));
@@ -220,7 +201,7 @@ const OnnxConverterRegistrar conv_reg(OnnxConverter("Conv")
           c.set_output(0, c.add_node("Convolution", a, in));
         })
     .handles({"kernel_shape", "strides", "dilations", "pads", "group", "auto_pad"})
-    .checks(check_symmetric_pads));
+    .checks(check_window_pads));
 
 void pool(const char* onnx_op, const char* type) {
   static std::vector<OnnxConverterRegistrar> regs;
@@ -234,29 +215,42 @@ void pool(const char* onnx_op, const char* type) {
             const auto kernel = c.attr_ints("kernel_shape");
             if (kernel.size() != spatial) c.fail("kernel_shape " + int_list(kernel) + " does not match the input's " + std::to_string(spatial) + " spatial axes");
             const auto strides = per_axis(c, "strides", spatial);
-            const auto pads = symmetric_pads(c, spatial);
             const auto dil = per_axis(c, "dilations", spatial);
             for (int64_t d : dil)
-              if (d != 1) c.fail("dilations " + int_list(dil) + " are not supported");
+              if (d != 1) {
+                if (!avg) return onnx_dilated_max_pool(c, kernel, strides, dil);
+                c.fail("dilations " + int_list(dil) + " are not supported");
+              }
             for (std::size_t i = 0; i < spatial; ++i)
-              if (kernel[i] < 1 || kernel[i] > (int64_t{1} << 30) || pads[i] > (int64_t{1} << 30) ||
-                  strides[i] > (int64_t{1} << 30))
-                c.fail("kernel_shape " + int_list(kernel) + ", strides or pads are out of range");
+              if (kernel[i] < 1 || kernel[i] > (int64_t{1} << 30) || strides[i] > (int64_t{1} << 30))
+                c.fail("kernel_shape " + int_list(kernel) + " or strides are out of range");
+            WindowPads pads = window_pads(c, std::vector<int64_t>(x.begin() + 2, x.end()), kernel, strides, dil);
             const bool ceil = c.attr_int("ceil_mode", 0) != 0;
+            for (std::size_t i = 0; i < spatial; ++i)
+              if (pads.begin[i] >= kernel[i] || pads.end[i] >= kernel[i])
+                c.fail("pads must be smaller than kernel_shape " + int_list(kernel));
             if (ceil) {
-              // ONNX (as PyTorch) drops a last window that would start in the
-              // end padding; MXNet's "full" convention keeps it.
+              // ONNX Runtime (as PyTorch) drops a last window that would start
+              // in the end padding; MXNet's "full" convention keeps it. Such an
+              // axis loses the end padding past its last kept window, which
+              // gives the same windows and divisors under "full".
               for (std::size_t i = 0; i < spatial; ++i) {
-                const int64_t in = x[i + 2], k = kernel[i], p = pads[i], s = strides[i];
-                const int64_t out = (in + 2 * p - k + s - 1) / s + 1;
-                if ((out - 1) * s >= in + p) c.fail("ceil_mode with a last window starting in the padding is not supported");
+                const int64_t in = x[i + 2], k = kernel[i], s = strides[i];
+                const int64_t span = in + pads.begin[i] + pads.end[i] - k;
+                const int64_t out = (span + s - 1) / s + 1;
+                if ((out - 1) * s >= in + pads.begin[i]) {
+                  pads.end[i] -= span % s;
+                  if (pads.end[i] < 0) c.fail("ceil_mode: the last window starts in the padding");
+                }
               }
             }
+            if (c.attr_int("storage_order", 0) != 0) c.fail("storage_order = 1 (column-major indices) is not supported");
             Attrs a;
             a.set("kernel", kernel);
             a.set("pool_type", type);
             a.set("stride", strides);
-            a.set("pad", pads);
+            a.set("pad", pads.begin);
+            a.set("pad_end", pads.end);
             a.set("pooling_convention", std::string(ceil ? "full" : "valid"));
             if (avg) a.set("count_include_pad", c.attr_int("count_include_pad", 0) != 0);
             c.set_output(0, c.add_node("Pooling", a, {c.input(0)}));
@@ -265,9 +259,8 @@ void pool(const char* onnx_op, const char* type) {
                  : std::vector<std::string>{"kernel_shape", "strides", "pads", "auto_pad", "ceil_mode", "dilations",
                                             "storage_order"})
     .checks([](OnnxCheck& k) {
-      check_symmetric_pads(k);
-      for (int64_t d : k.attr_ints("dilations", {}))
-        if (d != 1) return k.refuse("dilations", "dilated pooling is not supported");
+      check_window_pads(k);
+      if (k.attr_int("storage_order", 0) != 0) k.refuse("storage_order", "column-major indices are not supported");
     }));
 }
 
@@ -576,7 +569,7 @@ const OnnxConverterRegistrar gemm_reg(OnnxConverter("Gemm")
 const OnnxConverterRegistrar matmul_reg(OnnxConverter("MatMul")
     .converts([](OnnxContext& c) {
           const Shape sa = c.shape(0), sb = c.shape(1);
-          if (sa.size() < 2 || sb.size() < 2) c.fail("1-D operands (" + shape_str(sa) + ", " + shape_str(sb) + ") are not supported");
+          if (sa.size() < 2 || sb.size() < 2) return onnx_matmul_broadcast(c);
           const int64_t k = sa.back(), kb = sb[sb.size() - 2], n = sb.back();
           if (k != kb) c.fail("A " + shape_str(sa) + " and B " + shape_str(sb) + " do not multiply");
           if (sb.size() == 2 && c.is_constant(1)) {
@@ -592,7 +585,7 @@ const OnnxConverterRegistrar matmul_reg(OnnxConverter("MatMul")
           }
           if (sa.size() == 2 && sb.size() == 2) return c.set_output(0, c.add_node("dot", {}, {c.input(0), c.input(1)}));
           if (sa.size() != sb.size() || !std::equal(sa.begin(), sa.end() - 2, sb.begin()))
-            c.fail("batch axes of A " + shape_str(sa) + " and B " + shape_str(sb) + " differ (broadcasting batch axes is not supported)");
+            return onnx_matmul_broadcast(c);
           int64_t batch = 1;
           for (std::size_t i = 0; i + 2 < sa.size(); ++i) batch *= sa[i];
           const int64_t m = sa[sa.size() - 2];

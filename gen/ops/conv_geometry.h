@@ -22,14 +22,19 @@ struct ConvGeometry {
   int64_t n, c, h, w;  // input
   int64_t f, kh, kw;   // filters and kernel
   int64_t oh, ow;      // output
-  int64_t sh, sw, ph, pw, dh, dw, groups;
+  int64_t sh, sw, ph, pw, dh, dw, groups;  // ph, pw: padding before the first row and column
   // The depth axis of a 3-D convolution: input, kernel, output, stride, pad, dilation.
   int64_t d = 1, kd = 1, od = 1, sd = 1, pd = 0, dd = 1;
+  // Padding after the last depth slice, row and column (attribute pad_end;
+  // equal to the begin padding unless given, as ONNX's asymmetric pads).
+  // Kernels take the begin padding as the window origin and the output size
+  // above, and read only inside the input, so the end padding only sizes the output.
+  int64_t pd_end = 0, ph_end = 0, pw_end = 0;
   int spatial = 2;  // spatial axes of the data: 1 (NCW), 2 (NCHW) or 3 (NCDHW)
 };
 
 // Error saying what is wrong: a kernel that is not 1-, 2- or 3-D, stride,
-// dilate or pad without as many values as the kernel, a layout other than
+// dilate, pad or pad_end without as many values as the kernel, a layout other than
 // the kernel's, data of another rank, sizes that are not positive, groups
 // that do not divide the channels and filters, a kernel larger than the
 // padded input.
@@ -45,13 +50,16 @@ Shape conv_output_shape(const ConvGeometry& g);
 // The weight shape: (f, c/groups, kw), ..., (f, c/groups, kd, kh, kw).
 Shape conv_weight_shape(const ConvGeometry& g);
 
-// The geometry of Pooling from its attributes (kernel, stride, pad,
+// The geometry of Pooling from its attributes (kernel, stride, pad, pad_end,
 // pool_type, global_pool, pooling_convention, count_include_pad, layout) and
 // its data shape, checked, as ConvGeometry: 1-D pooling comes out as 2-D of
 // height 1, 3-D carries the depth axis in the d fields.
 struct PoolGeometry {
   int64_t n, c, h, w, kh, kw, oh, ow, sh, sw, ph, pw;
   int64_t d = 1, kd = 1, od = 1, sd = 1, pd = 0;
+  // Padding after the end of each axis (pad_end; default: the begin padding):
+  // windows are clipped to [-pad, size + pad_end) for count_include_pad.
+  int64_t pd_end = 0, ph_end = 0, pw_end = 0;
   int type = 0;  // 0 max, 1 avg, 2 sum
   bool count_include_pad = true;
   int spatial = 2;

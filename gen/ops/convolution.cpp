@@ -209,7 +209,7 @@ int64_t rows_filter_block(const ConvGeometry& g, const Target& target) {
 // a packed-A GEMM with one column.
 bool uses_dense(const ConvGeometry& g) {
   return g.groups == 1 && g.kh == 1 && g.kw == 1 && g.h == 1 && g.w == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 &&
-         g.pw == 0;
+         g.pw == 0 && g.ph_end == 0 && g.pw_end == 0;
 }
 
 // One input channel per group and one filter per channel: the depthwise
@@ -217,7 +217,7 @@ bool uses_dense(const ConvGeometry& g) {
 bool is_depthwise(const ConvGeometry& g) { return g.groups == g.c && g.f == g.c && g.kh <= 64; }
 
 bool reads_input_directly(const ConvGeometry& g) {
-  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.ph_end == 0 && g.pw_end == 0;
 }
 
 // Output pixels per im2col tile: the whole image when its columns take at
@@ -406,8 +406,9 @@ KernelCall emit_cpp(const EmitContext& ctx) {
 }
 
 Attrs conv(std::vector<int64_t> kernel, int64_t filters, std::vector<int64_t> stride, std::vector<int64_t> pad,
-           std::vector<int64_t> dilate, int64_t groups, bool no_bias) {
+           std::vector<int64_t> dilate, int64_t groups, bool no_bias, std::vector<int64_t> pad_end = {}) {
   Attrs a;
+  if (!pad_end.empty()) a.set("pad_end", std::move(pad_end));
   a.set("kernel", std::move(kernel));
   a.set("num_filter", filters);
   a.set("stride", std::move(stride));
@@ -430,6 +431,8 @@ const OpRegistrar reg([] {
              {"stride", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 1", {}},
              {"dilate", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 1", {}},
              {"pad", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 0", {}},
+             {"pad_end", AttrKind::kInts, std::vector<int64_t>{},
+              "padding after each axis' end (ONNX's asymmetric pads); empty: as pad", {}},
              {"num_group", AttrKind::kInt, int64_t{1}, "groups; = channels for depthwise", {}},
              {"no_bias", AttrKind::kBool, false, "no bias input", {}},
              {"layout", AttrKind::kString, std::string("None"), "data layout; None: the kernel's",
@@ -486,6 +489,21 @@ const OpRegistrar reg([] {
       {conv({3, 1, 3}, 5, {}, {1, 0, 1}, {}, 1, false), {{1, 2, 1, 4, 5}, {5, 2, 3, 1, 3}, {5}}},
       {conv({1, 1, 1}, 3, {}, {}, {}, 1, false), {{1, 17, 2, 3, 3}, {3, 17, 1, 1, 1}, {3}}},
       {conv({3, 3, 3}, 4, {1, 2, 2}, {1, 1, 1}, {}, 4, false), {{2, 4, 4, 7, 6}, {4, 1, 3, 3, 3}, {4}}},  // depthwise
+      // Asymmetric padding (pad_end, ONNX's pads and SAME_UPPER/SAME_LOWER) on each kernel path: GEMM,
+      // depthwise, Winograd, rows, pixel-row GEMM, 1x1 with end padding only, direct, 1-D and 3-D.
+      {conv({3, 3}, 4, {2, 2}, {0, 0}, {}, 1, false, {1, 1}), {{1, 3, 8, 9}, {4, 3, 3, 3}, {4}}},
+      {conv({3, 3}, 6, {2, 2}, {1, 0}, {}, 6, false, {0, 2}), {{2, 6, 9, 20}, {6, 1, 3, 3}, {6}}},
+      {conv({5, 5}, 5, {}, {2, 1}, {}, 5, true, {1, 3}), {{1, 5, 8, 21}, {5, 1, 5, 5}}},
+      {conv({3, 3}, 32, {}, {0, 1}, {}, 1, false, {2, 2}), {{1, 33, 13, 14}, {32, 33, 3, 3}, {32}}},
+      {conv({3, 3}, 32, {}, {2, 0}, {}, 1, true, {0, 1}), {{1, 32, 7, 8}, {32, 32, 3, 3}}},
+      {conv({5, 5}, 9, {}, {1, 2}, {}, 1, false, {3, 0}), {{2, 2, 13, 20}, {9, 2, 5, 5}, {9}}},
+      {conv({3, 3}, 128, {2, 2}, {0, 0}, {}, 1, true, {1, 1}), {{1, 8, 13, 14}, {128, 8, 3, 3}}},
+      {conv({1, 1}, 5, {}, {}, {}, 1, false, {1, 0}), {{1, 4, 3, 3}, {5, 4, 1, 1}, {5}}},
+      {conv({1, 1}, 3, {}, {}, {}, 1, false, {0, 1}), {{1, 4, 1, 1}, {3, 4, 1, 1}, {3}}},
+      {conv({3, 3}, 4, {2, 1}, {1, 0}, {}, 2, false, {0, 2}), {{1, 2, 7, 6}, {4, 1, 3, 3}, {4}}},  // direct
+      {conv({4}, 3, {2}, {1}, {}, 1, false, {2}), {{1, 2, 9}, {3, 2, 4}, {3}}},
+      {conv({3, 3, 3}, 4, {2, 1, 2}, {0, 1, 1}, {}, 1, false, {1, 0, 2}), {{1, 3, 5, 6, 7}, {4, 3, 3, 3, 3}, {4}}},
+      {conv({3, 3, 3}, 3, {}, {1, 0, 0}, {}, 3, true, {0, 1, 1}), {{1, 3, 4, 5, 6}, {3, 1, 3, 3, 3}}},
   };
   return d;
 }());

@@ -38,7 +38,8 @@ DeconvGeometry deconv_geometry(const Attrs& a, const Shape& data) {
   const std::size_t nd = kernel.size();
   if (nd != 1 && nd != 2)
     throw Error("only 1-D and 2-D deconvolution is supported (kernel " + shape_str(kernel) + ")");
-  for (const char* name : {"stride", "dilate", "pad", "adj", "target_shape"}) {
+  for (const char* name : {"stride", "dilate", "pad", "pad_end", "adj", "target_shape"}) {
+    if (!a.has(name)) continue;
     const auto& v = a.get_ints(name);
     if (!v.empty() && v.size() != nd)
       throw Error(std::string(name) + " must have " + n(static_cast<int64_t>(nd)) + " values like the kernel, got " +
@@ -64,7 +65,13 @@ DeconvGeometry deconv_geometry(const Attrs& a, const Shape& data) {
   if (g.c % g.groups || g.f % g.groups)
     throw Error("num_group " + n(g.groups) + " must divide channels " + n(g.c) + " and num_filter " + n(g.f));
   // Per spatial axis, the 2-D one's (y, x) or the 1-D one's (x).
-  int64_t k[2] = {1, 1}, s[2] = {1, 1}, d[2] = {1, 1}, p[2] = {0, 0}, adj[2] = {0, 0}, in[2] = {g.h, g.w}, out[2] = {1, 1};
+  int64_t k[2] = {1, 1}, s[2] = {1, 1}, d[2] = {1, 1}, p[2] = {0, 0}, pe[2] = {0, 0}, adj[2] = {0, 0},
+          in[2] = {g.h, g.w}, out[2] = {1, 1};
+  // pad_end (ONNX's asymmetric pads): removed from the end of each axis
+  // instead of pad; the kernels take the begin padding as the origin and the
+  // output size, so only the size changes.
+  const std::vector<int64_t> no_pad_end;
+  const auto& pad_end = a.has("pad_end") ? a.get_ints("pad_end") : no_pad_end;
   const auto& target = a.get_ints("target_shape");
   const bool by_target = std::any_of(target.begin(), target.end(), [](int64_t t) { return t != 0; });
   for (std::size_t i = 0; i < nd; ++i) {
@@ -81,12 +88,14 @@ DeconvGeometry deconv_geometry(const Attrs& a, const Shape& data) {
       const int64_t extra = full - target[i];
       adj[ax] = extra % 2;
       p[ax] = (extra + 1) / 2;
+      pe[ax] = p[ax];
     } else {
       p[ax] = at_or(a.get_ints("pad"), i, 0);
+      pe[ax] = at_or(pad_end, i, p[ax]);
       adj[ax] = at_or(a.get_ints("adj"), i, 0);
     }
     if (adj[ax] >= s[ax]) throw Error("adj " + shape_str(a.get_ints("adj")) + " must be smaller than the stride");
-    out[ax] = full - 2 * p[ax] + adj[ax];
+    out[ax] = full - p[ax] - pe[ax] + adj[ax];
     if (out[ax] <= 0) throw Error("padding " + shape_str(a.get_ints("pad")) + " leaves no output pixels");
   }
   g.kh = k[0], g.kw = k[1], g.sh = s[0], g.sw = s[1], g.dh = d[0], g.dw = d[1], g.ph = p[0], g.pw = p[1];
@@ -267,6 +276,8 @@ const OpRegistrar reg([] {
              {"stride", AttrKind::kInts, std::vector<int64_t>{}, "default 1", {}},
              {"dilate", AttrKind::kInts, std::vector<int64_t>{}, "default 1", {}},
              {"pad", AttrKind::kInts, std::vector<int64_t>{}, "removed from each border; default 0", {}},
+             {"pad_end", AttrKind::kInts, std::vector<int64_t>{},
+              "removed from the end of each axis instead of pad (ONNX's asymmetric pads); empty: as pad", {}},
              {"adj", AttrKind::kInts, std::vector<int64_t>{}, "added at the end of each axis; default 0", {}},
              {"target_shape", AttrKind::kInts, std::vector<int64_t>{},
               "output size; when set, pad and adj are computed from it", {}},
@@ -308,6 +319,12 @@ const OpRegistrar reg([] {
       {deconv({4, 4}, 3, {2, 2}, {1, 1}, 3, true), {{1, 3, 5, 4}, {3, 1, 4, 4}}},
       // Columns in several row tiles (more than 1 MiB for the whole image).
       {deconv({4, 4}, 64, {2, 2}, {1, 1}, 1, false), {{1, 2, 20, 17}, {2, 64, 4, 4}, {64}}},
+      // Asymmetric padding (pad_end): more or less removed at the end, with adj; 1-D; depthwise.
+      {with(deconv({3, 3}, 4, {2, 2}, {0, 1}, 1, false), "pad_end", {1, 0}), {{1, 3, 5, 4}, {3, 4, 3, 3}, {4}}},
+      {with(with(deconv({4, 3}, 3, {2, 3}, {2, 0}, 1, true), "pad_end", {0, 2}), "adj", {1, 1}),
+       {{2, 2, 3, 4}, {2, 3, 4, 3}}},
+      {with(deconv({5}, 2, {3}, {0}, 1, false), "pad_end", {3}), {{1, 3, 6}, {3, 2, 5}, {2}}},
+      {with(deconv({3, 3}, 2, {2, 2}, {1, 1}, 2, true), "pad_end", {0, 2}), {{1, 2, 4, 5}, {2, 1, 3, 3}}},
   };
   return d;
 }());

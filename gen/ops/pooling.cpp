@@ -17,8 +17,8 @@ namespace {
 // One output value; the same arithmetic as templates/kernels/pool2d.inc and pool3d.inc.
 float pool_window(const PoolGeometry& g, const float* volume, int64_t oz, int64_t oy, int64_t ox) {
   int64_t z0 = oz * g.sd - g.pd, y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
-  int64_t z1 = std::min(z0 + g.kd, g.d + g.pd), y1 = std::min(y0 + g.kh, g.h + g.ph),
-          x1 = std::min(x0 + g.kw, g.w + g.pw);
+  int64_t z1 = std::min(z0 + g.kd, g.d + g.pd_end), y1 = std::min(y0 + g.kh, g.h + g.ph_end),
+          x1 = std::min(x0 + g.kw, g.w + g.pw_end);
   const int64_t padded_count = (z1 - z0) * (y1 - y0) * (x1 - x0);
   z0 = std::max<int64_t>(z0, 0), y0 = std::max<int64_t>(y0, 0), x0 = std::max<int64_t>(x0, 0);
   z1 = std::min(z1, g.d), y1 = std::min(y1, g.h), x1 = std::min(x1, g.w);
@@ -54,22 +54,25 @@ KernelCall emit_cpp(const EmitContext& ctx) {
   const PoolGeometry g = pool_geometry(ctx.node.attrs, ctx.in_types[0].shape);
   const bool global = ctx.node.attrs.get_bool("global_pool");
   const int64_t planes = g.n * g.c, include_pad = g.count_include_pad ? 1 : 0;
-  if (g.spatial == 3 && !global && !(g.kd == 1 && g.sd == 1 && g.pd == 0)) {
-    const std::vector<int64_t> dims{planes, g.d,  g.h,  g.w,  g.kd, g.kh, g.kw,   g.od,       g.oh,
-                                    g.ow,   g.sd, g.sh, g.sw, g.pd, g.ph, g.pw, g.type, include_pad};
+  if (g.spatial == 3 && !global && !(g.kd == 1 && g.sd == 1 && g.pd == 0 && g.pd_end == 0)) {
+    const std::vector<int64_t> dims{planes, g.d,  g.h,  g.w,  g.kd, g.kh, g.kw,   g.od,        g.oh,     g.ow,  g.sd,
+                                    g.sh,   g.sw, g.pd, g.ph, g.pw, g.type, include_pad, g.pd_end, g.ph_end, g.pw_end};
     return {{"pool3d"}, "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_pool3d(" + ctx.in[0] +
                             ", " + ctx.out[0] + ", geometry, " + ctx.pool + ");\n}"};
   }
   const bool slices = g.spatial == 3 && !global;
   const int64_t p2 = slices ? planes * g.d : planes, h2 = global ? g.d * g.h : g.h, kh2 = global ? g.d * g.kh : g.kh;
-  const std::vector<int64_t> dims{p2, h2, g.w, kh2, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.type, include_pad};
+  const std::vector<int64_t> dims{p2,   h2,   g.w,  kh2, g.kw,        g.oh,     g.ow,
+                                  g.sh, g.sw, g.ph, g.pw,                g.type, include_pad, g.ph_end, g.pw_end};
   return {{"pool2d"}, "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_pool2d(" + ctx.in[0] +
                           ", " + ctx.out[0] + ", geometry, " + ctx.pool + ");\n}"};
 }
 
 Attrs pool(const std::string& type, std::vector<int64_t> kernel, std::vector<int64_t> stride,
-           std::vector<int64_t> pad, const std::string& convention, bool global = false, bool include_pad = true) {
+           std::vector<int64_t> pad, const std::string& convention, bool global = false, bool include_pad = true,
+           std::vector<int64_t> pad_end = {}) {
   Attrs a;
+  if (!pad_end.empty()) a.set("pad_end", std::move(pad_end));
   a.set("pool_type", type);
   a.set("kernel", std::move(kernel));
   a.set("stride", std::move(stride));
@@ -92,6 +95,8 @@ const OpRegistrar reg([] {
               {"valid", "full"}},
              {"stride", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 1", {}},
              {"pad", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 0", {}},
+             {"pad_end", AttrKind::kInts, std::vector<int64_t>{},
+              "padding after each axis' end (ONNX's asymmetric pads); empty: as pad", {}},
              {"count_include_pad", AttrKind::kBool, true, "avg divides by the padded window size", {}},
              {"cudnn_off", AttrKind::kBool, false, "ignored", {}},
              {"layout", AttrKind::kString, std::string("None"), "data layout; None: the kernel's (global: the data's)",
@@ -137,6 +142,17 @@ const OpRegistrar reg([] {
       {pool("avg", {1, 1, 1}, {}, {}, "valid", true), {{2, 3, 3, 4, 5}}},
       {pool("max", {1, 1, 1}, {}, {}, "valid", true), {{1, 2, 4, 5, 9}}},
       {pool("avg", {1, 3, 2}, {1, 2, 2}, {0, 1, 0}, "full"), {{1, 2, 3, 7, 8}}},  // 2-D pooling per depth slice
+      // Asymmetric padding (pad_end): the padded extent counted for avg ends at size + pad_end; the lane
+      // kernels (stride 1 and 2, rows of 16 and more), the per-row path, 1-D and 3-D.
+      {pool("avg", {3, 3}, {2, 2}, {0, 0}, "valid", false, true, {1, 1}), {{1, 2, 7, 8}}},
+      {pool("avg", {3, 3}, {1, 1}, {1, 0}, "valid", false, true, {0, 2}), {{1, 2, 6, 40}}},
+      {pool("avg", {3, 3}, {2, 2}, {2, 0}, "full", false, true, {0, 2}), {{1, 2, 9, 37}}},
+      {pool("avg", {2, 3}, {2, 1}, {0, 1}, "valid", false, false, {1, 1}), {{2, 2, 5, 19}}},
+      {pool("max", {3, 3}, {2, 2}, {0, 1}, "valid", false, true, {1, 2}), {{1, 2, 8, 33}}},
+      {pool("sum", {2, 2}, {1, 1}, {1, 0}, "valid", false, true, {0, 1}), {{1, 1, 4, 5}}},
+      {pool("avg", {4}, {3}, {1}, "valid", false, true, {3}), {{1, 2, 11}}},
+      {pool("avg", {3, 3, 3}, {2, 2, 2}, {0, 1, 0}, "valid", false, true, {2, 0, 1}), {{1, 2, 5, 6, 7}}},
+      {pool("avg", {1, 3, 3}, {1, 1, 2}, {0, 1, 0}, "valid", false, true, {0, 0, 2}), {{1, 2, 2, 5, 9}}},
   };
   return d;
 }());

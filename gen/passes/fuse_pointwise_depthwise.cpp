@@ -44,7 +44,8 @@ bool is_pointwise(const Graph& graph, const Node& node) {
   if (data.size() != 4) return false;
   const ConvGeometry g = conv_geometry(normalize_attrs(find_op(node.op), node.attrs), data);
   if (g.f <= g.c || g.c * g.h * g.w * 4 > kMaxInputBytes) return false;
-  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.groups == 1 &&
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.ph_end == 0 &&
+         g.pw_end == 0 && g.groups == 1 &&
          has_constant_data(graph, node.inputs[1]) && (node.inputs.size() < 3 || graph.is_constant(node.inputs[2]));
 }
 
@@ -52,6 +53,8 @@ bool is_depthwise_of(const Graph& graph, const Node& node, const std::string& va
   if (!is_convolution(node) || node.inputs.size() < 2 || node.inputs[0] != value) return false;
   if (std::count(node.inputs.begin(), node.inputs.end(), value) != 1) return false;
   const ConvGeometry g = conv_geometry(normalize_attrs(find_op(node.op), node.attrs), graph.type(value).shape);
+  // The fused op pads symmetrically (pad alone).
+  if (g.ph_end != g.ph || g.pw_end != g.pw) return false;
   return g.groups == g.c && g.f == g.c && g.kh <= 64 && has_constant_data(graph, node.inputs[1]) &&
          (node.inputs.size() < 3 || graph.is_constant(node.inputs[2]));
 }

@@ -65,7 +65,7 @@ void check(long planes, long h, long w, long kh, long kw, long sh, long sw, long
            long include_pad, bool full) {
   if (kh > h + 2 * ph || kw > w + 2 * pw) return;
   const long oh = out_size(h, kh, ph, sh, full), ow = out_size(w, kw, pw, sw, full);
-  const long g[13] = {planes, h, w, kh, kw, oh, ow, sh, sw, ph, pw, type, include_pad};
+  const long g[15] = {planes, h, w, kh, kw, oh, ow, sh, sw, ph, pw, type, include_pad, ph, pw};
   std::vector<float> x(static_cast<size_t>(planes * h * w));
   for (float& v : x) v = random_value();
   std::vector<float> y(static_cast<size_t>(planes * oh * ow + 1), 777.0f);

@@ -135,6 +135,22 @@ TEST(FusePointwiseDepthwise, LeavesValuesOthersReadAndOtherOps) {
   EXPECT_FALSE(fuse_pointwise_depthwise(dense));
 }
 
+TEST(FusePointwiseDepthwise, LeavesAsymmetricPadding) {
+  // The fused op pads symmetrically: a depthwise convolution with pad_end
+  // (ONNX's asymmetric pads), or a 1x1 one padded at the end, stays apart.
+  Graph depthwise = chain({});
+  depthwise.nodes[2].attrs.set("pad_end", std::vector<int64_t>{2, 1});
+  depthwise = prepared(depthwise);
+  EXPECT_FALSE(fuse_pointwise_depthwise(depthwise));
+
+  Graph pointwise = chain({});
+  pointwise.nodes[0].attrs.set("pad", std::vector<int64_t>{0, 0});
+  pointwise.nodes[0].attrs.set("pad_end", std::vector<int64_t>{1, 0});
+  pointwise.nodes[2].attrs.set("pad", std::vector<int64_t>{1, 1});
+  pointwise = prepared(pointwise);
+  EXPECT_FALSE(fuse_pointwise_depthwise(pointwise));
+}
+
 TEST(FusePointwiseDepthwise, RunsInThePipelineAfterFoldingAndBeforeSchedule) {
   const std::vector<std::string> names = pass_names();
   const auto at = [&](const char* pass) { return std::find(names.begin(), names.end(), pass) - names.begin(); };

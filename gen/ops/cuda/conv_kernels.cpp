@@ -32,7 +32,8 @@ enum class Path { kDepthwise, kDense, kDirect1x1, kImplicit, kDirect3d };
 Path path_of(const ConvGeometry& g) {
   if (g.spatial == 3) return Path::kDirect3d;
   if (g.groups == g.c && g.f == g.c && g.groups > 1) return Path::kDepthwise;
-  const bool one_by_one = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+  const bool one_by_one = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
+                          g.ph_end == 0 && g.pw_end == 0;
   if (one_by_one && g.groups == 1 && g.h == 1 && g.w == 1) return Path::kDense;
   if (one_by_one && g.n == 1) return Path::kDirect1x1;
   return Path::kImplicit;

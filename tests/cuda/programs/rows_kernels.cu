@@ -275,8 +275,8 @@ void test_pool() {
           want[(p * oh + oy) * ow + ox] = acc;
         }
     Device dx(x), dy(k.n * k.c * oh * ow);
-    CHECK_CUDA(hg_pool2d(0, dx.p, dy.p, k.n * k.c, k.h, k.w, kh, kw, oh, ow, sh, sw, ph, pw, k.type, k.include_pad,
-                         k.global));
+    CHECK_CUDA(hg_pool2d(0, dx.p, dy.p, k.n * k.c, k.h, k.w, kh, kw, oh, ow, sh, sw, ph, pw, ph, pw, k.type,
+                         k.include_pad, k.global));
     compare("pool", index++, dy.get(), want);
   }
 }

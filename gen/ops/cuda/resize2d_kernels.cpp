@@ -1,0 +1,26 @@
+// CUDA kernel of Resize2D (templates/cuda/kernels/resize2d.inc): one thread
+// per output value computes its source pixels with the float operations the
+// C++ backend's tables were made with (gen/ops/resize2d.cpp).
+#include <string>
+
+#include "ops/op.h"
+#include "ops/op_util.h"
+#include "ops/resize2d.h"
+
+namespace hybgen {
+namespace {
+
+std::string n(int64_t v) { return std::to_string(v); }
+
+KernelCall emit_resize2d(const EmitContext& ctx) {
+  const Resize2DParams p = resize2d_params(ctx.node.attrs, ctx.in_types[0].shape);
+  return {{"resize2d"}, "HG_CHECK(hg_resize2d(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                            n(p.planes) + ", " + n(p.ih) + ", " + n(p.iw) + ", " + n(p.oh) + ", " + n(p.ow) + ", " +
+                            cpp_float(p.scale_h) + ", " + cpp_float(p.scale_w) + ", " +
+                            (p.linear ? "true" : "false") + ", " + n(p.transform) + ", " + n(p.rounding) + "));"};
+}
+
+const CudaKernelRegistrar reg("Resize2D", CudaOpKernel{emit_resize2d, nullptr});
+
+}  // namespace
+}  // namespace hybgen
