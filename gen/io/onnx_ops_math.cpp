@@ -64,6 +64,10 @@ const int simple_regs = [] {
   simple("Sinh", "sinh");
   simple("Cosh", "cosh");
   simple("Asinh", "arcsinh");
+  simple("Asin", "arcsin");
+  simple("Acos", "arccos");
+  simple("Acosh", "arccosh");
+  simple("Atanh", "arctanh");
   return 0;
 }();
 
