@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "io/npy.h"
+#include "run_command.h"
 #include "io/onnx_model.h"
 #include "ir/error.h"
 #include "targets/target.h"
@@ -225,6 +226,21 @@ TEST(OnnxExportedErrors, SymbolicBatchWithoutShapeIsNamed) {
     EXPECT_NE(what.find("input"), std::string::npos) << what;
     EXPECT_NE(what.find("batch"), std::string::npos) << what;
   }
+}
+
+// The same through the command line a user types, with --shape for the
+// symbolic batch and PyTorch's arrays as the input and the expected output.
+TEST(OnnxExportedCli, VerifyWithShapeMatchesPyTorch) {
+  using testing::quoted;
+  const std::string verify = quoted(HYBGEN_BINARY) + " verify " + quoted(kData + "lenet5.onnx") +
+                             " --input input=" + quoted(kData + "lenet5-input.npy") + " --expected output=" +
+                             quoted(kData + "lenet5-output.npy") + " --tolerance 1e-4 --target generic";
+  const auto ok = testing::run_command(verify + " --shape input=2,1,28,28");
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("expected"), std::string::npos) << ok.output;
+  const auto open = testing::run_command(verify);
+  EXPECT_NE(open.exit_code, 0) << open.output;
+  EXPECT_NE(open.output.find("batch"), std::string::npos) << open.output;
 }
 
 // An exported model with ops hybgen does not know (here two of LeNet's nodes
