@@ -2,6 +2,7 @@
 """hybgen's generated code against the runtimes people use, same model, same input, one thread.
 
     python3.11 bench/peers/bench_peers.py [--models seed_mlp_b1,seed_mlp_b64,lenet,resnet18_v1,mobilenet_v2,transformer_encoder]
+                                          [--onnx [NAME=]MODEL.onnx ...] [--shape INPUT=D1,D2,... ...]
                                           [--rounds 5] [--runs 30] [--warmup 10] [--build build-peers]
                                           [--no-torch] [--no-install] [--cpu N] [--out build-peers/peers.json]
 
@@ -22,6 +23,15 @@ For each model it
                           graph optimizations ALL, IOBinding (peer_runner.py)
        torch_eager,       PyTorch on the onnx2torch module: eager (inference_mode) and
        torchscript        trace + freeze + optimize_for_inference; set_num_threads(1)
+A model the user gives as an ONNX file (--onnx NAME=MODEL.onnx, or an entry of
+--models ending in .onnx) is timed as it is: `hybgen bench MODEL.onnx` on the
+code generated from that file, and ONNX Runtime (and PyTorch through
+onnx2torch) on that very file, external data and all; step 1 is skipped, step 2
+compares ONNX Runtime's output with the generated code's, and the hybgen eager
+runtime, which runs Gluon-style models only, is left out. --shape INPUT=D1,...
+gives inputs whose dims the file leaves symbolic (a dynamic batch), to hybgen
+and the peers alike. With --onnx and no --models, only the ONNX files run.
+
 Every runner gets the same input values (those `hybgen bench` uses:
 ((k * 37 + i) % 101) / 50 - 1 for element k of input i) and the same
 environment: OMP/MKL/OPENBLAS_NUM_THREADS=1, OPENBLAS_CORETYPE, fixed glibc
@@ -305,6 +315,8 @@ def time_runner(runner: str, ctx: dict, args) -> dict[str, dict]:
                                       "max_us": float(m.group(3))}
         return res
     cmd = [sys.executable, HERE / "peer_runner.py", runner, ctx["onnx"], "--runs", runs, "--warmup", warmup]
+    for text in ctx.get("shapes", []):
+        cmd += ["--shape", text]
     for name, path in ctx["expected"].items():
         cmd += ["--expected", f"{name}={path}"]
     out = run(cmd, args.timeout, args.cpu)
@@ -365,10 +377,76 @@ def prepare_model(name: str, args, tools: dict, work: Path) -> dict:
             log(f"  conversion check FAILED:\n{r['text']}")
         stem = Path(ctx["onnx"]).stem
         for o in model["outputs"]:
-            ctx["expected"][o] = str(work / f"{stem}.y.{o}.npy")
+            ctx["expected"][o] = str(work / f"{stem}.y.{to_onnx_file_part(o)}.npy")
     except ImportError as e:
         ctx["check"] = {"ok": None, "note": f"onnxruntime not installed: {e}"}
     return ctx
+
+
+def onnx_weight_bytes(path: Path) -> int:
+    """The bytes of an ONNX file's initializers: the file itself and its external data files."""
+    import onnx
+
+    m = onnx.load(str(path), load_external_data=False)
+    total = path.stat().st_size
+    locations = {e.value for t in m.graph.initializer for e in t.external_data if e.key == "location"}
+    for loc in locations:
+        f = path.parent / loc
+        if f.is_file():
+            total += f.stat().st_size
+    return total
+
+
+def prepare_onnx_model(name: str, path: str, args, tools: dict, work: Path) -> dict:
+    """A model given as an ONNX file: every runner takes that file as it is. Returns its context."""
+    sys.path.insert(0, str(HERE))
+    onnx_path = Path(path).resolve()
+    if not onnx_path.is_file():
+        raise RunFailed(f"{path}: no such file")
+    ctx = {"name": name, "hybgen": tools["hybgen"], "export_zoo": None, "json": str(onnx_path),
+           "onnx": str(onnx_path), "expected": {}, "peer_skip": None, "check": None, "export_s": 0.0,
+           "shapes": [], "hybgen_flags": [], "onnx_file": True}
+    try:
+        import onnx
+        import to_onnx
+        from peer_runner import bench_input, onnx_io, parse_shapes
+    except ImportError as e:
+        raise RunFailed(f"numpy and onnx are needed to read an ONNX file's inputs: {e}")
+    m = onnx.load(str(onnx_path), load_external_data=False)
+    initializers = {t.name for t in m.graph.initializer}
+    input_names = {i.name for i in m.graph.input if i.name not in initializers}
+    # --shape applies to the files that have that input (several files may be given).
+    ctx["shapes"] = [text for text in args.shape if text.partition("=")[0] in input_names]
+    ctx["hybgen_flags"] = [f for text in ctx["shapes"] for f in ("--shape", text)]
+    if onnx_weight_bytes(onnx_path) > LARGE_WEIGHTS_BYTES:
+        ctx["hybgen_flags"].append("--external-weights")
+        log("  weights over 256 MiB: hybgen verify and bench with --external-weights")
+    try:
+        inputs, _ = onnx_io(str(onnx_path), parse_shapes(ctx["shapes"]))
+    except SystemExit as e:  # a symbolic dim without --shape: onnx_io says which
+        raise RunFailed(str(e))
+    ctx["inputs"] = dict(inputs)
+    try:
+        feeds = {n: bench_input(s, i) for i, (n, s) in enumerate(inputs)}
+        outs = to_onnx.run_onnxruntime(str(onnx_path), feeds)
+    except ImportError as e:
+        ctx["check"] = {"ok": None, "note": f"onnxruntime not installed: {e}"}
+        return ctx
+    r = to_onnx.verify_expected(tools["hybgen"], str(onnx_path), feeds, outs, work / to_onnx_file_part(name),
+                                args.tolerance,
+                                quiet=True, hybgen_flags=ctx["hybgen_flags"])
+    ctx["check"] = {"ok": r["ok"], "max_rel_err": r["outputs"]}
+    if not r["ok"]:
+        ctx["check"]["verify_output"] = r["text"][-2000:]
+        log(f"  ONNX Runtime vs generated code FAILED:\n{r['text']}")
+    for o in outs:
+        ctx["expected"][o] = str(work / f"{to_onnx_file_part(name)}.y.{to_onnx_file_part(o)}.npy")
+    return ctx
+
+
+def to_onnx_file_part(name: str) -> str:
+    """How to_onnx.verify_expected spells an output name in a file name."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
 
 
 def summarize(samples: list[dict]) -> dict:
@@ -387,6 +465,26 @@ def summarize(samples: list[dict]) -> dict:
     return out
 
 
+def model_list(args) -> list[tuple[str, str | None]]:
+    """(name, ONNX file or None) of every model to run: --models, then --onnx."""
+    models = args.models if args.models is not None else ("" if args.onnx else DEFAULT_MODELS)
+    items = [(m.strip(), False) for m in models.split(",") if m.strip()] + [(m, True) for m in args.onnx]
+    out = []
+    for item, from_onnx_flag in items:
+        name, path = None, None
+        if item.endswith(".onnx"):
+            head, sep, tail = item.partition("=")
+            name, path = (head, tail) if sep and tail.endswith(".onnx") else (Path(item).stem, item)
+        elif from_onnx_flag:
+            sys.exit(f"bench_peers: --onnx {item!r} must look like [NAME=]MODEL.onnx")
+        else:
+            name = item
+        if not name or any(n == name for n, _ in out):
+            sys.exit(f"bench_peers: two models are called {name!r}: name them with --onnx NAME=MODEL.onnx")
+        out.append((name, path))
+    return out
+
+
 def fmt_us(us: float | None) -> str:
     if us is None:
         return "-"
@@ -397,8 +495,14 @@ def main(argv=None) -> int:
     global _CORETYPE
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    ap.add_argument("--models", default=DEFAULT_MODELS,
-                    help="comma-separated: seed_mlp_bN, a zoo model (export_zoo --list), or ZOO_bN for batch N")
+    ap.add_argument("--models", default=None,
+                    help="comma-separated: seed_mlp_bN, a zoo model (export_zoo --list), ZOO_bN for batch N, or "
+                         "a file MODEL.onnx (default: " + DEFAULT_MODELS + "; none when --onnx is given)")
+    ap.add_argument("--onnx", action="append", default=[], metavar="[NAME=]MODEL.onnx",
+                    help="time this ONNX file as it is: hybgen on the code generated from it, the peers on the file "
+                         "(repeatable; NAME defaults to the file's stem)")
+    ap.add_argument("--shape", action="append", default=[], metavar="INPUT=D1,D2,...",
+                    help="shape of an ONNX file's input whose dims are symbolic, for hybgen and the peers (repeatable)")
     ap.add_argument("--rounds", type=int, default=5, help="fresh processes per runner, alternating (default 5)")
     ap.add_argument("--runs", type=int, default=30, help="timed calls per process (default 30)")
     ap.add_argument("--warmup", type=int, default=10, help="untimed calls first (default 10)")
@@ -463,14 +567,18 @@ def main(argv=None) -> int:
     log()
 
     out_path = Path(args.out) if args.out else DEFAULT_BUILD / "peers.json"
-    for name in [m.strip() for m in args.models.split(",") if m.strip()]:
-        log(f"== {name}")
+    for name, onnx_file in model_list(args):
+        log(f"== {name}" + (f" ({onnx_file})" if onnx_file else ""))
         entry = {"load_at_start": os.getloadavg()[0]}
         result["models"][name] = entry
         try:
-            ctx = prepare_model(name, args, tools, work)
+            if onnx_file:
+                entry["onnx_file"] = str(Path(onnx_file).resolve())
+                ctx = prepare_onnx_model(name, onnx_file, args, tools, work)
+            else:
+                ctx = prepare_model(name, args, tools, work)
         except RunFailed as e:
-            log(f"  export failed: {e}")
+            log(f"  {'reading the ONNX file' if onnx_file else 'export'} failed: {e}")
             entry["error"] = str(e)
             continue
         ctx["runs"] = args.runs
@@ -478,10 +586,14 @@ def main(argv=None) -> int:
         entry["check"] = ctx["check"]
         if ctx["check"]:
             errs = ", ".join(f"{k} {e:.2g}" for k, e in ctx["check"].get("max_rel_err", {}).items())
-            log(f"  ONNX conversion vs hybgen generated code: {'OK' if ctx['check']['ok'] else 'FAIL'} "
+            what = "ONNX Runtime on the file" if onnx_file else "ONNX conversion"
+            log(f"  {what} vs hybgen generated code: {'OK' if ctx['check']['ok'] else 'FAIL'} "
                 f"(max rel err {errs or '?'}, tolerance {args.tolerance:g})")
         model_runners = []
         for r in runners:
+            if r == "hybgen_in_process" and onnx_file:
+                log("  hybgen eager/hybridized skipped: they run Gluon-style models, not ONNX files")
+                continue
             if r in PEERS and (skip.get(r) or ctx["peer_skip"]):
                 entry.setdefault("skipped", {})[r] = skip.get(r) or ctx["peer_skip"]
                 continue

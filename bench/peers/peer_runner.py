@@ -2,6 +2,7 @@
 """Time one peer runtime on one ONNX model, in this (fresh) process.
 
     peer_runner.py RUNNER MODEL.onnx [--runs N] [--warmup W] [--expected NAME=y.npy ...]
+                   [--shape NAME=D1,D2,... ...]
 
 RUNNER is one of
   onnxruntime   ONNX Runtime, CPU provider: intra_op_num_threads=1,
@@ -20,6 +21,10 @@ median / max microseconds, the Python timer's own cost (timer_us, the median of
 an empty timed call), for onnxruntime the cost of the same call on a graph that
 only copies the input (call_floor_us), versions, and with --expected the largest error
 relative to the largest magnitude of each expected output.
+
+--shape gives the shape of an input whose dimensions the model leaves
+symbolic (a dynamic batch), as `hybgen --shape` does. Outputs with symbolic
+dimensions are bound after a first call has shown their shape.
 
 bench_peers.py starts one of these per runner and round; run it alone to
 debug one peer. Thread pools are set here; OMP_NUM_THREADS, MKL_NUM_THREADS
@@ -40,7 +45,24 @@ def bench_input(shape, index: int) -> np.ndarray:
     return (((k * 37 + index) % 101).astype(np.float32) / np.float32(50.0) - np.float32(1.0)).reshape(shape)
 
 
-def onnx_io(path: str):
+def parse_shapes(texts: list[str]) -> dict[str, list[int]]:
+    """NAME=D1,D2,... (as `hybgen --shape`) -> {NAME: [D1, D2, ...]}."""
+    shapes = {}
+    for text in texts:
+        name, sep, dims = text.partition("=")
+        try:
+            shape = [int(d) for d in dims.split(",")]
+        except ValueError:
+            shape = []
+        if not sep or not name or not shape or min(shape) <= 0:
+            raise SystemExit(f"--shape {text!r} must look like NAME=D1,D2,... (e.g. input=1,3,224,224)")
+        shapes[name] = shape
+    return shapes
+
+
+def onnx_io(path: str, shapes: dict[str, list[int]] | None = None):
+    """([(input, shape)], [(output, shape)]) of the model's runtime inputs and outputs: `shapes`
+    gives inputs whose dims the model leaves symbolic; an output's unknown dim is 0."""
     import onnx
 
     m = onnx.load(path, load_external_data=False)
@@ -49,7 +71,20 @@ def onnx_io(path: str):
     def dims(vi):
         return [d.dim_value for d in vi.type.tensor_type.shape.dim]
 
-    inputs = [(i.name, dims(i)) for i in m.graph.input if i.name not in init]
+    shapes = shapes or {}
+    inputs = []
+    for i in m.graph.input:
+        if i.name in init:
+            continue
+        shape = shapes.get(i.name, dims(i) if i.type.tensor_type.HasField("shape") else None)
+        if shape is None or any(d <= 0 for d in shape):
+            raise SystemExit(f"{path}: input {i.name!r} has dimensions the model leaves open "
+                             f"({[d.dim_value or d.dim_param or '?' for d in i.type.tensor_type.shape.dim]}): "
+                             f"give them with --shape {i.name}=D1,D2,...")
+        inputs.append((i.name, shape))
+    unknown = set(shapes) - {n for n, _ in inputs}
+    if unknown:
+        raise SystemExit(f"{path}: --shape names no input of the model: {', '.join(sorted(unknown))}")
     outputs = [(o.name, dims(o)) for o in m.graph.output]
     return inputs, outputs
 
@@ -78,6 +113,9 @@ def runner_onnxruntime(path, feeds, outputs):
     binding = sess.io_binding()
     for name, x in feeds.items():
         binding.bind_ortvalue_input(name, ort.OrtValue.ortvalue_from_numpy(x))
+    if any(d <= 0 for _, shape in outputs for d in shape):  # symbolic output dims: ask a first call
+        first = sess.run([n for n, _ in outputs], feeds)
+        outputs = [(n, list(y.shape)) for (n, _), y in zip(outputs, first)]
     results = {}
     for name, shape in outputs:
         results[name] = np.empty(shape, np.float32)
@@ -158,9 +196,11 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--expected", action="append", default=[], metavar="NAME=y.npy")
+    ap.add_argument("--shape", action="append", default=[], metavar="NAME=D1,D2,...",
+                    help="shape of an input with symbolic dims (repeatable)")
     args = ap.parse_args(argv)
 
-    inputs, outputs = onnx_io(args.model)
+    inputs, outputs = onnx_io(args.model, parse_shapes(args.shape))
     feeds = {name: bench_input(shape, i) for i, (name, shape) in enumerate(inputs)}
     t_setup = time.perf_counter()
     so = None

@@ -1018,15 +1018,28 @@ def check(model_json: str, onnx_path: str, weights: str | None = None, hybgen: s
         if feeds[i["name"]] is None:
             feeds[i["name"]] = rng.standard_normal(i["shape"]).astype(np.float32)
     outs = run_onnxruntime(onnx_path, feeds)
-    cmd = [hybgen, "verify", model_json, "--tolerance", repr(tolerance)] + list(hybgen_flags or [])
-    if weights:
-        cmd += ["--weights", str(weights)]
+    return verify_expected(hybgen, model_json, feeds, outs, folder / stem, tolerance, quiet,
+                           (["--weights", str(weights)] if weights else []) + list(hybgen_flags or []))
+
+
+def verify_expected(hybgen: str, model: str, feeds: dict[str, np.ndarray], outs: dict[str, np.ndarray],
+                    prefix: Path, tolerance: float = 1e-4, quiet: bool = False,
+                    hybgen_flags: list[str] | None = None) -> dict:
+    """`hybgen verify MODEL --input ... --expected ...` with the inputs `feeds` and the outputs `outs`
+    another runtime computed, saved as PREFIX.x.NAME.npy / PREFIX.y.NAME.npy. MODEL is anything
+    hybgen reads (model.json, an MXNet symbol file, model.onnx).
+
+    Returns {"ok": bool, "outputs": {name: max_rel_err}, "text": verify's output}."""
+    def file_part(name: str) -> str:  # output names may hold '/' or ':' (ONNX)
+        return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+
+    cmd = [hybgen, "verify", str(model), "--tolerance", repr(tolerance)] + list(hybgen_flags or [])
     for name, x in feeds.items():
-        p = folder / f"{stem}.x.{name}.npy"
+        p = Path(f"{prefix}.x.{file_part(name)}.npy")
         np.save(p, x)
         cmd += ["--input", f"{name}={p}"]
     for name, y in outs.items():
-        p = folder / f"{stem}.y.{name}.npy"
+        p = Path(f"{prefix}.y.{file_part(name)}.npy")
         np.save(p, np.asarray(y, dtype=np.float32, order="C"))  # ascontiguousarray would make 0-d 1-d
         cmd += ["--expected", f"{name}={p}"]
     r = subprocess.run(cmd, capture_output=True, text=True)
