@@ -6,7 +6,8 @@
 // Error from the import is a refusal, counted and listed, not a failure. The
 // imported tests are generated as ONE graph (each test an independent
 // subgraph under its own prefix, as the registry test does with op examples),
-// so a target costs one compiler run; a build that fails is split in halves
+// so a target costs one compiler run (the reference interpreter runs each
+// test first, against the same outputs); a build that fails is split in halves
 // until the tests that break it are found. Outputs are compared as ONNX's
 // backend runner does (numpy's assert_allclose: rtol 1e-3, atol 1e-7, NaN
 // equal to NaN). A test that imports and then differs fails the suite, and
@@ -45,6 +46,8 @@
 #include "ir/error.h"
 #include "ir/graph.h"
 #include "pipeline.h"
+#include "runtime-lite/interpreter.h"
+#include "runtime-lite/tensor.h"
 #include "targets/target.h"
 #include "verify/verify.h"
 
@@ -128,6 +131,28 @@ std::string tested_op(const std::string& test, const onnx::GraphProto& g) {
 std::string read_text(const std::string& path) {
   const std::vector<uint8_t> bytes = read_file_bytes(path);
   return std::string(bytes.begin(), bytes.end());
+}
+
+// The first element where `actual` is not close to `expected` as numpy's
+// assert_allclose sees it (|a - e| <= atol + rtol |e|; NaN equals NaN,
+// infinities equal only themselves); "" when all are.
+std::string compare(const std::vector<float>& actual, const NpyArray& expected) {
+  if (actual.size() != expected.data.size())
+    return std::to_string(actual.size()) + " values, expected " + std::to_string(expected.data.size());
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    const double a = actual[i], e = expected.data[i];
+    bool ok;
+    if (std::isnan(e) || std::isnan(a)) ok = std::isnan(e) && std::isnan(a);
+    else if (std::isinf(e) || std::isinf(a)) ok = a == e;
+    else ok = std::fabs(a - e) <= kAtol + kRtol * std::fabs(e);
+    if (!ok && bad++ == 0) first = i;
+  }
+  if (bad == 0) return "";
+  std::ostringstream s;
+  s << bad << " of " << actual.size() << " values differ; first at " << first << ": " << actual[first] << ", expected "
+    << expected.data[first];
+  return s.str();
 }
 
 // Reads, checks and imports one test (status kUnsupported, kRefused, kFailed or kImported).
@@ -257,6 +282,20 @@ NodeTest load_test(const std::string& root, const std::string& name) {
   } catch (const std::exception& e) {
     return fail(std::string("generation failed: ") + e.what());
   }
+  // The reference interpreter (what eager code runs) first: cheap, and a
+  // test that fails there costs the merged build nothing.
+  try {
+    Interpreter interpreter(t.graph);
+    std::map<std::string, Tensor> inputs;
+    for (const auto& [in, array] : t.inputs) inputs[in] = Tensor::from_vector(array.shape, array.data);
+    const std::vector<Tensor> outputs = interpreter.run(inputs);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const std::string diff = compare(outputs[i].to_vector(), t.expected[i]);
+      if (!diff.empty()) return fail("the reference interpreter's output " + std::to_string(i) + ": " + diff);
+    }
+  } catch (const std::exception& e) {
+    return fail(std::string("the reference interpreter failed: ") + e.what());
+  }
   return t;
 }
 
@@ -295,28 +334,6 @@ void add_prefixed(const Graph& graph, const std::string& prefix, Graph* into) {
 }
 
 std::string prefix_of(std::size_t index) { return "t" + std::to_string(index) + "/"; }
-
-// The first element where `actual` is not close to `expected` as numpy's
-// assert_allclose sees it (|a - e| <= atol + rtol |e|; NaN equals NaN,
-// infinities equal only themselves); "" when all are.
-std::string compare(const std::vector<float>& actual, const NpyArray& expected) {
-  if (actual.size() != expected.data.size())
-    return std::to_string(actual.size()) + " values, expected " + std::to_string(expected.data.size());
-  std::size_t bad = 0, first = 0;
-  for (std::size_t i = 0; i < actual.size(); ++i) {
-    const double a = actual[i], e = expected.data[i];
-    bool ok;
-    if (std::isnan(e) || std::isnan(a)) ok = std::isnan(e) && std::isnan(a);
-    else if (std::isinf(e) || std::isinf(a)) ok = a == e;
-    else ok = std::fabs(a - e) <= kAtol + kRtol * std::fabs(e);
-    if (!ok && bad++ == 0) first = i;
-  }
-  if (bad == 0) return "";
-  std::ostringstream s;
-  s << bad << " of " << actual.size() << " values differ; first at " << first << ": " << actual[first] << ", expected "
-    << expected.data[first];
-  return s.str();
-}
 
 std::vector<float> read_floats(const std::string& path) {
   const std::vector<uint8_t> bytes = read_file_bytes(path);
