@@ -7,8 +7,9 @@
 // imported tests are generated as ONE graph (each test an independent
 // subgraph under its own prefix, as the registry test does with op examples),
 // so a target costs one compiler run (the reference interpreter runs each
-// test first, against the same outputs); a build that fails is split in halves
-// until the tests that break it are found. Outputs are compared as ONNX's
+// test first, against the same outputs); the tests a compiler error names
+// fail, the rest build again, and a build or run that fails otherwise is
+// split in halves until the tests that break it are found. Outputs are compared as ONNX's
 // backend runner does (numpy's assert_allclose: rtol 1e-3, atol 1e-7, NaN
 // equal to NaN). A test that imports and then differs fails the suite, and
 // so does one listed in node_tests_expected.txt that no longer passes.
@@ -100,6 +101,7 @@ enum class Status {
 struct NodeTest {
   std::string name;  // the folder: "test_relu"
   std::string op;    // the op it tests (docs' table)
+  std::set<std::string> ops;  // every op type of its model
   std::string dir;
   Status status = Status::kImported;
   std::string reason;  // unsupported ops, the refusal or the failure
@@ -109,21 +111,23 @@ struct NodeTest {
   bool folded = false;                     // every input became a constant at import
 };
 
-// The op a test is about: the only op type of its model, else the op whose
-// name (lower case, no underscores) the test's name starts with, longest
-// first (test_layer_normalization_2d_axis0_expanded: LayerNormalization).
-std::string tested_op(const std::string& test, const onnx::GraphProto& g) {
-  std::set<std::string> ops;
-  for (const auto& n : g.node()) ops.insert((n.domain().empty() || n.domain() == "ai.onnx" ? "" : n.domain() + ".") + n.op_type());
+// The op a test is about (docs' table): the only op type of its model, else
+// the op type (of any test's model: `known`) whose name, lower case without
+// underscores, the test's name starts with, longest first
+// (test_layer_normalization_2d_axis0_expanded: LayerNormalization).
+std::string tested_op(const std::string& test, const std::set<std::string>& ops, const std::set<std::string>& known) {
   if (ops.size() == 1) return *ops.begin();
-  std::string flat;
-  for (char c : test.substr(5))
-    if (c != '_') flat += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto flat = [](const std::string& name) {
+    std::string out;
+    for (char c : name)
+      if (c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const std::string name = flat(test.substr(5));
   std::string best;
-  for (const std::string& op : ops) {
-    std::string lower;
-    for (char c : op) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (flat.compare(0, lower.size(), lower) == 0 && lower.size() > best.size()) best = op;
+  for (const std::string& op : known) {
+    const std::string lower = flat(op.substr(op.rfind('.') + 1));
+    if (name.compare(0, lower.size(), lower) == 0 && lower.size() > flat(best).size()) best = op;
   }
   return best.empty() ? (ops.empty() ? "?" : *ops.begin()) : best;
 }
@@ -176,7 +180,8 @@ NodeTest load_test(const std::string& root, const std::string& name) {
     return t;
   }
   onnx::GraphProto& g = *model.mutable_graph();
-  t.op = tested_op(name, g);
+  for (const auto& n : g.node())
+    t.ops.insert((n.domain().empty() || n.domain() == "ai.onnx" ? "" : n.domain() + ".") + n.op_type());
 
   std::set<std::string> missing;
   for (const auto& n : g.node()) {
@@ -227,6 +232,12 @@ NodeTest load_test(const std::string& root, const std::string& name) {
     onnx::TensorProto tensor;
     if (!tensor.ParseFromString(read_text(path))) return refuse("input_" + std::to_string(i) + ".pb is not a TensorProto");
     tensor.set_name(inputs[i]->name());
+    // ONNX 1.12's data stores BFLOAT16 inputs as UINT16 (the same bits).
+    const int32_t declared = inputs[i]->type().tensor_type().elem_type();
+    if (declared == onnx_dtype::kBfloat16 && tensor.data_type() == onnx_dtype::kUint16) tensor.set_data_type(declared);
+    if (declared != 0 && tensor.data_type() != declared)
+      return refuse("input " + std::to_string(i) + "'s data is " + onnx_dtype_name(tensor.data_type()) +
+                    ", the model declares " + onnx_dtype_name(declared));
     constants.push_back(std::move(tensor));
   }
   for (auto& c : constants) *g.add_initializer() = std::move(c);
@@ -311,6 +322,9 @@ const std::vector<NodeTest>& all_tests(const std::string& root) {
     std::vector<NodeTest> loaded;
     for (const std::string& name : names)
       if (only.empty() || only.count(name)) loaded.push_back(load_test(root, name));
+    std::set<std::string> known;
+    for (const NodeTest& t : loaded) known.insert(t.ops.begin(), t.ops.end());
+    for (NodeTest& t : loaded) t.op = tested_op(t.name, t.ops, known);
     return loaded;
   }();
   return tests;
@@ -371,6 +385,30 @@ void run_group(const std::vector<NodeTest>& tests, const std::vector<std::size_t
     if (group.size() == 1) {
       (*failures)[group[0]] = std::string("build or run failed: ") + e.what();
       return;
+    }
+    // A compiler's errors name the generated variables, which start with
+    // their test's prefix ("t12_..."): those tests fail, the others build again.
+    const std::string what = e.what();
+    std::set<std::size_t> named;
+    const std::set<std::size_t> members(group.begin(), group.end());
+    for (std::size_t at = what.find("error: "); at != std::string::npos; at = what.find("error: ", at + 1)) {
+      const std::string line = what.substr(at, what.find('\n', at) - at);
+      for (std::size_t p = line.find('t'); p != std::string::npos; p = line.find('t', p + 1)) {
+        if (p > 0 && (std::isalnum(static_cast<unsigned char>(line[p - 1])) || line[p - 1] == '_')) continue;
+        std::size_t end = p + 1;
+        while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) ++end;
+        if (end == p + 1 || end >= line.size() || line[end] != '_') continue;
+        const std::size_t index = std::stoul(line.substr(p + 1, end - p - 1));
+        if (members.count(index)) named.insert(index);
+      }
+    }
+    if (!named.empty()) {
+      std::vector<std::size_t> rest;
+      for (std::size_t i : group) {
+        if (named.count(i)) (*failures)[i] = "the generated code did not compile: " + what.substr(0, 2000);
+        else rest.push_back(i);
+      }
+      return run_group(tests, rest, target, failures, builds);
     }
     const auto half = group.begin() + static_cast<std::ptrdiff_t>(group.size() / 2);
     run_group(tests, std::vector<std::size_t>(group.begin(), half), target, failures, builds);
