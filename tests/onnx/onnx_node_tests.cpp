@@ -405,8 +405,17 @@ void run_group(const std::vector<NodeTest>& tests, const std::vector<std::size_t
     if (!named.empty()) {
       std::vector<std::size_t> rest;
       for (std::size_t i : group) {
-        if (named.count(i)) (*failures)[i] = "the generated code did not compile: " + what.substr(0, 2000);
-        else rest.push_back(i);
+        if (!named.count(i)) {
+          rest.push_back(i);
+          continue;
+        }
+        std::string lines;  // the compiler's errors about this test
+        for (std::size_t at = what.find("error: "); at != std::string::npos; at = what.find("error: ", at + 1)) {
+          const std::string line = what.substr(at, what.find('\n', at) - at);
+          if (line.find(prefix_of(i).substr(0, prefix_of(i).size() - 1) + "_") != std::string::npos)
+            lines += "\n  " + line;
+        }
+        (*failures)[i] = "the generated code did not compile:" + lines;
       }
       return run_group(tests, rest, target, failures, builds);
     }
