@@ -17,7 +17,10 @@
 // Inputs of other dtypes than float32 (shapes, indices, axes: hybgen compiles
 // for fixed shapes and takes float32 at run time) become initializers holding
 // the test's values, so the importer folds them as it folds a model's own
-// constants. Outputs of other dtypes than float32 are the importer's to refuse.
+// constants; so does a float32 input the import refuses to take at run time
+// (Resize's scales, Pad's constant_value: parameters a real model holds as
+// initializers). Outputs of other dtypes than float32 are the importer's to
+// refuse.
 //
 //   HYBGEN_ONNX_NODE_TESTS=DIR      the node tests' folder (default: Debian's)
 //   HYBGEN_ONNX_NODE_ONLY=a,b       only these tests (test_relu,test_conv...)
@@ -109,6 +112,7 @@ struct NodeTest {
   std::map<std::string, NpyArray> inputs;  // float32 runtime inputs by graph input name
   std::vector<NpyArray> expected;          // per graph output
   bool folded = false;                     // every input became a constant at import
+  std::vector<std::string> constant_parameters;  // float32 inputs made initializers for the import
 };
 
 // The op a test is about (docs' table): the only op type of its model, else
@@ -241,7 +245,6 @@ NodeTest load_test(const std::string& root, const std::string& name) {
     constants.push_back(std::move(tensor));
   }
   for (auto& c : constants) *g.add_initializer() = std::move(c);
-  t.folded = t.inputs.empty();
 
   std::vector<int32_t> output_dtypes;
   for (int i = 0; i < g.output_size(); ++i) {
@@ -256,10 +259,41 @@ NodeTest load_test(const std::string& root, const std::string& name) {
     t.expected.push_back(NpyArray{values.shape, std::vector<float>(values.values.begin(), values.values.end())});
   }
 
-  std::string modified;
-  model.SerializeToString(&modified);
+  // A float32 input the import wants constant (Resize's scales, Pad's
+  // constant_value: parameters a real model holds as initializers) becomes
+  // one too, and the import runs again.
+  auto make_constant = [&](const std::string& message) {
+    const std::string mark = "') must be a constant known at import";
+    const std::size_t end = message.find(mark);
+    if (end == std::string::npos) return false;
+    const std::size_t begin = message.rfind("('", end);
+    if (begin == std::string::npos) return false;
+    const std::string input = message.substr(begin + 2, end - begin - 2);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i]->name() != input || !t.inputs.count(input)) continue;
+      onnx::TensorProto tensor;
+      if (!tensor.ParseFromString(read_text(data + "/input_" + std::to_string(i) + ".pb"))) return false;
+      tensor.set_name(input);
+      *g.add_initializer() = std::move(tensor);
+      t.inputs.erase(input);
+      options.input_shapes.erase(input);
+      t.constant_parameters.push_back(input);
+      return true;
+    }
+    return false;
+  };
   try {
-    t.graph = import_onnx_bytes(modified, model_path, t.dir, options);
+    for (;;) {
+      std::string modified;
+      model.SerializeToString(&modified);
+      try {
+        t.graph = import_onnx_bytes(modified, model_path, t.dir, options);
+        break;
+      } catch (const Error& e) {
+        if (!make_constant(e.what())) throw;
+      }
+    }
+    t.folded = t.inputs.empty();
   } catch (const Error& e) {
     return refuse(e.what());
   } catch (const std::exception& e) {
