@@ -476,14 +476,39 @@ std::set<std::string> read_expected() {
   return names;
 }
 
+// A refusal's message shortened for a table: what follows the file and the
+// node's label, its first line, quoted names and paths left out.
+std::string short_reason(const std::string& reason) {
+  std::string why = reason;
+  const std::size_t file = why.find("model.onnx: ");
+  if (file != std::string::npos) why = why.substr(file + 12);
+  if (why.find(" before conversion") != std::string::npos && why.find('\n') != std::string::npos)
+    why = why.substr(why.find('\n') + 1);
+  why = why.substr(0, why.find('\n'));
+  const std::size_t node = why.find("): ");
+  if (why.compare(0, 5, "  nod") == 0 || why.compare(0, 5, "node ") == 0) why = why.substr(node == std::string::npos ? 0 : node + 3);
+  if (why.find(".pb: ") != std::string::npos) why = why.substr(why.find(".pb: ") + 5);
+  std::string out;  // 'name' -> '...'
+  for (std::size_t i = 0; i < why.size(); ++i) {
+    if (why[i] == '\'' && why.find('\'', i + 1) != std::string::npos && (i == 0 || why[i - 1] == ' ' || why[i - 1] == '(')) {
+      out += "'...'";
+      i = why.find('\'', i + 1);
+    } else {
+      out += why[i];
+    }
+  }
+  return out;
+}
+
 // Per op: tests passed, refused (with why), failed; docs/onnx.md's table.
 void write_report(const std::vector<NodeTest>& tests, const std::string& path) {
   struct Row {
     int passed = 0, refused = 0, failed = 0, unsupported = 0, folded = 0;
-    std::vector<std::string> why;
+    std::map<std::string, std::vector<std::string>> why;  // reason -> tests
   };
   std::map<std::string, Row> rows;
   int passed = 0, refused = 0, failed = 0, unsupported = 0;
+  std::map<std::string, int> without;  // ops without a converter -> tests
   for (const NodeTest& t : tests) {
     Row& r = rows[t.op];
     switch (t.status) {
@@ -491,16 +516,17 @@ void write_report(const std::vector<NodeTest>& tests, const std::string& path) {
         ++r.passed, ++passed;
         r.folded += t.folded;
         break;
-      case Status::kRefused: {
+      case Status::kRefused:
         ++r.refused, ++refused;
-        std::string why = t.reason;
-        const std::size_t at = why.find("model.onnx: ");
-        if (at != std::string::npos) why = why.substr(at + 12);
-        r.why.push_back(t.name + ": " + why.substr(0, 200));
+        r.why[short_reason(t.reason)].push_back(t.name);
         break;
-      }
       case Status::kUnsupported:
         ++r.unsupported, ++unsupported;
+        for (std::size_t at = 0; at < t.reason.size();) {
+          const std::size_t end = std::min(t.reason.find(", ", at), t.reason.size());
+          ++without[t.reason.substr(at, end - at)];
+          at = end + 2;
+        }
         break;
       default:
         ++r.failed, ++failed;
@@ -508,14 +534,26 @@ void write_report(const std::vector<NodeTest>& tests, const std::string& path) {
   }
   std::ofstream out(path);
   out << passed << " passed of " << passed + refused + failed << " with supported ops, " << refused
-      << " refused up front, " << failed << " wrong; " << unsupported << " use ops without a converter.\n\n";
-  out << "| op | passed | refused | failed | without converter |\n|---|---|---|---|---|\n";
-  for (const auto& [op, r] : rows)
-    out << "| " << op << " | " << r.passed << (r.folded ? " (" + std::to_string(r.folded) + " folded)" : "") << " | "
-        << r.refused << " | " << r.failed << " | " << r.unsupported << " |\n";
-  out << "\nRefusals:\n\n";
-  for (const auto& [op, r] : rows)
-    for (const std::string& why : r.why) out << "- " << op << ": " << why << "\n";
+      << " refused up front, " << failed << " wrong; " << unsupported << " more use ops without a converter.\n\n";
+  out << "| op | passed | refused up front, and why | wrong |\n|---|---|---|---|\n";
+  for (const auto& [op, r] : rows) {
+    if (r.passed + r.refused + r.failed == 0) continue;
+    out << "| " << op << " | " << r.passed << (r.folded ? " (" + std::to_string(r.folded) + " at import)" : "") << " | "
+        << r.refused;
+    for (const auto& [why, names] : r.why) {
+      out << (why == r.why.begin()->first ? ": " : "; ") << why << " (";
+      for (std::size_t i = 0; i < names.size(); ++i) out << (i ? ", " : "") << names[i].substr(5);
+      out << ")";
+    }
+    out << " | " << r.failed << " |\n";
+  }
+  out << "\nOps without a converter (tests using them): ";
+  bool first = true;
+  for (const auto& [op, n] : without) {
+    out << (first ? "" : ", ") << op << " " << n;
+    first = false;
+  }
+  out << ".\n";
 }
 
 void check_node_tests(const std::string& target) {
