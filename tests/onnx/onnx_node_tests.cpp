@@ -47,6 +47,7 @@
 #include "io/npy.h"
 #include "io/onnx_model.h"
 #include "io/onnx_ops.h"
+#include "onnx/onnx_builder.h"
 #include "ir/error.h"
 #include "ir/graph.h"
 #include "pipeline.h"
@@ -344,23 +345,24 @@ NodeTest load_test(const std::string& root, const std::string& name) {
   return t;
 }
 
-// Every test of the folder (those of HYBGEN_ONNX_NODE_ONLY when set), loaded
-// once for all targets.
+// Every test of the folder (those named in `only`, when not empty).
+std::vector<NodeTest> load_tests(const std::string& root, const std::set<std::string>& only) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(root))
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  std::vector<NodeTest> loaded;
+  for (const std::string& name : names)
+    if (only.empty() || only.count(name)) loaded.push_back(load_test(root, name));
+  std::set<std::string> known;
+  for (const NodeTest& t : loaded) known.insert(t.ops.begin(), t.ops.end());
+  for (NodeTest& t : loaded) t.op = tested_op(t.name, t.ops, known);
+  return loaded;
+}
+
+// The installed tests (HYBGEN_ONNX_NODE_ONLY's when set), loaded once for all targets.
 const std::vector<NodeTest>& all_tests(const std::string& root) {
-  static std::vector<NodeTest> tests = [&] {
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(root))
-      if (entry.is_directory()) names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    const std::set<std::string> only = split_names(env("HYBGEN_ONNX_NODE_ONLY"));
-    std::vector<NodeTest> loaded;
-    for (const std::string& name : names)
-      if (only.empty() || only.count(name)) loaded.push_back(load_test(root, name));
-    std::set<std::string> known;
-    for (const NodeTest& t : loaded) known.insert(t.ops.begin(), t.ops.end());
-    for (NodeTest& t : loaded) t.op = tested_op(t.name, t.ops, known);
-    return loaded;
-  }();
+  static const std::vector<NodeTest> tests = load_tests(root, split_names(env("HYBGEN_ONNX_NODE_ONLY")));
   return tests;
 }
 
@@ -468,6 +470,23 @@ void run_group(const std::vector<NodeTest>& tests, const std::vector<std::size_t
   fs::remove_all(report.build_dir, ec);
 }
 
+// Runs the imported tests for `target`: each becomes kPassed or kFailed.
+// Returns the number of builds it took.
+int run_tests(std::vector<NodeTest>* tests, const std::string& target) {
+  std::vector<std::size_t> imported;
+  for (std::size_t i = 0; i < tests->size(); ++i)
+    if ((*tests)[i].status == Status::kImported) imported.push_back(i);
+  std::map<std::size_t, std::string> failures;
+  int builds = 0;
+  run_group(*tests, imported, target, &failures, &builds);
+  for (std::size_t i : imported) {
+    auto f = failures.find(i);
+    (*tests)[i].status = f == failures.end() ? Status::kPassed : Status::kFailed;
+    if (f != failures.end()) (*tests)[i].reason = f->second;
+  }
+  return builds;
+}
+
 std::set<std::string> read_expected() {
   std::set<std::string> names;
   std::ifstream in(kExpectedFile);
@@ -552,20 +571,8 @@ void write_report(const std::vector<NodeTest>& tests, const std::string& path) {
 void check_node_tests(const std::string& target) {
   const std::string root = node_tests_dir();
   if (root.empty()) GTEST_SKIP() << "ONNX's backend node tests are not installed (Debian: libonnx-testdata)";
-  const std::vector<NodeTest>& loaded = all_tests(root);
-  std::vector<NodeTest> tests = loaded;  // statuses of this target's run
-
-  std::vector<std::size_t> imported;
-  for (std::size_t i = 0; i < tests.size(); ++i)
-    if (tests[i].status == Status::kImported) imported.push_back(i);
-  std::map<std::size_t, std::string> failures;
-  int builds = 0;
-  run_group(tests, imported, target, &failures, &builds);
-  for (std::size_t i : imported) {
-    auto f = failures.find(i);
-    tests[i].status = f == failures.end() ? Status::kPassed : Status::kFailed;
-    if (f != failures.end()) tests[i].reason = f->second;
-  }
+  std::vector<NodeTest> tests = all_tests(root);  // statuses of this target's run
+  const int builds = run_tests(&tests, target);
 
   int passed = 0, refused = 0, failed = 0, unsupported = 0;
   std::set<std::string> passing;
@@ -622,6 +629,54 @@ TEST(OnnxNodeTests, PassOrAreRefusedUpFrontOnGeneric) { check_node_tests("generi
 TEST(OnnxNodeTests, PassOrAreRefusedUpFrontOnThisMachinesTarget) {
   if (host_target().isa == Isa::kPortable) GTEST_SKIP() << "this machine's best target is the portable one, checked above";
   check_node_tests(host_target().name);
+}
+
+// The runner itself, on a folder of three made-up tests: one whose expected
+// output is right, one whose expected output is off by 1e-2 (the wrong answer
+// the suite must catch), one the import refuses (an INT64 output).
+TEST(OnnxNodeTests, TheRunnerCatchesAWrongAnswerAndCountsARefusal) {
+  TempDir root("hybgen-node-tests");
+  auto write = [](const std::string& path, const google::protobuf::MessageLite& message) {
+    std::string bytes;
+    message.SerializeToString(&bytes);
+    write_file_atomic(path, bytes);
+  };
+  const std::vector<float> x{-1.5f, 0.25f, 2.0f, -0.0f, 3.5f, -7.0f};
+  auto make = [&](const std::string& name, float shift, int32_t output_dtype) {
+    const std::string dir = root.path() + "/" + name;
+    fs::create_directories(dir + "/test_data_set_0");
+    testing_onnx::OnnxBuilder b(13);
+    b.input("x", {2, 3});
+    b.node("Relu", {"x"}, {"y"});
+    b.output("y");
+    b.graph().mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(output_dtype);
+    write(dir + "/model.onnx", b.model);
+    onnx::TensorProto in, out;
+    testing_onnx::OnnxBuilder::fill(in, "x", {2, 3}, x);
+    std::vector<float> y;
+    for (float v : x) y.push_back(std::max(v, 0.0f) + shift);
+    testing_onnx::OnnxBuilder::fill(out, "y", {2, 3}, y);
+    write(dir + "/test_data_set_0/input_0.pb", in);
+    write(dir + "/test_data_set_0/output_0.pb", out);
+  };
+  make("test_relu_right", 0.0f, onnx_dtype::kFloat);
+  make("test_relu_wrong", 1e-2f, onnx_dtype::kFloat);
+  make("test_relu_int64", 0.0f, onnx_dtype::kInt64);
+  std::vector<NodeTest> tests = load_tests(root.path(), {});
+  ASSERT_EQ(tests.size(), 3u);
+  // The reference interpreter already sees the wrong answer; the generated
+  // code is checked on the two others' run.
+  EXPECT_EQ(tests[0].name, "test_relu_int64");
+  EXPECT_EQ(tests[0].status, Status::kRefused) << tests[0].reason;
+  EXPECT_NE(tests[0].reason.find("INT64"), std::string::npos) << tests[0].reason;
+  EXPECT_EQ(tests[2].name, "test_relu_wrong");
+  EXPECT_EQ(tests[2].status, Status::kFailed) << tests[2].reason;
+  // The same wrong expectation reaching the generated code.
+  tests[2].status = Status::kImported;
+  run_tests(&tests, "generic");
+  EXPECT_EQ(tests[1].status, Status::kPassed) << tests[1].reason;
+  EXPECT_EQ(tests[2].status, Status::kFailed);
+  EXPECT_NE(tests[2].reason.find("6 of 6 values differ"), std::string::npos) << tests[2].reason;
 }
 
 }  // namespace
