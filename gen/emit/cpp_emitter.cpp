@@ -269,7 +269,6 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
             ctx.epilogue = "epilogue";
           }
           const KernelCall call = def.emit_cpp(ctx);
-          m.mark_scratch_read(lowered, ctx, call.code);
           use_templates(call.kernels);
           uses_pool = uses_pool || call.code.find(ctx.pool) != std::string::npos;
           code += call.code;

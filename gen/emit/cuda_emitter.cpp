@@ -254,7 +254,6 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
             ctx.epilogue = "epilogue";
           }
           const KernelCall call = op->emit(ctx);
-          m.mark_scratch_read(lowered, ctx, call.code);
           use_templates(call.kernels);
           code += call.code;
           if (kernel.kind == KernelKind::kEpilogue) code = "{\n" + indent_lines(code, "  ") + "}";

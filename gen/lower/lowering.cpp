@@ -241,16 +241,10 @@ EmitContext LoweredModel::op_context(const LoweredKernel& k) {
     ctx.out_types.push_back(graph.type(node.outputs[i]));
   }
   if (!k.op.scratch.empty()) {
-    // Not marked read here: a printer may choose a kernel that takes none
-    // (a convolution whose weights are runtime inputs); mark_scratch_read.
-    ctx.scratch = variable(k.op.scratch);
+    ctx.scratch = pointer(k.op.scratch);
     ctx.scratch_floats = k.op.scratch_floats;
   }
   return ctx;
-}
-
-void LoweredModel::mark_scratch_read(const LoweredKernel& k, const EmitContext& ctx, const std::string& code) {
-  if (!ctx.scratch.empty() && code.find(ctx.scratch) != std::string::npos) pointer(k.op.scratch);
 }
 
 std::vector<const WeightEntry*> LoweredModel::read_weights() const {

@@ -94,9 +94,6 @@ class LoweredModel {
   // What an op's printer gets for the kernel's anchor node; marks its operands
   // read (not inputs already in place).
   EmitContext op_context(const LoweredKernel& kernel);
-  // Marks the kernel's scratch read when the printed `code` uses it (its
-  // declaration is printed then), after the printer chose its kernel.
-  void mark_scratch_read(const LoweredKernel& kernel, const EmitContext& ctx, const std::string& code);
 
   // Declarations the printed code needs: blob entries and arena buffers it read.
   std::vector<const WeightEntry*> read_weights() const;
