@@ -98,7 +98,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     buffers += "float out_" + std::to_string(i) + "[" + n + "];\n";
     writes += "  if (!write_floats(dir, \"out_" + std::to_string(i) + ".bin\", out_" + std::to_string(i) + ", " + n +
               ")) return 5;\n";
-    args += ", out_" + std::to_string(i);
+    args += (args.empty() ? "" : ", ") + std::string("out_") + std::to_string(i);
   }
   const CompiledGraph generated =
       compile_graph(g, CompileOptions{options.optimize, nullptr, find_target(options.target), options.small_arena});
