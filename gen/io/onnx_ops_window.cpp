@@ -358,7 +358,18 @@ void convert_resize(OnnxContext& c) {
   c.attr_float("extrapolation_value", 0.0);  // tf_crop_and_resize only
   c.attr_int("antialias", 0);
   c.attr_string("keep_aspect_ratio_policy", "stretch");
-  add_resize(c, resize_target(c, c.shape(0), scales, sizes), mode, transform, nearest);
+  const ResizeTarget target = resize_target(c, c.shape(0), scales, sizes);
+  // align_corners maps through length * scale, which ONNX's reference keeps
+  // unrounded; a scale that gives no whole size would not match it.
+  if (transform == "align_corners" && sizes.empty()) {
+    const Shape& x = c.shape(0);
+    for (int axis : {2, 3})
+      if (std::fabs(static_cast<double>(x[axis]) * scales[axis] - static_cast<double>(axis == 2 ? target.oh : target.ow)) >
+          1e-5 * static_cast<double>(x[axis]) * scales[axis])
+        c.fail("align_corners with a scale that gives no whole size (" + std::to_string(x[axis]) + " x " +
+               std::to_string(scales[axis]) + ") is not supported: give sizes instead");
+  }
+  add_resize(c, target, mode, transform, nearest);
 }
 
 const OnnxConverterRegistrar resize_reg(

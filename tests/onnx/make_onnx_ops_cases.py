@@ -66,8 +66,10 @@ case("ResizeNearestTorch", 13, {"x": xr}, {"scales": np.array([1, 1, 2, 2], np.f
 case("ResizeLinearPytorchHalfPixelSizes", 13, {"x": xr}, {"sizes": np.array([1, 2, 7, 4], np.int64)},
      [("Resize", ["x", "", "", "sizes"], ["y"], {"mode": "linear",
                                                  "coordinate_transformation_mode": "pytorch_half_pixel"})], ["y"])
-case("ResizeLinearAlignCorners", 13, {"x": xr}, {"scales": np.array([1, 1, 2.5, 1.5], np.float32)},
-     [("Resize", ["x", "", "scales"], ["y"], {"mode": "linear", "coordinate_transformation_mode": "align_corners"})],
+# align_corners with sizes: with scales that give no whole size, ONNX's reference
+# and ONNX Runtime disagree, and hybgen refuses them.
+case("ResizeLinearAlignCorners", 13, {"x": xr}, {"sizes": np.array([1, 2, 7, 7], np.int64)},
+     [("Resize", ["x", "", "", "sizes"], ["y"], {"mode": "linear", "coordinate_transformation_mode": "align_corners"})],
      ["y"])
 case("ResizeNearestHalfPixelDown", 13, {"x": data((1, 1, 6, 7))}, {"sizes": np.array([1, 1, 4, 3], np.int64)},
      [("Resize", ["x", "", "", "sizes"], ["y"], {"mode": "nearest", "nearest_mode": "round_prefer_ceil"})], ["y"])

@@ -82,6 +82,21 @@ TEST(OnnxOpsRefused, GatherWithRuntimeIndices) {
   EXPECT_NE(m.find("lookup"), std::string::npos) << m;
 }
 
+// ONNX's reference maps align_corners through length * scale unrounded (7.5
+// rows here), ONNX Runtime through the output size (7): refused, not guessed.
+TEST(OnnxOpsRefused, AlignCornersWithScalesThatGiveNoWholeSize) {
+  OnnxBuilder b(13);
+  b.input("x", {1, 2, 3, 5});
+  b.initializer("scales", {4}, {1.0f, 1.0f, 2.5f, 1.5f});
+  auto& n = b.node("Resize", {"x", "", "scales"}, {"y"}, "up");
+  OnnxBuilder::attr(n, "mode", std::string("linear"));
+  OnnxBuilder::attr(n, "coordinate_transformation_mode", std::string("align_corners"));
+  b.output("y");
+  const std::string m = import_error(b);
+  EXPECT_NE(m.find("'up'"), std::string::npos) << m;
+  EXPECT_NE(m.find("give sizes instead"), std::string::npos) << m;
+}
+
 TEST(OnnxOpsRefused, ArgMaxAsAGraphOutputIsInt64) {
   OnnxBuilder b(13);
   b.input("x", {2, 5});
