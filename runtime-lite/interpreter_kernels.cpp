@@ -202,7 +202,8 @@ std::optional<FastKernel> convolution(const Node& node, const std::vector<Tensor
   // Depthwise, grouped and 3-D: the reference.
   if (g.groups != 1 || g.spatial == 3 || !constants[1]) return std::nullopt;
   if (uses_winograd(g)) return winograd(g, constants[1], in_types.size() > 2);
-  const bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+  const bool direct =
+      g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.ph_end == 0 && g.pw_end == 0;
   const int64_t k = g.c * g.kh * g.kw, spatial = g.oh * g.ow;
   FastKernel kernel;
   kernel.scratch_floats = direct ? 0 : static_cast<std::size_t>(k * spatial);

@@ -16,26 +16,9 @@ namespace hybgen {
 namespace {
 
 using onnx_util::normalize_axis;
-
-Attrs one(const std::string& key, AttrValue value) {
-  Attrs a;
-  a.set(key, std::move(value));
-  return a;
-}
-
-std::vector<int64_t> ints(const Shape& s) { return std::vector<int64_t>(s.begin(), s.end()); }
-
-std::string int_list(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-// An IR Reshape to a fully known shape.
-std::string reshape(OnnxContext& c, const std::string& value, const Shape& shape, const std::string& suffix = "") {
-  if (c.type(value).shape == shape) return value;
-  return c.add_node("Reshape", one("shape", ints(shape)), {value}, suffix);
-}
+using onnx_util::attrs_of;
+using onnx_util::int_list;
+using onnx_util::reshape;
 
 // ---- elementwise ------------------------------------------------------------
 
@@ -46,11 +29,11 @@ void unary(const char* onnx_op, const char* op, Attrs attrs = {}) {
 }
 
 const int unary_regs = [] {
-  unary("Relu", "Activation", one("act_type", std::string("relu")));
-  unary("Sigmoid", "Activation", one("act_type", std::string("sigmoid")));
-  unary("Tanh", "Activation", one("act_type", std::string("tanh")));
-  unary("Softplus", "Activation", one("act_type", std::string("softrelu")));
-  unary("Softsign", "Activation", one("act_type", std::string("softsign")));
+  unary("Relu", "Activation", attrs_of("act_type", std::string("relu")));
+  unary("Sigmoid", "Activation", attrs_of("act_type", std::string("sigmoid")));
+  unary("Tanh", "Activation", attrs_of("act_type", std::string("tanh")));
+  unary("Softplus", "Activation", attrs_of("act_type", std::string("softrelu")));
+  unary("Softsign", "Activation", attrs_of("act_type", std::string("softsign")));
   unary("Sqrt", "sqrt");
   unary("Exp", "exp");
   unary("Log", "log");
@@ -81,7 +64,7 @@ const OnnxConverterRegistrar elu_reg(OnnxConverter("Elu")
 // The registry's selu has SELU's fixed constants; ONNX's defaults are those
 // constants rounded to float32.
 const OnnxConverterRegistrar selu_reg(OnnxConverter("Selu")
-    .converts([](OnnxContext& c) { c.set_output(0, c.add_node("LeakyReLU", one("act_type", std::string("selu")), {c.input(0)})); })
+    .converts([](OnnxContext& c) { c.set_output(0, c.add_node("LeakyReLU", attrs_of("act_type", std::string("selu")), {c.input(0)})); })
     .handles({"alpha", "gamma"})
     .checks([](OnnxCheck& k) {
           if (std::fabs(k.attr_float("alpha", 1.67326319217681884765625) - 1.6732632423543772) > 1e-6)
@@ -376,7 +359,7 @@ const OnnxConverterRegistrar transpose_reg(OnnxConverter("Transpose")
           bool ok = static_cast<int64_t>(perm.size()) == rank;
           for (int64_t i = 0; ok && i < rank; ++i) ok = sorted[static_cast<std::size_t>(i)] == i;
           if (!ok) c.fail("perm " + int_list(perm) + " is not a permutation of the input's " + std::to_string(rank) + " axes");
-          c.set_output(0, c.add_node("transpose", one("axes", perm), {c.input(0)}));
+          c.set_output(0, c.add_node("transpose", attrs_of("axes", perm), {c.input(0)}));
         })
     .handles({"perm"}));
 
@@ -482,14 +465,14 @@ void softmax(const char* onnx_op, const char* op) {
             const int64_t rank = static_cast<int64_t>(x.size());
             if (c.opset() >= 13) {
               const int64_t axis = normalize_axis(c.attr_int("axis", -1), rank, c.op_type());
-              return c.set_output(0, c.add_node(op, one("axis", axis), {c.input(0)}));
+              return c.set_output(0, c.add_node(op, attrs_of("axis", axis), {c.input(0)}));
             }
             const int64_t axis = normalize_axis(c.attr_int("axis", 1), std::max<int64_t>(rank, 1), c.op_type());
-            if (axis == rank - 1) return c.set_output(0, c.add_node(op, one("axis", int64_t{-1}), {c.input(0)}));
+            if (axis == rank - 1) return c.set_output(0, c.add_node(op, attrs_of("axis", int64_t{-1}), {c.input(0)}));
             int64_t a = 1, b = 1;
             for (int64_t i = 0; i < rank; ++i) (i < axis ? a : b) *= x[static_cast<std::size_t>(i)];
             const std::string flat = reshape(c, c.input(0), {a, b}, "flatten");
-            const std::string s = c.add_node(op, one("axis", int64_t{-1}), {flat}, "softmax");
+            const std::string s = c.add_node(op, attrs_of("axis", int64_t{-1}), {flat}, "softmax");
             c.set_output(0, reshape(c, s, x, "unflatten"));
           })
     .handles({"axis"}));
@@ -516,7 +499,7 @@ const OnnxConverterRegistrar gemm_reg(OnnxConverter("Gemm")
           const int64_t kb = tb ? sb[1] : sb[0], n = tb ? sb[0] : sb[1];
           if (k != kb) c.fail("A " + shape_str(sa) + " and B " + shape_str(sb) + " do not multiply (transA " + std::to_string(ta) + ", transB " + std::to_string(tb) + ")");
           std::string a = c.input(0);
-          if (ta) a = c.add_node("transpose", one("axes", std::vector<int64_t>{1, 0}), {a}, "transA");
+          if (ta) a = c.add_node("transpose", attrs_of("axes", std::vector<int64_t>{1, 0}), {a}, "transA");
           const bool has_c = c.has_input(2) && beta != 0.0;
           Shape sc = has_c ? c.shape(2) : Shape{};
           if (has_c) onnx_util::broadcast_shapes(sc, {m, n}, c.where() + ": C");
@@ -551,11 +534,11 @@ const OnnxConverterRegistrar gemm_reg(OnnxConverter("Gemm")
             Attrs da;
             da.set("transpose_b", tb);
             y = c.add_node("dot", da, {a, c.input(1)}, "dot");
-            if (alpha != 1.0) y = c.add_node("_mul_scalar", one("scalar", alpha), {y}, "alpha");
+            if (alpha != 1.0) y = c.add_node("_mul_scalar", attrs_of("scalar", alpha), {y}, "alpha");
           }
           if (has_c && !(c_is_bias && c.is_constant(1))) {
             std::string cv = c.input(2);
-            if (beta != 1.0) cv = c.add_node("_mul_scalar", one("scalar", beta), {cv}, "beta");
+            if (beta != 1.0) cv = c.add_node("_mul_scalar", attrs_of("scalar", beta), {cv}, "beta");
             y = c.add_node("broadcast_add", {}, {y, cv}, "add_c");
           }
           c.set_output(0, y);

@@ -289,17 +289,8 @@ const OnnxConverterRegistrar concat_fold_reg(OnnxConverter("Concat")
 const OnnxConverterRegistrar slice_reg(OnnxConverter("Slice")
     .folds([](OnnxContext& c) {
           const OnnxConst& data = c.constant(0);
-          std::vector<int64_t> starts, ends, axes, steps;
-          if (c.opset() < 10) {
-            starts = c.attr_ints("starts");
-            ends = c.attr_ints("ends");
-            axes = c.attr_ints("axes", {});
-          } else {
-            starts = c.constant(1).as_ints();
-            ends = c.constant(2).as_ints();
-            if (c.has_input(3)) axes = c.constant(3).as_ints();
-            if (c.has_input(4)) steps = c.constant(4).as_ints();
-          }
+          onnx_util::SliceArgs args = onnx_util::slice_args(c);
+          std::vector<int64_t> &starts = args.starts, &ends = args.ends, &axes = args.axes, &steps = args.steps;
           const int64_t rank = static_cast<int64_t>(data.shape.size());
           if (axes.empty())
             for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));

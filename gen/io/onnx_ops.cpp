@@ -253,6 +253,37 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& what) 
   return out;
 }
 
+Attrs attrs_of(const std::string& key, AttrValue value) {
+  Attrs a;
+  a.set(key, std::move(value));
+  return a;
+}
+
+std::string int_list(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string reshape(OnnxContext& c, const std::string& value, const Shape& shape, const std::string& suffix) {
+  if (c.type(value).shape == shape) return value;
+  return c.add_node("Reshape", attrs_of("shape", shape), {value}, suffix);
+}
+
+SliceArgs slice_args(OnnxContext& c) {
+  SliceArgs a;
+  if (c.opset() < 10) {
+    a.starts = c.attr_ints("starts");
+    a.ends = c.attr_ints("ends");
+    a.axes = c.attr_ints("axes", {});
+  } else {
+    a.starts = c.constant(1).as_ints();
+    a.ends = c.constant(2).as_ints();
+    if (c.has_input(3)) a.axes = c.constant(3).as_ints();
+    if (c.has_input(4)) a.steps = c.constant(4).as_ints();
+  }
+  return a;
+}
 }  // namespace onnx_util
 
 }  // namespace hybgen

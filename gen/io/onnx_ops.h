@@ -254,6 +254,17 @@ namespace onnx_util {
 int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what);
 // numpy broadcasting of two shapes; Error(what) when they do not broadcast.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& what);
+// Attrs holding one attribute.
+Attrs attrs_of(const std::string& key, AttrValue value);
+// "[1, 2, 3]", for messages.
+std::string int_list(const std::vector<int64_t>& v);
+// `value` as an IR Reshape to a fully known shape (itself when it has that shape).
+std::string reshape(OnnxContext& c, const std::string& value, const Shape& shape, const std::string& suffix = "");
+// Slice's starts, ends, axes and steps: attributes before opset 10, constant inputs after.
+struct SliceArgs {
+  std::vector<int64_t> starts, ends, axes, steps;
+};
+SliceArgs slice_args(OnnxContext& c);
 }  // namespace onnx_util
 
 }  // namespace hybgen

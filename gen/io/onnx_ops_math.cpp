@@ -19,19 +19,9 @@ namespace hybgen {
 namespace {
 
 using onnx_util::normalize_axis;
-
-Attrs one(const std::string& key, AttrValue value) {
-  Attrs a;
-  a.set(key, std::move(value));
-  return a;
-}
-
-std::vector<int64_t> ints(const Shape& s) { return std::vector<int64_t>(s.begin(), s.end()); }
-
-std::string reshape(OnnxContext& c, const std::string& value, const Shape& shape, const std::string& suffix) {
-  if (c.type(value).shape == shape) return value;
-  return c.add_node("Reshape", one("shape", ints(shape)), {value}, suffix);
-}
+using onnx_util::attrs_of;
+using onnx_util::int_list;
+using onnx_util::reshape;
 
 // Registers a converter that maps an ONNX op with N inputs onto one registry op.
 void simple(const char* onnx_op, const char* op, int32_t out_dtype = onnx_dtype::kFloat) {
@@ -84,7 +74,7 @@ const OnnxConverterRegistrar where_reg(OnnxConverter("Where").converts([](OnnxCo
       Shape padded(out.size() - s.size(), 1);
       padded.insert(padded.end(), s.begin(), s.end());
       v = reshape(c, v, padded, "rank" + std::to_string(i));
-      v = c.add_node("broadcast_to", one("shape", ints(out)), {v}, "broadcast" + std::to_string(i));
+      v = c.add_node("broadcast_to", attrs_of("shape", out), {v}, "broadcast" + std::to_string(i));
     }
     in.push_back(v);
   }
@@ -113,11 +103,11 @@ const OnnxConverterRegistrar cast_reg(OnnxConverter("Cast")
       if (to == onnx_dtype::kFloat || to == onnx_dtype::kDouble)
         return c.set_output(0, c.input(0), onnx_dtype::kFloat);
       if (to == onnx_dtype::kFloat16)
-        return c.set_output(0, c.add_node("Cast", one("dtype", std::string("float16")), {c.input(0)}),
+        return c.set_output(0, c.add_node("Cast", attrs_of("dtype", std::string("float16")), {c.input(0)}),
                             onnx_dtype::kFloat);
       if (to == onnx_dtype::kBool) {
         if (from == onnx_dtype::kBool) return c.set_output(0, c.input(0), to);
-        return c.set_output(0, c.add_node("_not_equal_scalar", one("scalar", 0.0), {c.input(0)}), to);
+        return c.set_output(0, c.add_node("_not_equal_scalar", attrs_of("scalar", 0.0), {c.input(0)}), to);
       }
       if (onnx_dtype::is_integer(to)) {
         // Integer values are held as floats: exact up to 2^24.
@@ -136,8 +126,8 @@ const OnnxConverterRegistrar cast_reg(OnnxConverter("Cast")
 
 // HardSigmoid: clip(alpha * x + beta, 0, 1).
 std::string hard_sigmoid(OnnxContext& c, const std::string& x, double alpha, double beta) {
-  const std::string ax = c.add_node("_mul_scalar", one("scalar", alpha), {x}, "alpha");
-  const std::string b = c.add_node("_plus_scalar", one("scalar", beta), {ax}, "beta");
+  const std::string ax = c.add_node("_mul_scalar", attrs_of("scalar", alpha), {x}, "alpha");
+  const std::string b = c.add_node("_plus_scalar", attrs_of("scalar", beta), {ax}, "beta");
   Attrs clip;
   clip.set("a_min", 0.0);
   clip.set("a_max", 1.0);
@@ -158,15 +148,15 @@ const OnnxConverterRegistrar hard_swish_reg(OnnxConverter("HardSwish").converts(
 // Mish: x * tanh(softplus(x)).
 const OnnxConverterRegistrar mish_reg(OnnxConverter("Mish").converts([](OnnxContext& c) {
   const std::string x = c.input(0);
-  const std::string sp = c.add_node("Activation", one("act_type", std::string("softrelu")), {x}, "softplus");
-  const std::string t = c.add_node("Activation", one("act_type", std::string("tanh")), {sp}, "tanh");
+  const std::string sp = c.add_node("Activation", attrs_of("act_type", std::string("softrelu")), {x}, "softplus");
+  const std::string t = c.add_node("Activation", attrs_of("act_type", std::string("tanh")), {sp}, "tanh");
   c.set_output(0, c.add_node("broadcast_mul", {}, {x, t}, "mul"));
 }));
 
 const OnnxConverterRegistrar gelu_reg(OnnxConverter("Gelu")
     .converts([](OnnxContext& c) {
       c.attr_string("approximate", "none");
-      c.set_output(0, c.add_node("LeakyReLU", one("act_type", std::string("gelu")), {c.input(0)}));
+      c.set_output(0, c.add_node("LeakyReLU", attrs_of("act_type", std::string("gelu")), {c.input(0)}));
     })
     .handles({"approximate"})
     .checks([](OnnxCheck& k) {
@@ -179,8 +169,8 @@ const OnnxConverterRegistrar prelu_reg(OnnxConverter("PRelu").converts([](OnnxCo
   if (onnx_util::broadcast_shapes(x, s, c.where() + ": slope") != x)
     c.fail("slope " + shape_str(s) + " does not broadcast to the input " + shape_str(x));
   const std::string in = c.input(0);
-  const std::string pos = c.add_node("Activation", one("act_type", std::string("relu")), {in}, "relu");
-  const std::string neg = c.add_node("_minimum_scalar", one("scalar", 0.0), {in}, "neg");
+  const std::string pos = c.add_node("Activation", attrs_of("act_type", std::string("relu")), {in}, "relu");
+  const std::string neg = c.add_node("_minimum_scalar", attrs_of("scalar", 0.0), {in}, "neg");
   const std::string scaled = c.add_node("broadcast_mul", {}, {neg, c.input(1)}, "slope");
   c.set_output(0, c.add_node("broadcast_add", {}, {pos, scaled}, "add"));
 }));
@@ -189,7 +179,7 @@ const OnnxConverterRegistrar prelu_reg(OnnxConverter("PRelu").converts([](OnnxCo
 const OnnxConverterRegistrar thresholded_relu_reg(OnnxConverter("ThresholdedRelu")
     .converts([](OnnxContext& c) {
       const std::string x = c.input(0);
-      const std::string above = c.add_node("_greater_scalar", one("scalar", c.attr_float("alpha", 1.0)), {x}, "above");
+      const std::string above = c.add_node("_greater_scalar", attrs_of("scalar", c.attr_float("alpha", 1.0)), {x}, "above");
       const std::string zero = c.add_node("zeros_like", {}, {x}, "zero");
       c.set_output(0, c.add_node("where", {}, {above, x, zero}, "where"));
     })
@@ -200,10 +190,10 @@ const OnnxConverterRegistrar shrink_reg(OnnxConverter("Shrink")
     .converts([](OnnxContext& c) {
       const double lambd = c.attr_float("lambd", 0.5), bias = c.attr_float("bias", 0.0);
       const std::string x = c.input(0);
-      const std::string below = c.add_node("_lesser_scalar", one("scalar", -lambd), {x}, "below");
-      const std::string above = c.add_node("_greater_scalar", one("scalar", lambd), {x}, "above");
-      const std::string plus = c.add_node("_plus_scalar", one("scalar", bias), {x}, "plus");
-      const std::string minus = c.add_node("_minus_scalar", one("scalar", bias), {x}, "minus");
+      const std::string below = c.add_node("_lesser_scalar", attrs_of("scalar", -lambd), {x}, "below");
+      const std::string above = c.add_node("_greater_scalar", attrs_of("scalar", lambd), {x}, "above");
+      const std::string plus = c.add_node("_plus_scalar", attrs_of("scalar", bias), {x}, "plus");
+      const std::string minus = c.add_node("_minus_scalar", attrs_of("scalar", bias), {x}, "minus");
       const std::string zero = c.add_node("zeros_like", {}, {x}, "zero");
       const std::string upper = c.add_node("where", {}, {above, minus, zero}, "upper");
       c.set_output(0, c.add_node("where", {}, {below, plus, upper}, "where"));
@@ -216,11 +206,11 @@ const OnnxConverterRegistrar celu_reg(OnnxConverter("Celu")
       const double alpha = c.attr_float("alpha", 1.0);
       if (alpha == 0.0) c.fail("alpha must not be 0");
       const std::string x = c.input(0);
-      const std::string pos = c.add_node("Activation", one("act_type", std::string("relu")), {x}, "relu");
-      const std::string e = c.add_node("exp", {}, {c.add_node("_div_scalar", one("scalar", alpha), {x}, "scale")}, "exp");
-      const std::string em1 = c.add_node("_minus_scalar", one("scalar", 1.0), {e}, "minus1");
+      const std::string pos = c.add_node("Activation", attrs_of("act_type", std::string("relu")), {x}, "relu");
+      const std::string e = c.add_node("exp", {}, {c.add_node("_div_scalar", attrs_of("scalar", alpha), {x}, "scale")}, "exp");
+      const std::string em1 = c.add_node("_minus_scalar", attrs_of("scalar", 1.0), {e}, "minus1");
       const std::string neg =
-          c.add_node("_minimum_scalar", one("scalar", 0.0), {c.add_node("_mul_scalar", one("scalar", alpha), {em1}, "alpha")}, "neg");
+          c.add_node("_minimum_scalar", attrs_of("scalar", 0.0), {c.add_node("_mul_scalar", attrs_of("scalar", alpha), {em1}, "alpha")}, "neg");
       c.set_output(0, c.add_node("broadcast_add", {}, {pos, neg}, "add"));
     })
     .handles({"alpha"}));
@@ -251,7 +241,7 @@ const OnnxConverterRegistrar trilu_reg(OnnxConverter("Trilu")
       if (x.size() > 2) {
         Shape padded(x.size() - 2, 1);
         padded.push_back(rows), padded.push_back(cols);
-        m = c.add_node("broadcast_to", one("shape", ints(x)), {reshape(c, m, padded, "mask_rank")}, "mask_broadcast");
+        m = c.add_node("broadcast_to", attrs_of("shape", x), {reshape(c, m, padded, "mask_rank")}, "mask_broadcast");
       }
       const std::string in = c.input(0);
       c.set_output(0, c.add_node("where", {}, {m, in, c.add_node("zeros_like", {}, {in}, "zero")}, "where"));
@@ -264,7 +254,7 @@ const OnnxConverterRegistrar mean_reg(OnnxConverter("Mean").converts([](OnnxCont
   std::string acc = c.input(0);
   for (int i = 1; i < c.num_inputs(); ++i) acc = c.add_node("broadcast_add", {}, {acc, c.input(i)}, std::to_string(i));
   if (c.num_inputs() == 1) return c.set_output(0, c.add_node("identity", {}, {acc}));
-  c.set_output(0, c.add_node("_div_scalar", one("scalar", static_cast<double>(c.num_inputs())), {acc}, "mean"));
+  c.set_output(0, c.add_node("_div_scalar", attrs_of("scalar", static_cast<double>(c.num_inputs())), {acc}, "mean"));
 }));
 
 // A per-channel (or per-normalized-element) parameter of `n` values: the
@@ -282,7 +272,7 @@ std::string flat_param(OnnxContext& c, int i, const Shape& shape, int64_t n, flo
     padded.insert(padded.end(), s.begin(), s.end());
     v = reshape(c, v, padded, what + "_rank");
   }
-  v = c.add_node("broadcast_to", one("shape", ints(shape)), {v}, what + "_broadcast");
+  v = c.add_node("broadcast_to", attrs_of("shape", shape), {v}, what + "_broadcast");
   return reshape(c, v, {n}, what + "_flat");
 }
 
@@ -315,7 +305,7 @@ const OnnxConverterRegistrar layer_norm_reg(OnnxConverter("LayerNormalization")
         const std::string centered = c.add_node("broadcast_sub", {}, {rows, mean}, "centered");
         const std::string sq = c.add_node("square", {}, {centered}, "square");
         const std::string var = c.add_node("mean", m, {sq}, "variance");
-        const std::string eps = c.add_node("_plus_scalar", one("scalar", c.attr_float("epsilon", 1e-5)), {var}, "eps");
+        const std::string eps = c.add_node("_plus_scalar", attrs_of("scalar", c.attr_float("epsilon", 1e-5)), {var}, "eps");
         const std::string inv = c.add_node("rsqrt", {}, {eps}, "inv_std");
         if (c.has_output(1)) c.set_output(1, reshape(c, mean, stat, "mean_shape"));
         if (c.has_output(2)) c.set_output(2, reshape(c, inv, stat, "inv_std_shape"));
@@ -386,7 +376,7 @@ void onnx_matmul_broadcast(OnnxContext& c) {
       Shape src = padded;
       src.push_back(rows), src.push_back(cols);
       v = reshape(c, v, src, i == 0 ? "a_rank" : "b_rank");
-      v = c.add_node("broadcast_to", one("shape", ints(full)), {v}, i == 0 ? "a_broadcast" : "b_broadcast");
+      v = c.add_node("broadcast_to", attrs_of("shape", full), {v}, i == 0 ? "a_broadcast" : "b_broadcast");
       *stride = rows * cols;
     }
     (void)s;
@@ -405,7 +395,7 @@ void onnx_matmul_broadcast(OnnxContext& c) {
   a.set("lhs_strides", std::vector<int64_t>{stride_a, k, 1});
   a.set("rhs_strides", std::vector<int64_t>{stride_b, n, 1});
   a.set("out_strides", std::vector<int64_t>{m * n, n, 1});
-  a.set("out_shape", ints(out));
+  a.set("out_shape", out);
   std::string y = c.add_node("_strided_batch_dot", a, {va, vb}, "matmul");
   Shape final_shape = batch;
   if (!a1) final_shape.push_back(m);

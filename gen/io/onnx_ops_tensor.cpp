@@ -19,25 +19,9 @@ namespace hybgen {
 namespace {
 
 using onnx_util::normalize_axis;
-
-Attrs one(const std::string& key, AttrValue value) {
-  Attrs a;
-  a.set(key, std::move(value));
-  return a;
-}
-
-std::vector<int64_t> ints(const Shape& s) { return std::vector<int64_t>(s.begin(), s.end()); }
-
-std::string int_list(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-std::string reshape(OnnxContext& c, const std::string& value, const Shape& shape, const std::string& suffix) {
-  if (c.type(value).shape == shape) return value;
-  return c.add_node("Reshape", one("shape", ints(shape)), {value}, suffix);
-}
+using onnx_util::attrs_of;
+using onnx_util::int_list;
+using onnx_util::reshape;
 
 // ---- Gather ------------------------------------------------------------------
 
@@ -89,17 +73,8 @@ const OnnxConverterRegistrar slice_reg(OnnxConverter("Slice")
     .converts([](OnnxContext& c) {
       const Shape x = c.shape(0);
       const int64_t rank = static_cast<int64_t>(x.size());
-      std::vector<int64_t> starts, ends, axes, steps;
-      if (c.opset() < 10) {
-        starts = c.attr_ints("starts");
-        ends = c.attr_ints("ends");
-        axes = c.attr_ints("axes", {});
-      } else {
-        starts = c.constant(1).as_ints();
-        ends = c.constant(2).as_ints();
-        if (c.has_input(3)) axes = c.constant(3).as_ints();
-        if (c.has_input(4)) steps = c.constant(4).as_ints();
-      }
+      onnx_util::SliceArgs args = onnx_util::slice_args(c);
+      std::vector<int64_t> &starts = args.starts, &ends = args.ends, &axes = args.axes, &steps = args.steps;
       if (axes.empty())
         for (std::size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
       if (steps.empty()) steps.assign(starts.size(), 1);
@@ -233,7 +208,7 @@ const OnnxConverterRegistrar expand_reg(OnnxConverter("Expand").converts([](Onnx
   Shape padded(out.size() - x.size(), 1);
   padded.insert(padded.end(), x.begin(), x.end());
   const std::string v = reshape(c, c.input(0), padded, "rank");
-  c.set_output(0, c.add_node("broadcast_to", one("shape", ints(out)), {v}, "expand"));
+  c.set_output(0, c.add_node("broadcast_to", attrs_of("shape", out), {v}, "expand"));
 }));
 
 const OnnxConverterRegistrar tile_reg(OnnxConverter("Tile").converts([](OnnxContext& c) {
@@ -242,7 +217,7 @@ const OnnxConverterRegistrar tile_reg(OnnxConverter("Tile").converts([](OnnxCont
   if (reps.size() != x.size()) c.fail("repeats " + int_list(reps) + " needs one value per axis of " + shape_str(x));
   for (int64_t r : reps)
     if (r < 1) c.fail("repeats " + int_list(reps) + " must be at least 1 (an empty tensor is not supported)");
-  c.set_output(0, c.add_node("tile", one("reps", reps), {c.input(0)}));
+  c.set_output(0, c.add_node("tile", attrs_of("reps", reps), {c.input(0)}));
 }));
 
 // ---- DepthToSpace / SpaceToDepth ---------------------------------------------
@@ -254,12 +229,12 @@ const OnnxConverterRegistrar depth_to_space_reg(OnnxConverter("DepthToSpace")
       if (x.size() != 4) c.fail("input " + shape_str(x) + " must be NCHW");
       if (b < 1 || b > x[1] || x[1] % (b * b)) c.fail("blocksize " + std::to_string(b) + " does not divide the channels");
       const std::string mode = c.attr_string("mode", "DCR");
-      if (mode == "DCR") return c.set_output(0, c.add_node("depth_to_space", one("block_size", b), {c.input(0)}));
+      if (mode == "DCR") return c.set_output(0, c.add_node("depth_to_space", attrs_of("block_size", b), {c.input(0)}));
       // CRD: (N, C/b², b, b, H, W) -> (N, C/b², H, b, W, b).
       const int64_t cc = x[1] / (b * b);
       const std::string v = reshape(c, c.input(0), {x[0], cc, b, b, x[2], x[3]}, "split");
       const std::string t =
-          c.add_node("transpose", one("axes", std::vector<int64_t>{0, 1, 4, 2, 5, 3}), {v}, "transpose");
+          c.add_node("transpose", attrs_of("axes", std::vector<int64_t>{0, 1, 4, 2, 5, 3}), {v}, "transpose");
       c.set_output(0, reshape(c, t, {x[0], cc, x[2] * b, x[3] * b}, "merge"));
     })
     .handles({"blocksize", "mode"})
@@ -274,7 +249,7 @@ const OnnxConverterRegistrar space_to_depth_reg(OnnxConverter("SpaceToDepth")
       const int64_t b = c.attr_int("blocksize");
       if (x.size() != 4 || b < 1 || x[2] % b || x[3] % b)
         c.fail("blocksize " + std::to_string(b) + " does not divide the spatial axes of " + shape_str(x));
-      c.set_output(0, c.add_node("space_to_depth", one("block_size", b), {c.input(0)}));
+      c.set_output(0, c.add_node("space_to_depth", attrs_of("block_size", b), {c.input(0)}));
     })
     .handles({"blocksize"}));
 
@@ -422,7 +397,7 @@ const OnnxConverterRegistrar hardmax_reg(OnnxConverter("Hardmax")
       am.set("keepdims", false);
       const std::string idx = c.add_node("argmax", am, {in}, "argmax");
       const std::string hot =
-          c.add_node("one_hot", one("depth", work[static_cast<std::size_t>(axis)]), {idx}, "one_hot");
+          c.add_node("one_hot", attrs_of("depth", work[static_cast<std::size_t>(axis)]), {idx}, "one_hot");
       std::string y = hot;
       if (axis != wr - 1) {
         // one_hot's axis is last: (..., axis removed, depth) -> move depth back to `axis`.
@@ -431,7 +406,7 @@ const OnnxConverterRegistrar hardmax_reg(OnnxConverter("Hardmax")
           if (i == axis) perm.push_back(wr - 1);
           perm.push_back(i);
         }
-        y = c.add_node("transpose", one("axes", perm), {hot}, "transpose");
+        y = c.add_node("transpose", attrs_of("axes", perm), {hot}, "transpose");
       }
       c.set_output(0, reshape(c, y, x, "shape"));
     })

@@ -15,15 +15,8 @@
 #include "ops/op_util.h"
 
 namespace hybgen {
-namespace {
 
-std::string int_list(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-}  // namespace
+using onnx_util::int_list;
 
 void check_window_pads(OnnxCheck& k) {
   const std::string autopad = k.attr_string("auto_pad", "NOTSET");
