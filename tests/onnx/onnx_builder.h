@@ -17,6 +17,7 @@
 
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML=1)
 
+#include "error_matchers.h"
 #include "io/onnx_model.h"
 #include "ir/graph.h"
 #include "runtime-lite/interpreter.h"
@@ -169,6 +170,12 @@ class OnnxBuilder {
 inline std::vector<Tensor> run_graph(const Graph& graph, const std::map<std::string, Tensor>& inputs) {
   Interpreter interp(graph);
   return interp.run(inputs);
+}
+
+// The message of the Error the import throws, or "(no error)".
+inline std::string import_error(const OnnxBuilder& b, const OnnxImportOptions& options = {},
+                                const std::string& dir = "") {
+  return hybgen::testing::error_of([&] { b.import(options, dir); });
 }
 
 }  // namespace hybgen::testing_onnx

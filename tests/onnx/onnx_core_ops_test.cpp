@@ -13,6 +13,7 @@
 namespace hybgen {
 namespace {
 
+using testing_onnx::import_error;
 using testing_onnx::OnnxBuilder;
 using testing_onnx::run_graph;
 
@@ -29,15 +30,6 @@ std::vector<float> values(const Tensor& t) { return std::vector<float>(t.data(),
 void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-5f) {
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "element " << i;
-}
-
-std::string import_error(const OnnxBuilder& b) {
-  try {
-    b.import();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // Gemm over every combination of transA, transB, a constant or runtime B and

@@ -16,6 +16,7 @@ namespace hybgen {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_onnx::import_error;
 using testing_onnx::OnnxBuilder;
 using testing_onnx::run_graph;
 
@@ -27,15 +28,6 @@ std::vector<float> seeded(std::size_t n, uint32_t seed) {
   std::vector<float> v(n);
   for (auto& x : v) x = d(rng);
   return v;
-}
-
-std::string import_error(const OnnxBuilder& b, const OnnxImportOptions& opt = {}, const std::string& dir = "") {
-  try {
-    b.import(opt, dir);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-5f) {

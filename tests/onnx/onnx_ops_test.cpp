@@ -15,6 +15,7 @@
 namespace hybgen {
 namespace {
 
+using testing_onnx::import_error;
 using testing_onnx::OnnxBuilder;
 using testing_onnx::run_graph;
 
@@ -38,15 +39,6 @@ void expect_outputs(const OnnxBuilder& b, const std::map<std::string, Tensor>& i
 }
 
 #include "onnx/onnx_ops_cases.inc"
-
-std::string import_error(const OnnxBuilder& b) {
-  try {
-    b.import();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(OnnxOpsRefused, EveryUnsupportedAttributeIsListedAtOnce) {
   OnnxBuilder b(13);
