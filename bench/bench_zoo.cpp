@@ -92,9 +92,9 @@ int main(int argc, char** argv) {
     BenchOptions options;
     options.runs = std::max(runs, 3);
     options.warmup = 1;
-    options.optimize = false;
+    options.compile.optimize = false;
     const BenchResult plain = bench_generated(graph, options);
-    options.optimize = true;
+    options.compile.optimize = true;
     const BenchResult g = bench_generated(graph, options);
     const double gen = g.median_us / 1000.0;
     const std::string kernels = std::to_string(plain.kernels) + "->" + std::to_string(g.kernels);

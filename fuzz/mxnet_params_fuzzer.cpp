@@ -6,7 +6,7 @@
 #include <map>
 
 #include "fuzz_common.h"
-#include "io/mxnet_params.h"
+#include "io/mxnet/mxnet_params.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   using namespace hybgen;

@@ -8,7 +8,7 @@
 
 #include "fuzz_common.h"
 #include "io/json_util.h"
-#include "io/mxnet_symbol.h"
+#include "io/mxnet/mxnet_symbol.h"
 #include "pipeline.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "fuzz_common.h"
-#include "io/onnx_model.h"
+#include "io/onnx/onnx_model.h"
 #include "pipeline.h"
 
 namespace {

@@ -12,6 +12,12 @@ std::vector<std::string> pass_names(const CompileOptions& options) {
           "plan_memory"};
 }
 
+CompileOptions host_compile_options() {
+  CompileOptions options;
+  options.target = host_target();
+  return options;
+}
+
 CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
   CompiledGraph state;
   state.target = options.target;

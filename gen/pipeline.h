@@ -41,6 +41,9 @@ struct CompileOptions {
   bool small_arena = false;
 };
 
+// The options for code that runs on this machine: its best target (host_target()).
+CompileOptions host_compile_options();
+
 CompiledGraph compile_graph(Graph graph, const CompileOptions& options = {});
 
 // Names of the passes compile_graph runs with these options, in order.

@@ -4,7 +4,7 @@ can compare hybgen's generated code with MXNet without MXNet installed.
 
 For each model it builds the Gluon model (MXNet 1.9.1), fills every parameter
 with the same made-up numbers `hybgen --random-weights SEED` produces (see
-gen/io/mxnet_symbol.cpp: value i of weight NAME is lo + (hi - lo) * u,
+gen/io/mxnet/mxnet_symbol.cpp: value i of weight NAME is lo + (hi - lo) * u,
 u = ((i * 2654435761 + fnv1a(NAME) + SEED * 40503) mod 2^32) / 2^32), runs it
 on a fixed input (x[i] = ((i * 37) % 101) / 50 - 1), and writes into
 tests/data/mxnet_zoo/:

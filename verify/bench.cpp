@@ -14,7 +14,7 @@ namespace {
 // BenchOptions::cxx_flags when given, else the default for `target`.
 std::string cxx_flags_for(const BenchOptions& options, const Target& target) {
   if (!options.cxx_flags.empty()) return options.cxx_flags;
-  return &target == &host_target() || target.isa == Isa::kPortable ? "-std=c++11 -O3 -march=native"
+  return target.name == host_target().name || target.isa == Isa::kPortable ? "-std=c++11 -O3 -march=native"
                                                                             : "-std=c++11 -O3 -mtune=native";
 }
 
@@ -67,8 +67,8 @@ BenchResult bench_cuda(const CompiledGraph& compiled, const BenchOptions& option
 BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   if (options.runs <= 0 || options.warmup < 0) throw Error("bench: runs must be positive and warmup non-negative");
   if (options.threads < 1) throw Error("bench: threads must be at least 1");
-  const Target& target = options.target.empty() ? host_target() : find_target(options.target);
-  const CompiledGraph compiled = compile_graph(graph, CompileOptions{options.optimize, nullptr, target, options.small_arena});
+  const Target& target = options.compile.target;
+  const CompiledGraph compiled = compile_graph(graph, options.compile);
   const Graph& g = compiled.graph;
   if (target.backend == Backend::kCuda) return bench_cuda(compiled, options, graph);
   std::string buffers, fill, args;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "pipeline.h"
 
 namespace hybgen {
 
@@ -25,13 +26,12 @@ struct BenchOptions {
   std::string cxx_flags;
   int warmup = 5;
   int runs = 50;
-  bool optimize = true;  // CompileOptions::optimize
-  std::string target;    // hybgen --target; empty: this machine's (host_target())
+  // How the graph compiles; the target defaults to this machine's (host_target()).
+  CompileOptions compile = host_compile_options();
   int threads = 1;       // > 1: run on a spinning pool of that many threads (hg_spin_pool.h)
   bool profile = false;  // time each kernel too (a clock read after each: the whole-run times include them)
   bool keep_build = false;  // keep the build folder (BenchResult::build_dir)
   bool external_weights = false;  // CppEmitOptions::external_weights; the driver loads the file
-  bool small_arena = false;       // CompileOptions::small_arena
 };
 
 // One kernel's share of a run, with what a roofline needs.

@@ -26,9 +26,8 @@ BoardReport measure_on_board(const Graph& graph, const CompileOptions& compile) 
   std::string why;
   if (!can_measure_on_board(target, &why)) throw Error("cannot measure the model on " + target.board + ": " + why);
   VerifyOptions options;
-  options.target = target.name;
-  options.small_arena = compile.small_arena;
-  options.optimize = compile.optimize;
+  options.compile = compile;
+  options.compile.observer = nullptr;
   options.measure_code = true;
   const VerifyReport verified = verify_model(graph, options);
   if (!verified.ok) {

@@ -20,6 +20,7 @@
 
 #include "io/npy.h"
 #include "ir/graph.h"
+#include "pipeline.h"
 #include "targets/target.h"
 #include "verify/bisect.h"
 
@@ -38,11 +39,11 @@ struct VerifyOptions {
   std::string cxx;  // empty: $CXX, else c++
   std::string cxx_flags = "-std=c++11 -O2 -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti";
   bool keep_build = false;
-  bool optimize = true;  // generate with the optimizer's passes (CompileOptions::optimize)
-  std::string target = default_target().name;  // hybgen --target; its compiler flags are added
+  // How the graph compiles: optimizer on or off, the target (its compiler
+  // flags are added), the arena's scratch.
+  CompileOptions compile;
   int threads = 1;  // > 1: run on a spinning pool of that many threads (hg_spin_pool.h)
   bool external_weights = false;  // CppEmitOptions::external_weights; the driver loads the file
-  bool small_arena = false;       // CompileOptions::small_arena
   // Microcontroller targets: also measure the flash the model's code takes
   // (one more compile, of the model alone).
   bool measure_code = false;

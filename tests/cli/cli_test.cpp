@@ -12,7 +12,7 @@
 #include "graph_builders.h"
 #include "io/file_util.h"
 #include "io/model_json.h"
-#include "io/mxnet_params.h"
+#include "io/mxnet/mxnet_params.h"
 #include "io/npy.h"
 #include "io/safetensors.h"
 #include "ops/gemm_pack.h"

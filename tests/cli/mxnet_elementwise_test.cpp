@@ -11,7 +11,7 @@
 
 #include "error_matchers.h"
 #include "io/file_util.h"
-#include "io/mxnet_symbol.h"
+#include "io/mxnet/mxnet_symbol.h"
 #include "passes/passes.h"
 #include "runtime-lite/interpreter.h"
 #include "targets/target.h"
@@ -138,7 +138,7 @@ TEST(MxnetElementwise, GeneratedCodeMatchesTheReferenceOnEachBackend) {
   for (const std::string& target : {host_target().name, std::string("cuda-host")}) {
     VerifyOptions options;
     options.cxx = HYBGEN_CXX;
-    options.target = target;
+    options.compile.target = find_target(target);
     options.inputs["data"] = NpyArray{{2, 3, 4}, data_values()};
     options.inputs["other"] = NpyArray{{1, 3, 1}, {0.5f, -1.0f, 2.0f}};
     const VerifyReport report = verify_model(g, options);

@@ -143,9 +143,9 @@ TEST(VerifyModel, ExternalWeightsAreLoadedAndAStaleFileIsRefused) {
 // each convolution partial) compute what whole columns do.
 TEST(VerifyModel, SmallArenaTilesGiveTheReferenceResults) {
   VerifyOptions options = options_with_test_compiler();
-  options.small_arena = true;
+  options.compile.small_arena = true;
   for (const std::string& target : {std::string("generic"), host_target().name}) {
-    options.target = target;
+    options.compile.target = find_target(target);
     const VerifyReport r = verify_model(testing::im2col_convolutions(), options);
     EXPECT_TRUE(r.ok) << target << ": relative error " << r.checks.at(0).max_rel_error;
   }

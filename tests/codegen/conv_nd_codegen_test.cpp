@@ -98,7 +98,7 @@ Graph nd_graph() {
 void check(const std::string& target, int threads = 1) {
   VerifyOptions options;
   options.cxx = HYBGEN_CXX;
-  options.target = target;
+  options.compile.target = find_target(target);
   options.threads = threads;
   const VerifyReport report = verify_model(nd_graph(), options);
   ASSERT_EQ(report.checks.size(), 5u);

@@ -54,7 +54,7 @@ Graph deconv_graph() {
 void expect_matches(const std::string& target) {
   VerifyOptions options;
   options.cxx = HYBGEN_CXX;
-  options.target = target;
+  options.compile.target = find_target(target);
   const VerifyReport report = verify_model(deconv_graph(), options);
   ASSERT_EQ(report.checks.size(), 3u);
   for (const auto& check : report.checks)

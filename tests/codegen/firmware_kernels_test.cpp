@@ -18,7 +18,7 @@
 #include "all_ops_graph.h"
 #include "emit/cuda_emitter.h"
 #include "io/file_util.h"
-#include "io/mxnet_symbol.h"
+#include "io/mxnet/mxnet_symbol.h"
 #include "pipeline.h"
 #include "targets/target.h"
 #include "verify/generated_build.h"
@@ -120,7 +120,7 @@ TEST(FirmwareKernels, ObjectsUseSinglePrecisionNoHeapAndNoExceptions) {
 
 VerifyReport verify_on_board(const Graph& graph, const std::string& target) {
   VerifyOptions options;
-  options.target = target;
+  options.compile.target = find_target(target);
   options.tolerance = 1e-5;
   return verify_model(graph, options);
 }

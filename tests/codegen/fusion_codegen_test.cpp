@@ -41,7 +41,7 @@ TEST_P(FusionCodegen, MatchesTheReferenceOnThisMachinesTarget) {
   if (host_target().isa == Isa::kPortable) GTEST_SKIP() << "this machine has no SIMD target";
   VerifyOptions options;
   options.cxx = HYBGEN_CXX;
-  options.target = host_target().name;
+  options.compile.target = host_target();
   const VerifyReport report = verify_model(GetParam().build(), options);
   for (const auto& check : report.checks)
     EXPECT_LE(check.max_rel_error, 1e-5) << check.name << ": max abs error " << check.max_abs_error;

@@ -278,7 +278,7 @@ TEST(MathKernels, ChangedKernelsVerifyOnEveryTargetAtO3) {
   g.outputs.push_back("sm_out");
 
   for (const auto& [target, flags] : host_targets()) {
-    options.target = target;
+    options.compile.target = find_target(target);
     const VerifyReport report = verify_model(g, options);
     ASSERT_EQ(report.checks.size(), g.outputs.size());
     for (const auto& check : report.checks)

@@ -47,7 +47,7 @@ struct ExampleOutput {
 void check_every_op(const std::string& target, const std::set<std::string>& only = {}) {
   VerifyOptions options;
   options.cxx = HYBGEN_CXX;
-  options.target = target;
+  options.compile.target = find_target(target);
   const testing::AllOpsGraph all = testing::all_ops_graph(1234, only);
   options.inputs = all.inputs;
   const VerifyReport report = verify_model(all.graph, options);

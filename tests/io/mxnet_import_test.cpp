@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "io/file_util.h"
-#include "io/mxnet_params.h"
-#include "io/mxnet_symbol.h"
+#include "io/mxnet/mxnet_params.h"
+#include "io/mxnet/mxnet_symbol.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 #include "ir/error.h"

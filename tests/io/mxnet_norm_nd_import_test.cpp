@@ -9,7 +9,7 @@
 
 #include "error_matchers.h"
 #include "io/file_util.h"
-#include "io/mxnet_symbol.h"
+#include "io/mxnet/mxnet_symbol.h"
 #include "ops/op.h"
 
 namespace hybgen {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error_matchers.h"
-#include "io/mxnet_symbol.h"
+#include "io/mxnet/mxnet_symbol.h"
 #include "ir/error.h"
 #include "ops/op.h"
 

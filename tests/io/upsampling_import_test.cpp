@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "io/json_util.h"
-#include "io/mxnet_symbol.h"
+#include "io/mxnet/mxnet_symbol.h"
 #include "ir/error.h"
 
 namespace hybgen {

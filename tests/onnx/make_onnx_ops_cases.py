@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes tests/onnx/onnx_ops_cases.inc: small ONNX models of the converters in
-gen/io/onnx_ops_*.cpp, built in C++ with OnnxBuilder, each with seeded inputs
+gen/io/onnx/onnx_ops_*.cpp, built in C++ with OnnxBuilder, each with seeded inputs
 and the outputs ONNX Runtime computes for them (ONNX semantics, not MXNet's).
 
 Needs onnx and onnxruntime (not a dependency of the build or the tests):

@@ -18,7 +18,7 @@
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML=1)
 
 #include "error_matchers.h"
-#include "io/onnx_model.h"
+#include "io/onnx/onnx_model.h"
 #include "ir/graph.h"
 #include "runtime-lite/interpreter.h"
 #include "runtime-lite/tensor.h"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "io/onnx_ops.h"
+#include "io/onnx/onnx_ops.h"
 #include "ir/error.h"
 
 namespace hybgen {

@@ -1,4 +1,4 @@
-// The plain ONNX converters (gen/io/onnx_core_ops.cpp) against references
+// The plain ONNX converters (gen/io/onnx/onnx_core_ops.cpp) against references
 // written out here: Gemm's alpha/beta/transA/transB and C shapes, MatMul's
 // forms, Softmax by opset, Clip by opset, the n-ary ops, the shape ops.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "io/onnx_model.h"
+#include "io/onnx/onnx_model.h"
 #include "ir/error.h"
 #include "onnx/onnx_builder.h"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <random>
 
-#include "io/onnx_model.h"
+#include "io/onnx/onnx_model.h"
 #include "ir/error.h"
 #include "onnx/onnx_builder.h"
 

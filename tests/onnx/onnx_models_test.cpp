@@ -25,7 +25,7 @@
 
 #include "io/npy.h"
 #include "run_command.h"
-#include "io/onnx_model.h"
+#include "io/onnx/onnx_model.h"
 #include "ir/error.h"
 #include "targets/target.h"
 #include "verify/verify.h"
@@ -182,7 +182,7 @@ void check_exported(const Exported& m, const std::string& target) {
   verify.inputs[graph.inputs[0]] = read_npy(kData + m.name + "-input.npy");
   verify.expected[graph.outputs[0]] = read_npy(kData + m.name + "-output.npy");
   verify.tolerance = 1e-4;
-  verify.target = target;
+  verify.compile.target = find_target(target);
   verify.external_weights = m.external;  // compiling ResNet-18's weight arrays would take most of the time
   const VerifyReport report = verify_model(graph, verify);
   ASSERT_EQ(report.checks.size(), 2u);

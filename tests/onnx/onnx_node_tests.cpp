@@ -45,8 +45,8 @@
 
 #include "io/file_util.h"
 #include "io/npy.h"
-#include "io/onnx_model.h"
-#include "io/onnx_ops.h"
+#include "io/onnx/onnx_model.h"
+#include "io/onnx/onnx_ops.h"
 #include "onnx/onnx_builder.h"
 #include "ir/error.h"
 #include "ir/graph.h"
@@ -403,7 +403,7 @@ void run_group(const std::vector<NodeTest>& tests, const std::vector<std::size_t
   merged.name = "node_tests";
   VerifyOptions options;
   options.cxx = HYBGEN_CXX;
-  options.target = target;
+  options.compile.target = find_target(target);
   options.keep_build = true;
   options.tolerance = INFINITY;  // compared with the tests' outputs below
   std::vector<std::pair<std::size_t, std::size_t>> output_of;  // merged output -> (test, its output)

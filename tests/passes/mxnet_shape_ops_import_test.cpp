@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/mxnet_symbol.h"
+#include "io/mxnet/mxnet_symbol.h"
 #include "ir/error.h"
 #include "passes/passes.h"
 

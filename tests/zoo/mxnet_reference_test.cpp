@@ -11,7 +11,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "io/mxnet_symbol.h"
+#include "io/mxnet/mxnet_symbol.h"
 #include "io/npy.h"
 #include "targets/target.h"
 #include "verify/verify.h"
@@ -110,7 +110,7 @@ void check_family(const std::string& name, const std::string& target) {
       import_mxnet(prefix + "-symbol.json", has_params ? std::optional<std::string>(params) : std::nullopt, options);
   verify.expected[graph.outputs[0]] = read_npy(prefix + "-output.npy");
   verify.tolerance = 1e-4;
-  verify.target = target;
+  verify.compile.target = find_target(target);
   const VerifyReport report = verify_model(graph, verify);
   ASSERT_GE(report.checks.size(), 2u);
   for (const OutputCheck& check : report.checks)

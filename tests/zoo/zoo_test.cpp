@@ -74,7 +74,7 @@ VerifyReport verify_generated(const Graph& graph, const ZooCase& c, const Tensor
   VerifyOptions options;
   options.inputs["data"] = NpyArray{c.input, x.to_vector()};
   options.tolerance = 1e-4;
-  options.target = target;
+  options.compile.target = find_target(target);
   // The weights from a file rather than compiled in: the same kernels, and a
   // compiler takes most of a big model's build time on its weight arrays
   // (Inception v3: 20 s against 5). LeNet keeps them compiled in.

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "io/onnx_ops.h"
+#include "io/onnx/onnx_ops.h"
 #include "ir/error.h"
 #include "ops/op_util.h"
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "io/onnx_matmul.h"
-#include "io/onnx_ops.h"
+#include "io/onnx/onnx_matmul.h"
+#include "io/onnx/onnx_ops.h"
 #include "ir/error.h"
 
 namespace hybgen {

@@ -1,5 +1,5 @@
 // The ONNX converter registry and the import-time constant type.
-#include "io/onnx_ops.h"
+#include "io/onnx/onnx_ops.h"
 
 #include <algorithm>
 #include <cmath>

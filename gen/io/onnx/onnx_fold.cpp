@@ -8,7 +8,7 @@
 #include <cmath>
 #include <functional>
 
-#include "io/onnx_ops.h"
+#include "io/onnx/onnx_ops.h"
 #include "ir/error.h"
 #include "ir/limits.h"
 

@@ -1,7 +1,7 @@
 // Reader and writer for MXNet .params. Every multi-byte field is decoded
 // explicitly as little-endian (files from x86 and ARM are), without assuming
 // alignment, and every length is checked against the bytes left.
-#include "io/mxnet_params.h"
+#include "io/mxnet/mxnet_params.h"
 
 #include <cmath>
 #include <cstring>

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "io/onnx_ops.h"
+#include "io/onnx/onnx_ops.h"
 
 namespace hybgen {
 

@@ -6,7 +6,7 @@
 // go straight from their bytes into graph constants. Finally the IR values
 // bound to ONNX names take those names where free, so graph inputs, outputs
 // and intermediate values keep the model's names.
-#include "io/onnx_model.h"
+#include "io/onnx/onnx_model.h"
 
 #include <algorithm>
 #include <cstring>
@@ -21,7 +21,7 @@
 
 #include "io/file_util.h"
 #include "io/float16.h"
-#include "io/onnx_ops.h"
+#include "io/onnx/onnx_ops.h"
 #include "ir/error.h"
 #include "ir/limits.h"
 #include "ir/names.h"

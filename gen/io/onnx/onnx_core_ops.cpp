@@ -7,9 +7,9 @@
 #include <cmath>
 #include <numeric>
 
-#include "io/onnx_ops.h"
-#include "io/onnx_matmul.h"
-#include "io/onnx_pads.h"
+#include "io/onnx/onnx_ops.h"
+#include "io/onnx/onnx_matmul.h"
+#include "io/onnx/onnx_pads.h"
 #include "ir/error.h"
 
 namespace hybgen {

@@ -39,7 +39,7 @@ std::vector<std::string> write_requested_files(const InspectFlags& flags, const 
 }  // namespace
 
 int run_inspect(const InspectFlags& flags) {
-  CompileOptions compile{!flags.no_optimize, nullptr, find_target(flags.target), flags.small_arena};
+  CompileOptions compile = flags.compile.options();
   PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
   compile.observer = dumps.observer();
   Graph loaded = load_any_model(flags.model.source(/*weights_optional=*/true));
@@ -117,7 +117,7 @@ int run_inspect(const InspectFlags& flags) {
   const MemoryPlan& p = c.plan;
   std::printf("memory plan (%s) for --target %s: arena %zu bytes, lower bound %zu, without reuse %zu\n",
               p.strategy.c_str(), c.target.name.c_str(), p.arena_bytes, p.lower_bound_bytes, p.naive_bytes);
-  std::printf("%s", small_arena_note(p, flags.small_arena).c_str());
+  std::printf("%s", small_arena_note(p, flags.compile.small_arena).c_str());
   std::printf("  %-32s %10s %10s %8s\n", "buffer", "offset", "bytes", "steps");
   for (const auto& b : p.buffers)
     std::printf("  %-32s %10zu %10zu %4d-%-3d\n", printable_name(b.value).c_str(), b.offset, b.bytes, b.first_step, b.last_step);

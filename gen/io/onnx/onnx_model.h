@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "io/onnx_ops.h"
+#include "io/onnx/onnx_ops.h"
 #include "ir/graph.h"
 
 namespace hybgen {

@@ -57,11 +57,6 @@ void add_model_flags(CLI::App& app, hybgen::ModelFlags& flags, bool required) {
                  "(for testing only)");
 }
 
-void add_optimize_flag(CLI::App& app, bool& no_optimize) {
-  app.add_flag("--no-optimize", no_optimize,
-               "skip the optimizer: no folding, no fusion, no shared buffers (one kernel per node), to compare");
-}
-
 void add_dump_flags(CLI::App& app, hybgen::PassDumpFlags& flags) {
   app.add_option("--dump-after", flags.passes,
                  "write the graph (and kernels and memory plan, once made) after this pass as DIR/NN-PASS.json, "
@@ -79,19 +74,19 @@ void add_external_weights_flag(CLI::App& app, bool& external) {
                "many times their size in memory), or to keep them apart from the code");
 }
 
-void add_small_arena_flag(CLI::App& app, bool& small_arena) {
-  app.add_flag("--small-arena", small_arena,
-               "shrink scratch that would set the arena (im2col columns) into the room the activations leave: a "
-               "smaller arena, paid for with slower convolutions");
-}
-
-void add_target_option(CLI::App& app, std::string& target, const std::string& default_text) {
+// --target, --no-optimize and --small-arena: what CompileFlags::options() reads.
+void add_compile_flags(CLI::App& app, hybgen::CompileFlags& flags, const std::string& default_target_text) {
   std::string targets;
   for (const hybgen::Target& t : hybgen::all_targets()) targets += "\n  " + t.name + ": " + t.summary;
-  app.add_option("--target", target,
+  app.add_option("--target", flags.target,
                  "what the code is generated for: the backend (C++ or CUDA), the instructions its kernels use and "
-                 "the layout of packed weights (default: " + default_text + ")" + targets)
+                 "the layout of packed weights (default: " + default_target_text + ")" + targets)
       ->check(CLI::IsMember(hybgen::target_names()));
+  app.add_flag("--no-optimize", flags.no_optimize,
+               "skip the optimizer: no folding, no fusion, no shared buffers (one kernel per node), to compare");
+  app.add_flag("--small-arena", flags.small_arena,
+               "shrink scratch that would set the arena (im2col columns) into the room the activations leave: a "
+               "smaller arena, paid for with slower convolutions");
 }
 
 }  // namespace
@@ -110,10 +105,15 @@ int main(int argc, char** argv) {
                  "folder for NAME.h, NAME.cpp, NAME_weights.cpp (or NAME.weights.bin), NAME.manifest.json");
   app.add_option("--name", generate.name, "file stem and C symbol prefix (default: the model file's stem)");
   app.add_option("--namespace", generate.ns, "C++ namespace (default: NAME)");
-  add_optimize_flag(app, generate.no_optimize);
-  add_target_option(app, generate.target, hybgen::default_target().name);
+  add_compile_flags(app, generate.compile,
+                    hybgen::default_target().name +
+                        "; a microcontroller target also verifies the model on its emulated board, which measures the "
+                        "flash, RAM, stack and instructions the manifest records, when the board's tools are on the "
+                        "PATH; --no-board-measure skips that");
+  app.add_flag("--no-board-measure", generate.no_board_measure,
+               "microcontroller targets: do not build and run the model on the emulated board to measure it (the "
+               "manifest then has no \"memory\" section)");
   add_external_weights_flag(app, generate.external_weights);
-  add_small_arena_flag(app, generate.small_arena);
   add_dump_flags(app, generate.dump);
 
   VerifyFlags verify;
@@ -146,10 +146,8 @@ int main(int argc, char** argv) {
                    "run the generated code on a pool of this many threads (its results must not change)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  add_optimize_flag(*verify_cmd, verify.no_optimize);
   add_external_weights_flag(*verify_cmd, verify.external_weights);
-  add_small_arena_flag(*verify_cmd, verify.small_arena);
-  add_target_option(*verify_cmd, verify.target,
+  add_compile_flags(*verify_cmd, verify.compile,
                     "generic (the target's -march flag is added to the compiler's; armv8-a code on another machine is "
                     "built by aarch64-linux-gnu-g++ and run under qemu-aarch64 when both are on the PATH)");
 
@@ -164,9 +162,7 @@ int main(int argc, char** argv) {
   inspect_cmd->add_option("--report", inspect.report,
                           "write an HTML report (kernels, FLOPs, bytes, memory plan, arena chart) to this file");
   inspect_cmd->add_option("--dot", inspect.dot, "write the compiled graph as Graphviz text to this file");
-  add_optimize_flag(*inspect_cmd, inspect.no_optimize);
-  add_small_arena_flag(*inspect_cmd, inspect.small_arena);
-  add_target_option(*inspect_cmd, inspect.target,
+  add_compile_flags(*inspect_cmd, inspect.compile,
                     "generic (kernels, and so their scratch in the arena, differ by target)");
   add_dump_flags(*inspect_cmd, inspect.dump);
 
@@ -193,10 +189,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--cxx-flags", bench.cxx_flags,
                         "compiler flags after the target's -march (default: -std=c++11 -O3 -march=native for this "
                         "machine's target, -std=c++11 -O3 -mtune=native for another)");
-  add_optimize_flag(*bench_cmd, bench.no_optimize);
   add_external_weights_flag(*bench_cmd, bench.external_weights);
-  add_small_arena_flag(*bench_cmd, bench.small_arena);
-  add_target_option(*bench_cmd, bench.target, "this machine's best (" + hybgen::host_target().name + ")");
+  add_compile_flags(*bench_cmd, bench.compile, "this machine's best (" + hybgen::host_target().name + ")");
 
   ImportFlags import;
   CLI::App* import_cmd =

@@ -29,6 +29,14 @@ ModelSource ModelFlags::source(bool weights_optional) const {
   return s;
 }
 
+CompileOptions CompileFlags::options(const Target& default_target) const {
+  CompileOptions options;
+  options.optimize = !no_optimize;
+  options.target = target.empty() ? default_target : find_target(target);
+  options.small_arena = small_arena;
+  return options;
+}
+
 std::string small_arena_note(const MemoryPlan& plan, bool small_arena) {
   // Only where it pays: smaller tiles cost speed, and a few percent of
   // arena is not worth that.
@@ -78,7 +86,7 @@ std::optional<std::string> stale_weights_file(const std::string& out_dir, const 
 }  // namespace
 
 int run_generate(const GenerateFlags& flags) {
-  CompileOptions compile{!flags.no_optimize, nullptr, find_target(flags.target), flags.small_arena};
+  CompileOptions compile = flags.compile.options();
   PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
   compile.observer = dumps.observer();
   const Graph graph = load_any_model(flags.model.source());
@@ -106,7 +114,7 @@ int run_generate(const GenerateFlags& flags) {
   std::string not_measured;
   std::optional<BoardReport> board;
   try {
-    board = measure_on_board_if_possible(graph, compile, &not_measured);
+    if (!flags.no_board_measure) board = measure_on_board_if_possible(graph, compile, &not_measured);
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
@@ -131,7 +139,7 @@ int run_generate(const GenerateFlags& flags) {
               compiled.plan.lower_bound_bytes, compiled.plan.naive_bytes,
               weights_summary(weight_bytes, compiled.graph.weight_bytes()).c_str());
   const std::string note = large_weights_note(options.name, weight_bytes, options.external_weights) +
-                           small_arena_note(compiled.plan, flags.small_arena);
+                           small_arena_note(compiled.plan, compile.small_arena);
   if (board) std::printf("%s", board_report_text(*board).c_str());
   std::fflush(stdout);  // the note after the summary it is about
   if (!note.empty()) std::fprintf(stderr, "hybgen: %s", note.c_str());

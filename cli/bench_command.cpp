@@ -42,13 +42,11 @@ int run_bench(const BenchFlags& flags) {
   BenchOptions options;
   options.runs = flags.runs;
   options.warmup = flags.warmup;
-  options.optimize = !flags.no_optimize;
-  options.target = flags.target;
+  options.compile = flags.compile.options(host_target());
   options.threads = flags.threads;
   options.profile = flags.profile;
   options.keep_build = flags.keep;
   options.external_weights = flags.external_weights;
-  options.small_arena = flags.small_arena;
   if (!flags.cxx_flags.empty()) options.cxx_flags = flags.cxx_flags;
   BenchResult r;
   try {
@@ -69,7 +67,7 @@ int run_bench(const BenchFlags& flags) {
                 flags.warmup);
     std::printf("latency us: min %.2f  median %.2f  max %.2f\n", r.min_us, r.median_us, r.max_us);
   }
-  std::printf("%zu kernels from %zu nodes%s\n", r.kernels, r.nodes, flags.no_optimize ? " (optimizer off)" : "");
+  std::printf("%zu kernels from %zu nodes%s\n", r.kernels, r.nodes, flags.compile.no_optimize ? " (optimizer off)" : "");
   std::printf("arena %zu bytes (lower bound %zu, without reuse %zu), %s\n", r.arena_bytes, r.lower_bound_bytes,
               r.naive_bytes, weights_summary(r.weight_bytes, r.model_weight_bytes).c_str());
   if (flags.profile) print_kernel_times(r.kernel_times);

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "io/onnx_ops.h"
-#include "io/onnx_pads.h"
+#include "io/onnx/onnx_ops.h"
+#include "io/onnx/onnx_pads.h"
 #include "ir/error.h"
 #include "ops/op_util.h"
 

@@ -6,7 +6,7 @@
 //   if (sa.size() < 2 || sb.size() < 2) return onnx_matmul_broadcast(c);
 #pragma once
 
-#include "io/onnx_ops.h"
+#include "io/onnx/onnx_ops.h"
 
 namespace hybgen {
 

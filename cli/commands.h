@@ -14,6 +14,7 @@
 
 #include "cli/model_loader.h"
 #include "passes/memory_plan.h"
+#include "pipeline.h"
 #include "targets/target.h"
 
 namespace hybgen {
@@ -33,23 +34,33 @@ struct PassDumpFlags {
   std::string dir = ".";
 };
 
+// Flags that choose how a model compiles (--no-optimize, --target,
+// --small-arena), shared by every command that compiles one; options() is the
+// one place the CLI turns them into CompileOptions.
+struct CompileFlags {
+  bool no_optimize = false;
+  std::string target;  // empty: the command's default (generic; bench: this machine's)
+  bool small_arena = false;
+  CompileOptions options(const Target& default_target = hybgen::default_target()) const;
+};
+
 struct GenerateFlags {
   ModelFlags model;
-  bool no_optimize = false;
-  std::string target = default_target().name;
+  CompileFlags compile;
+  // Microcontroller targets: skip verifying on the emulated board, which
+  // measures what the manifest's "memory" records.
+  bool no_board_measure = false;
   PassDumpFlags dump;
   std::string out_dir;
   std::string name;
   std::string ns;
   bool external_weights = false;  // NAME.weights.bin instead of NAME_weights.cpp
-  bool small_arena = false;       // CompileOptions::small_arena
 };
 int run_generate(const GenerateFlags& flags);
 
 struct VerifyFlags {
   ModelFlags model;
-  bool no_optimize = false;
-  std::string target = default_target().name;
+  CompileFlags compile;
   std::vector<std::string> inputs;    // NAME=x.npy
   std::vector<std::string> expected;  // NAME=y.npy
   uint64_t seed = 0;
@@ -57,7 +68,6 @@ struct VerifyFlags {
   bool keep = false;
   int threads = 1;  // > 1: run the generated code on a pool of that many threads
   bool external_weights = false;
-  bool small_arena = false;
   bool bisect = false;     // compare kernel by kernel even when the outputs pass
   bool no_bisect = false;  // not even when an output fails
 };
@@ -65,13 +75,11 @@ int run_verify(const VerifyFlags& flags);
 
 struct InspectFlags {
   ModelFlags model;
-  bool no_optimize = false;
-  std::string target = default_target().name;  // the arena holds the scratch of this target's kernels
+  CompileFlags compile;  // the arena holds the scratch of the target's kernels
   bool json = false;
   std::string report;  // --report: HTML page (emit/html_report.h)
   std::string dot;     // --dot: Graphviz text (emit/dot.h)
   PassDumpFlags dump;
-  bool small_arena = false;
 };
 int run_inspect(const InspectFlags& flags);
 
@@ -79,8 +87,7 @@ int run_ops(bool json);
 
 struct BenchFlags {
   ModelFlags model;
-  bool no_optimize = false;
-  std::string target;  // empty: this machine's
+  CompileFlags compile;  // target empty: this machine's
   int runs = 50;
   int warmup = 5;
   int threads = 1;
@@ -88,7 +95,6 @@ struct BenchFlags {
   bool keep = false;
   std::string cxx_flags;
   bool external_weights = false;
-  bool small_arena = false;
 };
 int run_bench(const BenchFlags& flags);
 

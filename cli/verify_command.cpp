@@ -17,11 +17,9 @@ int run_verify(const VerifyFlags& flags) {
   options.seed = flags.seed;
   options.tolerance = flags.tolerance;
   options.keep_build = flags.keep;
-  options.optimize = !flags.no_optimize;
-  options.target = flags.target;
+  options.compile = flags.compile.options();
   options.threads = flags.threads;
   options.external_weights = flags.external_weights;
-  options.small_arena = flags.small_arena;
   options.bisect = flags.bisect ? BisectMode::kAlways : flags.no_bisect ? BisectMode::kOff : BisectMode::kOnFailure;
   ModelSource source = flags.model.source();
   for (const auto& text : flags.inputs) {

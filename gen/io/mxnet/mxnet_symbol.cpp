@@ -3,7 +3,7 @@
 // their names; attribute strings are parsed with the kinds the op schema
 // declares, as MXNet's own parser would. `node_row_ptr` is ignored: it counts
 // hidden outputs differently between builds.
-#include "io/mxnet_symbol.h"
+#include "io/mxnet/mxnet_symbol.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,7 +14,7 @@
 
 #include "io/file_util.h"
 #include "io/json_util.h"
-#include "io/mxnet_params.h"
+#include "io/mxnet/mxnet_params.h"
 #include "ir/error.h"
 #include "ir/limits.h"
 #include "ir/names.h"
