@@ -30,9 +30,7 @@ ModelSource ModelFlags::source(bool weights_optional) const {
 }
 
 CompileOptions CompileFlags::options(const Target& default_target) const {
-  CompileOptions options;
-  options.optimize = !no_optimize;
-  options.target = target.empty() ? default_target : find_target(target);
+  CompileOptions options = CompileOptions::for_target(target.empty() ? default_target : find_target(target), !no_optimize);
   options.small_arena = small_arena;
   return options;
 }

@@ -12,9 +12,10 @@ std::vector<std::string> pass_names(const CompileOptions& options) {
           "plan_memory"};
 }
 
-CompileOptions host_compile_options() {
+CompileOptions CompileOptions::for_target(const Target& target, bool optimize) {
   CompileOptions options;
-  options.target = host_target();
+  options.target = target;
+  options.optimize = optimize;
   return options;
 }
 

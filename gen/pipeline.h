@@ -39,10 +39,12 @@ struct CompileOptions {
   // Shrink scratch that would set the arena (im2col tiles) into the room the
   // activations leave: a smaller arena, slower convolutions (--small-arena).
   bool small_arena = false;
-};
 
-// The options for code that runs on this machine: its best target (host_target()).
-CompileOptions host_compile_options();
+  // The options for `target`, with the optimizer on or off: what every
+  // caller builds its options from (CompileOptions{...} by position would
+  // silently change meaning when a field is added).
+  static CompileOptions for_target(const Target& target, bool optimize = true);
+};
 
 CompiledGraph compile_graph(Graph graph, const CompileOptions& options = {});
 

@@ -217,9 +217,7 @@ void HybridBlock::prepare(CachedGraph& cached) {
     if (!c.data.empty()) std::memcpy(c.data.data(), data.data(), c.data.size());
     cached.bindings.push_back({p, data.data(), data.write_count()});
   }
-  CompileOptions compile;
-  compile.target = host_target();
-  CompiledGraph optimized = compile_graph(std::move(valued), compile);
+  CompiledGraph optimized = compile_graph(std::move(valued), CompileOptions::for_target(host_target()));
   cached.timings.optimize_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   // Once compiling failed for this graph, new parameter values do not try

@@ -5,7 +5,7 @@
 //   Interpreter interp(load_model("mlp.json"));
 //   std::vector<Tensor> out = interp.run({{"data", x}});   // graph.outputs order
 //
-//   Interpreter fast(compile_graph(graph_with_weights, {.optimize = true, .target = host_target()}));
+//   Interpreter fast(compile_graph(graph_with_weights, CompileOptions::for_target(host_target())));
 //
 // From a Graph, the constructor checks and types the graph once (no
 // optimizing pass) and runs one reference kernel per node, every value in its

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Records MXNet's own outputs for the kinds of Gluon models people write
-beyond the vision zoo (issue 26): a U-Net, an FCN that upsamples, an LSTM
+beyond the vision zoo: a U-Net, an FCN that upsamples, an LSTM
 classifier, a bidirectional GRU, a 1-D audio CNN, a block of normalization
 layers, blocks of standalone elementwise, reduction and shape ops, and a
 two-input embedding model. Tests then compare hybgen's generated code with

@@ -33,7 +33,7 @@ inline NvccResult nvcc_compile(const Graph& graph, const std::string& name) {
   const Target& cuda = find_target("cuda");
   CppEmitOptions options;
   options.name = c_identifier(name);
-  const auto files = emit_cuda(compile_graph(graph, CompileOptions{true, nullptr, cuda}), options);
+  const auto files = emit_cuda(compile_graph(graph, CompileOptions::for_target(cuda)), options);
   TempDir dir("hybgen-nvcc");
   write_generated(files, dir.path());
   const std::string cu = dir.path() + "/" + options.name + ".cu";

@@ -27,7 +27,7 @@ struct BenchOptions {
   int warmup = 5;
   int runs = 50;
   // How the graph compiles; the target defaults to this machine's (host_target()).
-  CompileOptions compile = host_compile_options();
+  CompileOptions compile = CompileOptions::for_target(host_target());
   int threads = 1;       // > 1: run on a spinning pool of that many threads (hg_spin_pool.h)
   bool profile = false;  // time each kernel too (a clock read after each: the whole-run times include them)
   bool keep_build = false;  // keep the build folder (BenchResult::build_dir)

@@ -7,7 +7,7 @@
 // applies before the store. Everything else (names, weights, manifest,
 // shapes) is the C++ printer's.
 //
-//   std::vector<EmittedFile> files = emit_cuda(compile_graph(g, {.target = find_target("cuda")}), {"mlp"});
+//   std::vector<EmittedFile> files = emit_cuda(compile_graph(g, CompileOptions::for_target(find_target("cuda"))), {"mlp"});
 #pragma once
 
 #include <string>

@@ -5,7 +5,7 @@
 // have single precision only), no heap and no exception machinery
 // (arm-none-eabi-nm). LeNet and the MNIST CNN run on each target's board
 // under qemu-system-arm and match the reference, LeNet's inference within
-// 2 KiB of stack (DESIGN.md: no stack buffers beyond a few hundred bytes).
+// 2 KiB of stack (the firmware contract, docs/firmware.md: no stack buffers beyond a few hundred bytes).
 // Skipped where the toolchain or the emulator is not installed.
 #include <gtest/gtest.h>
 
@@ -83,7 +83,7 @@ TEST(FirmwareKernels, ObjectsUseSinglePrecisionNoHeapAndNoExceptions) {
   for (const char* name : kTargets) {
     const Target& target = find_target(name);
     for (const auto& [model, graph] : models) {
-      const CompiledGraph compiled = compile_graph(graph, CompileOptions{true, nullptr, target});
+      const CompiledGraph compiled = compile_graph(graph, CompileOptions::for_target(target));
       CppEmitOptions emit{model, model, model};
       const std::string stem = dir.path() + "/" + std::string(name) + "-" + model;
       std::filesystem::create_directories(stem);

@@ -1,4 +1,4 @@
-// The generic op test (STYLE.md #8): every example of every registered op,
+// The generic op test (docs/contributing.md): every example of every registered op,
 // generated for each backend in ONE graph (each example an independent subgraph, so the
 // whole registry costs one compiler run), compiled with the strict flags of
 // the generated-code contract, run, and compared with the op's reference
@@ -106,7 +106,7 @@ std::vector<std::set<std::string>> example_groups_fitting(const Target& target, 
     for (std::size_t e = 0; e < op->examples.size(); ++e) {
       const std::string example = testing::example_name(op->name, e);
       const CompiledGraph compiled =
-          compile_graph(testing::all_ops_graph(1234, {example}).graph, CompileOptions{true, nullptr, target});
+          compile_graph(testing::all_ops_graph(1234, {example}).graph, CompileOptions::for_target(target));
       std::size_t bytes = compiled.plan.arena_bytes;
       for (const std::string& v : compiled.graph.inputs) bytes += compiled.graph.type(v).num_elements() * sizeof(float);
       for (const std::string& v : compiled.graph.outputs) bytes += compiled.graph.type(v).num_elements() * sizeof(float);

@@ -41,7 +41,7 @@ Graph elementwise_graph() {
 std::vector<EmittedFile> cuda_files(const Graph& graph, const std::string& name) {
   CppEmitOptions options;
   options.name = name;
-  return emit_cuda(compile_graph(graph, CompileOptions{true, nullptr, find_target("cuda")}), options);
+  return emit_cuda(compile_graph(graph, CompileOptions::for_target(find_target("cuda"))), options);
 }
 
 TEST(CudaBackend, TheApiBehavesAsDocumented) {

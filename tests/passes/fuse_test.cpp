@@ -115,7 +115,7 @@ TEST(PlanMemory, ElementwiseResultsReuseTheBufferOfAnInputThatDies) {
   EXPECT_EQ(c.plan.find("r")->offset, c.plan.find("p")->offset);
   EXPECT_EQ(c.plan.find("r")->block, c.plan.find("p")->block);
   // Off: every value on its own.
-  const CompiledGraph plain = compile_graph(g, CompileOptions{false, nullptr, default_target()});
+  const CompiledGraph plain = compile_graph(g, CompileOptions::for_target(default_target(), false));
   EXPECT_NE(plain.plan.find("r")->block, plain.plan.find("p")->block);
 }
 
@@ -126,7 +126,7 @@ TEST(ScheduleKernels, BranchOrderLowersPeakMemory) {
   const Graph g = testing::unbalanced_branches();
   const CompiledGraph c = compile_graph(g);
   c.plan.verify();
-  const CompiledGraph plain = compile_graph(g, CompileOptions{false, nullptr, default_target()});
+  const CompiledGraph plain = compile_graph(g, CompileOptions::for_target(default_target(), false));
   EXPECT_LT(c.plan.arena_bytes, plain.plan.arena_bytes);
   EXPECT_EQ(c.plan.arena_bytes, c.plan.lower_bound_bytes);
 }

@@ -1,4 +1,4 @@
-// Large graphs (issue 22): 100k-node chains through validate and the whole
+// Large graphs: 100k-node chains through validate and the whole
 // pipeline, listed in order and last node first, without recursing with the
 // graph's depth; a cycle hidden in one is still named. Correctness only: the
 // time they take is shown by bench/bench_large_graph.cpp, not asserted here.

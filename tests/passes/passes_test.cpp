@@ -134,7 +134,7 @@ TEST(PlanMemory, SeedMlpArenaEqualsTheLowerBound) {
   EXPECT_EQ(c.plan.arena_bytes, c.plan.lower_bound_bytes);
   EXPECT_EQ(c.plan.naive_bytes, c.plan.arena_bytes);
   // Unfused, the relu outputs are buffers of their own.
-  const CompiledGraph unfused = compile_graph(testing::seed_mlp(), CompileOptions{false, nullptr, default_target()});
+  const CompiledGraph unfused = compile_graph(testing::seed_mlp(), CompileOptions::for_target(default_target(), false));
   EXPECT_EQ(unfused.plan.lower_bound_bytes, 2048u);  // dense0_fwd and its relu, 256 floats each
   EXPECT_EQ(unfused.plan.arena_bytes, unfused.plan.lower_bound_bytes);
   EXPECT_GT(unfused.plan.naive_bytes, unfused.plan.arena_bytes);

@@ -21,9 +21,7 @@ namespace {
 using namespace hybgen::testing;
 
 CompiledGraph optimized(const Graph& g) {
-  CompileOptions options;
-  options.target = host_target();
-  return compile_graph(g, options);
+  return compile_graph(g, CompileOptions::for_target(host_target()));
 }
 
 // The largest |a - b| over the largest |b|: verify's relative error

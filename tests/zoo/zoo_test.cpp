@@ -116,7 +116,7 @@ TEST_P(Zoo, EagerHybridizedAndGeneratedAgree) {
   EXPECT_LE(static_cast<double>(plan.arena_bytes), 1.05 * static_cast<double>(plan.lower_bound_bytes)) << c.name;
   EXPECT_LE(plan.arena_bytes, plan.arena_by_strategy.at("greedy-by-size"));
   EXPECT_LE(plan.arena_bytes, plan.arena_by_strategy.at("greedy-by-first-use"));
-  const CompiledGraph plain = compile_graph(graph, CompileOptions{false, nullptr, default_target()});
+  const CompiledGraph plain = compile_graph(graph, CompileOptions::for_target(default_target(), false));
   EXPECT_LE(plan.arena_bytes, plain.plan.arena_bytes) << c.name;
   EXPECT_LT(optimized.kernels.size(), plain.kernels.size()) << c.name << ": nothing fused";
 }
