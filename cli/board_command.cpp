@@ -19,9 +19,14 @@ int run_board(const BoardFlags& flags) {
   const std::vector<EmittedFile> files = emit_board_files(target, flags.stack_bytes);
   write_generated(files, flags.out_dir);
   for (const auto& f : files) std::printf("wrote %s/%s\n", flags.out_dir.c_str(), f.filename.c_str());
-  std::printf("%s on %s: flash %lu bytes at 0x%08lX, RAM %lu bytes at 0x%08lX, stack %zu bytes\n",
-              target.name.c_str(), target.board.c_str(), target.flash.bytes, target.flash.origin, target.ram.bytes,
-              target.ram.origin, flags.stack_bytes);
+  auto region = [](const MemoryRegion& r) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%s %lu bytes at 0x%08lX", r.name.c_str(), r.bytes, r.origin);
+    return std::string(text);
+  };
+  std::printf("%s on %s: code in %s, weights in %s, RAM in %s, stack %zu bytes\n", target.name.c_str(),
+              target.board.c_str(), region(target.code).c_str(), region(target.weights).c_str(),
+              region(target.ram).c_str(), flags.stack_bytes);
   return 0;
 }
 

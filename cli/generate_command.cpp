@@ -13,6 +13,7 @@
 #include "ir/error.h"
 #include "pipeline.h"
 #include "verify/board_report.h"
+#include "verify/verify.h"
 
 namespace hybgen {
 
@@ -108,11 +109,15 @@ int run_generate(const GenerateFlags& flags) {
     throw with_context(flags.model.model, e);
   }
   // Microcontroller targets: the manifest records what the model takes on
-  // the board, measured there when this machine has the tools.
+  // the board, measured there when this machine has the tools. A model too
+  // large for the emulated board is still written, for a board of the user's
+  // own with more memory, and said not to fit instead of measured.
+  const std::string not_fitting = verify_board_fit_problem(compiled, emitted_weight_bytes(files));
   std::string not_measured;
   std::optional<BoardReport> board;
   try {
-    if (!flags.no_board_measure) board = measure_on_board_if_possible(graph, compile, &not_measured);
+    if (!flags.no_board_measure && not_fitting.empty())
+      board = measure_on_board_if_possible(graph, compile, &not_measured);
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
@@ -141,6 +146,11 @@ int run_generate(const GenerateFlags& flags) {
   if (board) std::printf("%s", board_report_text(*board).c_str());
   std::fflush(stdout);  // the note after the summary it is about
   if (!note.empty()) std::fprintf(stderr, "hybgen: %s", note.c_str());
+  if (!not_fitting.empty())
+    std::fprintf(stderr,
+                 "hybgen: warning: %s %s; the code is written all the same, for a board with the room, but not "
+                 "measured on the emulated one\n",
+                 options.name.c_str(), not_fitting.c_str());
   if (!not_measured.empty())
     std::fprintf(stderr, "hybgen: note: not measured on %s: %s\n", compiled.target.board.c_str(), not_measured.c_str());
   return 0;

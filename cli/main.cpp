@@ -203,7 +203,8 @@ int main(int argc, char** argv) {
   CLI::App* board_cmd = app.add_subcommand(
       "board",
       "Write the start-up code (startup.c: vector table, reset handler, fault handlers) and linker script (link.ld: "
-      "code and weights in flash; data, the arena and the stack in RAM) of a microcontroller target's board, for a "
+      "code in the board's code memory, constants and weights in its weight memory; data, the arena and the stack in "
+      "RAM) of a microcontroller target's board, for a "
       "firmware project to build generated code with; the same files `hybgen verify` runs the target with.");
   std::string boards;
   for (const hybgen::Target& t : hybgen::all_targets())

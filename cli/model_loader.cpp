@@ -31,6 +31,7 @@ Graph load_any_model(const ModelSource& source) {
   }
   const nlohmann::json json = read_json_file(source.path);
   if (looks_like_mxnet_symbol(json)) {
+    check_mxnet_symbol_fields(json, source.path);  // a broken symbol file is told so before its .params is sought
     MxnetImportOptions options;
     options.random_weights_seed = source.random_weights_seed;
     std::optional<std::string> params;

@@ -10,14 +10,6 @@
 #include "ir/error.h"
 
 namespace hybgen {
-namespace {
-
-// The stack a verify program's board gives it: room for newlib's stdio besides
-// the model, whose own peak the driver measures.
-constexpr std::size_t kFirmwareStackBytes = 64 * 1024;
-
-}  // namespace
-
 std::string generated_name(const Graph& graph) {
   const std::string name = c_identifier(graph.name);
   return name != graph.name || name.empty() ? "model" : name;
@@ -25,6 +17,23 @@ std::string generated_name(const Graph& graph) {
 
 GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string& driver_template,
                                std::map<std::string, std::string> driver_values, const BuildSettings& settings) {
+  const Graph& graph = compiled.graph;
+  const std::string name = generated_name(graph);
+  CppEmitOptions emit{name, name, graph.name};
+  emit.profile_hooks = settings.profile_hooks;
+  emit.external_weights = settings.external_weights;
+  const bool cuda = compiled.target.backend == Backend::kCuda;
+  if (settings.kernel_hooks && cuda) throw Error("kernel hooks: the C++ backend's only");
+  emit.kernel_hooks = settings.kernel_hooks;
+  const std::vector<EmittedFile> files = emit_for_target(compiled, emit);
+  weight_bytes_ = emitted_weight_bytes(files);
+  // Before the tools are looked for: where the model cannot fit the board,
+  // installing them would not help.
+  if (compiled.target.runner == Runner::kQemuSystem) {
+    const std::string problem = board_fit_problem(
+        compiled.target, {weight_bytes_, compiled.plan.arena_bytes, kBoardProgramStackBytes, settings.board_buffer_bytes});
+    if (!problem.empty()) throw Error("the model " + problem);
+  }
   toolchain_ = toolchain_for(compiled.target, settings.cxx, settings.emulation);
   const std::string& target_flags = compiled.target.compiler_flags;
   // The target's -march first: a -march among the caller's flags (bench's
@@ -43,17 +52,7 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
   }
   if (!toolchain_.flags.empty()) cxx_flags_ += " " + toolchain_.flags;
   const std::string& flags = cxx_flags_;
-  const Graph& graph = compiled.graph;
-  const std::string name = generated_name(graph);
-  CppEmitOptions emit{name, name, graph.name};
-  emit.profile_hooks = settings.profile_hooks;
-  emit.external_weights = settings.external_weights;
-  const bool cuda = compiled.target.backend == Backend::kCuda;
-  if (settings.kernel_hooks && cuda) throw Error("kernel hooks: the C++ backend's only");
-  emit.kernel_hooks = settings.kernel_hooks;
-  const std::vector<EmittedFile> files = emit_for_target(compiled, emit);
   for (const auto& f : files) write_file_atomic(dir() + "/" + f.filename, f.content);
-  weight_bytes_ = emitted_weight_bytes(files);
   name_ = name;
   size_tool_ = compiled.target.size_tool;
   driver_values["NAME"] = name;
@@ -94,7 +93,7 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
       break;
     case Runner::kQemuSystem:
       // The board's start-up code and memory layout around the program.
-      for (const EmittedFile& f : emit_board_files(compiled.target, kFirmwareStackBytes))
+      for (const EmittedFile& f : emit_board_files(compiled.target, kBoardProgramStackBytes))
         write_file_atomic(d + f.filename, f.content);
       // startup.c is C: compiled on its own, without the C++ flags.
       command = compiler + " " + compiled.target.compiler_flags + " -std=c99 -O2 -Wall -Werror -c -x c " +

@@ -17,6 +17,11 @@
 
 namespace hybgen {
 
+// The stack a program built for a microcontroller board gets from its linker
+// script: room for newlib's stdio besides the model, whose own peak verify's
+// driver measures.
+constexpr std::size_t kBoardProgramStackBytes = 64 * 1024;
+
 // How the model is emitted and compiled (the target is the compiled graph's).
 struct BuildSettings {
   std::string cxx;                   // choose_compiler(cxx)
@@ -29,6 +34,10 @@ struct BuildSettings {
   // CppEmitOptions::kernel_hooks (`hybgen verify --bisect`): the driver
   // defines kernels::hg_after_kernel. C++ targets only.
   bool kernel_hooks = false;
+  // Microcontroller targets: the RAM the driver's own buffers take (verify's
+  // inputs and outputs), counted with the arena and the stack when checking
+  // that the program fits the board (board_fit_problem).
+  std::size_t board_buffer_bytes = 0;
 };
 
 // The NAME (and namespace) of the generated files a build of this graph
@@ -42,7 +51,9 @@ class GeneratedBuild {
   // defines `weights` from DIR with external weights, else nothing) besides
   // `driver_values`; ARGS gets `weights` appended with external weights.
   // Throws Error with the compiler's output when compilation fails, and
-  // before any work when this machine cannot run the target's code.
+  // before compiling when this machine cannot run the target's code or, on
+  // a microcontroller target, when the program does not fit the board
+  // (board_fit_problem: checked first, as the tools would not help).
   GeneratedBuild(const CompiledGraph& compiled, const std::string& driver_template,
                  std::map<std::string, std::string> driver_values, const BuildSettings& settings);
 

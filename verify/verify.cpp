@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "io/file_util.h"
+#include "emit/board_files.h"
 #include "ir/error.h"
 #include "ir/names.h"
 #include "ops/gemm_pack.h"
@@ -37,7 +38,22 @@ std::string names_of(const std::vector<std::string>& names) {
   return s;
 }
 
+// The RAM verify's driver takes beside the model: a float buffer per input
+// and output.
+std::size_t driver_buffer_bytes(const Graph& graph) {
+  std::size_t bytes = 0;
+  for (const auto* list : {&graph.inputs, &graph.outputs})
+    for (const std::string& v : *list) bytes += static_cast<std::size_t>(graph.type(v).num_elements()) * sizeof(float);
+  return bytes;
+}
+
 }  // namespace
+
+std::string verify_board_fit_problem(const CompiledGraph& compiled, std::size_t weight_bytes) {
+  if (compiled.target.runner != Runner::kQemuSystem) return "";
+  return board_fit_problem(compiled.target, {weight_bytes, compiled.plan.arena_bytes, kBoardProgramStackBytes,
+                                             driver_buffer_bytes(compiled.graph)});
+}
 
 std::pair<double, double> compare_outputs(const std::vector<float>& actual, const std::vector<float>& reference) {
   if (actual.size() != reference.size())
@@ -159,6 +175,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
         values[key] = text;
     BuildSettings settings{options.cxx, options.cxx_flags, false, options.external_weights, Emulation::kAllowed};
     settings.kernel_hooks = hooks;
+    settings.board_buffer_bytes = driver_buffer_bytes(compiled);
     auto b = std::make_unique<GeneratedBuild>(generated, driver_template, values, settings);
     for (const auto& [file, data] : input_files) write_floats(b->dir() + "/" + file, data);
     return b;

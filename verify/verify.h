@@ -87,6 +87,13 @@ struct VerifyReport {
 // output), and for a driver that fails to run.
 VerifyReport verify_model(const Graph& graph, const VerifyOptions& options);
 
+// Microcontroller targets: why the program verify_model builds for
+// `compiled`, whose emitted weights take `weight_bytes`, does not fit the
+// emulated board (board_fit_problem with the program's stack and its input
+// and output buffers); empty where it fits, and for other targets. Compiles
+// nothing: `hybgen` (generate) asks before measuring on the board.
+std::string verify_board_fit_problem(const CompiledGraph& compiled, std::size_t weight_bytes);
+
 // max |a - b| and that divided by max |reference|.
 std::pair<double, double> compare_outputs(const std::vector<float>& actual, const std::vector<float>& reference);
 

@@ -56,12 +56,19 @@ std::vector<Target> make_targets() {
   arm.packages = "g++-aarch64-linux-gnu qemu-user";
   targets.push_back(arm);
   // Microcontrollers: single precision only, hard-float ABI, Thumb-2. Boards
-  // as qemu-system-arm models them: the MPS2 FPGA images keep code in 4 MiB of
-  // SSRAM at 0 and data in 4 MiB at 0x20000000; the AN547 (SSE-300) boots
-  // from its 512 KiB ITCM and has 512 KiB of DTCM.
+  // as qemu-system-arm 7.2 models them (hw/arm/mps2.c, hw/arm/mps2-tz.c; the
+  // sources and Arm's application notes are in docs/firmware.md). Code sits
+  // where the core boots, data in the RAM nearest the core, and weights in a
+  // memory of their own, so that the code memory's size does not bound them
+  // (the AN547's ITCM is 512 KiB). The MPS2 images (AN386, AN500)
+  // boot from 4 MiB of ZBT SSRAM at 0, keep data in 4 MiB of SSRAM at
+  // 0x20000000 and have 16 MiB of PSRAM, at 0x21000000 on the AN386 and
+  // 0x60000000 on the AN500. The AN547 (SSE-300) boots from its 512 KiB ITCM,
+  // has 512 KiB of DTCM, and 8 MiB of QSPI flash at 0x28000000, which qemu
+  // models as ROM: weights there, as a product keeps them in flash.
   auto cortex_m = [](std::string name, std::string summary, Isa isa, int lanes, std::string macro,
-                     std::string header, std::string flags, std::string board, MemoryRegion flash,
-                     MemoryRegion ram) {
+                     std::string header, std::string flags, std::string board, MemoryRegion code,
+                     MemoryRegion weights, MemoryRegion ram) {
     Target t = find_target(std::move(name), std::move(summary), isa, lanes, 4, 4, std::move(macro),
                            std::move(header), std::move(flags), "");
     t.needs = "a " + t.name + " board";
@@ -71,23 +78,24 @@ std::vector<Target> make_targets() {
     t.size_tool = "arm-none-eabi-size";
     t.packages = "gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm";
     t.board = std::move(board);
-    t.flash = flash;
-    t.ram = ram;
+    t.code = std::move(code);
+    t.weights = std::move(weights);
+    t.ram = std::move(ram);
     return t;
   };
-  const MemoryRegion mps2_code{0x00000000, 0x400000}, mps2_data{0x20000000, 0x400000};
+  const MemoryRegion mps2_code{"ZBT SSRAM1", 0x00000000, 0x400000}, mps2_data{"ZBT SSRAM2&3", 0x20000000, 0x400000};
   targets.push_back(cortex_m("cortex-m4", "Cortex-M4 with its single-precision FPU (Armv7E-M)", Isa::kCortexM, 1,
                              "HG_TARGET_CORTEX_M4", "",
                              "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16", "mps2-an386", mps2_code,
-                             mps2_data));
+                             {"PSRAM", 0x21000000, 0x1000000}, mps2_data));
   targets.push_back(cortex_m("cortex-m7", "Cortex-M7 with a single-precision FPU (Armv7E-M)", Isa::kCortexM, 1,
                              "HG_TARGET_CORTEX_M7", "",
                              "-mcpu=cortex-m7 -mthumb -mfloat-abi=hard -mfpu=fpv5-sp-d16", "mps2-an500", mps2_code,
-                             mps2_data));
+                             {"PSRAM", 0x60000000, 0x1000000}, mps2_data));
   targets.push_back(cortex_m("cortex-m55", "Cortex-M55 with Helium (Armv8.1-M MVE, single precision)",
                              Isa::kHelium, 4, "HG_TARGET_CORTEX_M55", "arm_mve.h",
-                             "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard", "mps3-an547", {0x00000000, 0x80000},
-                             {0x20000000, 0x80000}));
+                             "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard", "mps3-an547", {"ITCM", 0x00000000, 0x80000},
+                             {"QSPI flash", 0x28000000, 0x800000}, {"DTCM", 0x20000000, 0x80000}));
   targets.push_back(cuda_target("cuda", "CUDA for NVIDIA GPUs, sm_80 and later (runtime API only)",
                                 Runner::kCudaDevice, "an NVIDIA GPU of compute capability 8.0 or later"));
   targets.push_back(cuda_target("cuda-host",

@@ -41,8 +41,9 @@ enum class Runner {
   kCudaDevice,   // nvcc, run on this machine's GPU
 };
 
-// A span of the board's address space.
+// A span of the board's address space, and what the board calls it.
 struct MemoryRegion {
+  std::string name;  // "ITCM", "QSPI flash"
   unsigned long origin = 0;
   unsigned long bytes = 0;
 };
@@ -66,10 +67,13 @@ struct Target {
   std::string emulator;        // kCrossQemu, kQemuSystem: the emulator ("qemu-aarch64")
   std::string size_tool;       // kQemuSystem: measures an object's sections ("arm-none-eabi-size")
   std::string packages;        // the Debian packages that give these tools
-  // kQemuSystem: the board the emulator models (its -machine) and where the
-  // linker script puts code and weights (flash) and data, arena and stack (RAM).
+  // kQemuSystem: the board the emulator models (its -machine) and where its
+  // linker script (emit/board_files.h) puts things: the vector table and code
+  // in `code`, constants and weights (all of .rodata) in `weights`, and
+  // .data, .bss (the arena), the heap and the stack in `ram`. Three regions
+  // apart: a board's code memory can be far smaller than its others.
   std::string board;
-  MemoryRegion flash, ram;
+  MemoryRegion code, weights, ram;
   std::string needs;           // what running it needs, in words, for errors ("AVX2 and FMA")
 };
 

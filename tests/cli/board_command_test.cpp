@@ -1,6 +1,7 @@
 // `hybgen board`: a microcontroller target's startup.c and link.ld written
 // for a firmware project, and what bad input gets: one clear message, a
-// non-zero exit, and no file written or changed.
+// non-zero exit, and no file written or changed. Beside it, the fit check
+// (board_fit_problem) that reads the same memory regions.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include "emit/board_files.h"
 #include "io/file_util.h"
+#include "ir/error.h"
 #include "run_command.h"
 #include "targets/target.h"
 
@@ -100,6 +102,43 @@ TEST_F(BoardCommand, AnOutputThatIsAFileOrHoldsAFolderOfTheSameNameIsRefused) {
   expect_one_error(hybgen("--target cortex-m4 -o " + quoted(path("fw"))), "link.ld");
   EXPECT_FALSE(fs::exists(path("fw/startup.c"))) << "half the files were written";
   EXPECT_TRUE(fs::is_directory(path("fw/link.ld")));
+}
+
+// The fit check reads the same regions as the linker script, and names each
+// size that does not fit with the region it does not fit in.
+TEST(BoardFit, NamesTheSizesAndTheRegionsTheyExceed) {
+  const Target& m55 = find_target("cortex-m55");
+  EXPECT_EQ(board_fit_problem(m55, {8388608, 524288 - 65536 - kBoardHeapBytes - 64, 65536, 64}), "");
+  EXPECT_EQ(board_fit_problem(m55, {8388609, 1000, 65536, 0}),
+            "does not fit mps3-an547 (cortex-m55): its weights take 8388609 bytes, more than the board's QSPI flash "
+            "(8388608 bytes at 0x28000000) holds");
+  EXPECT_EQ(board_fit_problem(m55, {1000, 600000, 65536, 8}),
+            "does not fit mps3-an547 (cortex-m55): its RAM takes 669640 bytes (arena 600000, input and output "
+            "buffers 8, heap 4096, stack 65536), more than the board's DTCM (524288 bytes at 0x20000000) holds");
+  const std::string both = board_fit_problem(find_target("cortex-m4"), {16777217, 4194304, 16384, 0});
+  EXPECT_NE(both.find("its weights take 16777217 bytes, more than the board's PSRAM (16777216 bytes at 0x21000000)"),
+            std::string::npos)
+      << both;
+  EXPECT_NE(both.find("; and its RAM takes 4214784 bytes (arena 4194304, heap 4096, stack 16384), more than the "
+                      "board's ZBT SSRAM2&3 (4194304 bytes at 0x20000000) holds"),
+            std::string::npos)
+      << both;
+  EXPECT_THROW(board_fit_problem(find_target("generic"), {}), Error);
+}
+
+// Every board's linker script places code, weights and RAM in the regions
+// the target names, none overlapping.
+TEST(BoardFit, TheLinkerScriptUsesTheTargetsThreeRegions) {
+  for (const Target& t : all_targets()) {
+    if (t.board.empty()) continue;
+    const std::string link = emit_board_files(t, 4096)[1].content;
+    EXPECT_NE(link.find("WEIGHTS (r)"), std::string::npos) << t.name;
+    EXPECT_NE(link.find(".rodata : { *(.rodata .rodata.*) } > WEIGHTS"), std::string::npos) << t.name;
+    const MemoryRegion* regions[] = {&t.code, &t.weights, &t.ram};
+    for (const MemoryRegion* a : regions)
+      for (const MemoryRegion* b : regions)
+        if (a != b) EXPECT_TRUE(a->origin + a->bytes <= b->origin || b->origin + b->bytes <= a->origin) << t.name;
+  }
 }
 
 }  // namespace

@@ -2,12 +2,17 @@
 // --target cortex-m4` and the manifest `hybgen` writes give flash (code and
 // weights) and RAM (arena and peak stack), measured on the emulated board;
 // without the tools, generation still works and says what is missing, and
-// verify refuses with the packages to install.
+// verify refuses with the packages to install; a model too large for the
+// board is said so by hybgen, with the sizes, before anything is compiled.
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
+#include "graph_builders.h"
 #include "io/file_util.h"
+#include "io/model_json.h"
 #include "run_command.h"
 #include "targets/target.h"
 #include "verify/board_report.h"
@@ -79,6 +84,52 @@ TEST(BoardReport, VerifyRefusesWhatABoardCannotRun) {
   const auto bench = run_command(quoted(kHybgen) + " bench " + kMnistArgs + " --target cortex-m4");
   EXPECT_NE(bench.exit_code, 0);
   EXPECT_NE(bench.output.find("cannot be timed here"), std::string::npos) << bench.output;
+}
+
+// data(256x1024) -> relu -> Dense(2304): 9446400 bytes of weights, beyond the
+// AN547's 8 MiB of QSPI flash, and a 1 MiB activation in the arena, beyond its
+// 512 KiB of DTCM.
+Graph too_large_for_the_m55() {
+  Graph g;
+  g.name = "big";
+  g.add_input("data", {{256, 1024}});
+  g.add_constant("w", Constant::f32({2304, 1024}, std::vector<float>(2304 * 1024, 0.01f)));
+  g.add_constant("b", Constant::f32({2304}, std::vector<float>(2304, 0.0f)));
+  g.nodes.push_back(testing::make_node("act", "Activation", {"data"}, testing::attrs_of({{"act_type", std::string("relu")}})));
+  g.nodes.push_back(testing::make_node("fc", "FullyConnected", {"act", "w", "b"},
+                                       testing::attrs_of({{"num_hidden", int64_t{2304}}})));
+  g.outputs = {"fc"};
+  return g;
+}
+
+// hybgen itself says the model does not fit, with the sizes, before anything
+// is compiled: the PATH holds no compiler, which would otherwise be the
+// error. Generation writes the code all the same (a board of the user's own
+// may have the room); verify refuses.
+TEST(BoardReport, AModelTooLargeForTheBoardIsWrittenWithAWarningAndRefusedByVerify) {
+  TempDir tmp("hybgen-board-report");
+  save_model(too_large_for_the_m55(), tmp.path() + "/big");
+  const std::string model = quoted(tmp.path() + "/big.json");
+  const std::string bare = "env PATH=/nonexistent ";
+  const std::string weights =
+      "does not fit mps3-an547 (cortex-m55): its weights take 9446400 bytes, more than the board's QSPI flash "
+      "(8388608 bytes at 0x28000000) holds; and its RAM takes ";
+  const std::string ram = "more than the board's DTCM (524288 bytes at 0x20000000) holds";
+
+  const auto generate = run_command(bare + quoted(kHybgen) + " " + model + " --target cortex-m55 -o " +
+                                    quoted(tmp.path() + "/out"));
+  ASSERT_EQ(generate.exit_code, 0) << generate.output;
+  EXPECT_NE(generate.output.find("hybgen: warning: big " + weights), std::string::npos) << generate.output;
+  EXPECT_NE(generate.output.find(ram + "; the code is written all the same"), std::string::npos) << generate.output;
+  EXPECT_EQ(generate.output.find("not on the PATH"), std::string::npos) << generate.output;
+  EXPECT_TRUE(std::filesystem::exists(tmp.path() + "/out/big_weights.cpp"));
+
+  const auto verify = run_command(bare + quoted(kHybgen) + " verify " + model + " --target cortex-m55");
+  EXPECT_NE(verify.exit_code, 0);
+  EXPECT_NE(verify.output.find("hybgen: error: "), std::string::npos) << verify.output;
+  EXPECT_NE(verify.output.find("the model " + weights), std::string::npos) << verify.output;
+  EXPECT_NE(verify.output.find(ram), std::string::npos) << verify.output;
+  EXPECT_EQ(verify.output.find("not on the PATH"), std::string::npos) << verify.output;
 }
 
 }  // namespace

@@ -405,6 +405,21 @@ TEST_F(Cli, MxnetParamsWhoseShapeDisagreesWithTheGraph) {
   EXPECT_FALSE(fs::exists(path("out")));
 }
 
+// A symbol file that lacks a field every symbol file has is told so, not that
+// no .params lies beside it: the file's own fault comes first.
+TEST_F(Cli, AnIncompleteMxnetSymbolIsToldSoBeforeItsMissingParams) {
+  std::ofstream(path("net-symbol.json")) << R"({"nodes": [{"op": "null", "name": "data", "inputs": []}],
+    "arg_nodes": [0]})";
+  expect_clean_failure(path("net-symbol.json"),
+                       {"net-symbol.json: not a complete MXNet symbol file: field 'heads' is missing"});
+  std::ofstream(path("list-symbol.json")) << R"({"nodes": {"op": "null"}, "arg_nodes": [0], "heads": [[0, 0, 0]]})";
+  expect_clean_failure(path("list-symbol.json"), {"list-symbol.json: 'nodes' must be a list"});
+  // Complete, it is the .params that is missing.
+  std::ofstream(path("net-symbol.json")) << R"({"nodes": [{"op": "null", "name": "data", "inputs": []}],
+    "arg_nodes": [0], "heads": [[0, 0, 0]]})";
+  expect_clean_failure(path("net-symbol.json"), {"net-symbol.json: no NAME-XXXX.params beside this MXNet symbol file"});
+}
+
 // Every real MXNet export in tests/data/mxnet-real: the CNNs with their .params, the
 // symbol-only zoo graphs with seeded random weights.
 TEST_F(Cli, RealMxnetExportsVerify) {

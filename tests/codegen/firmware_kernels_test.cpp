@@ -6,6 +6,8 @@
 // (arm-none-eabi-nm). LeNet and the MNIST CNN run on each target's board
 // under qemu-system-arm and match the reference, LeNet's inference within
 // 2 KiB of stack (the firmware contract, docs/firmware.md: no stack buffers beyond a few hundred bytes).
+// A 164k-parameter MLP, its weights larger than the AN547's code memory,
+// runs on the cortex-m55's board from the memory kept for weights.
 // Skipped where the toolchain or the emulator is not installed.
 #include <gtest/gtest.h>
 
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "all_ops_graph.h"
+#include "graph_builders.h"
 #include "emit/cuda_emitter.h"
 #include "io/file_util.h"
 #include "io/mxnet/mxnet_symbol.h"
@@ -145,6 +148,43 @@ TEST(FirmwareKernels, LenetRunsOnEveryBoardInTwoKilobytesOfStack) {
 TEST(FirmwareKernels, MnistCnnRunsOnEveryBoardInTwoKilobytesOfStack) {
   SKIP_WITHOUT_TOOLCHAIN();
   expect_runs_on_every_board_in_two_kilobytes(mnist_graph());
+}
+
+// data(1x784) -> Dense(192) -> relu -> Dense(64) -> relu -> Dense(10): 163722
+// parameters, 654888 bytes of float32 weights.
+Graph mlp_164k() {
+  Graph g;
+  g.name = "mlp164k";
+  g.add_input("data", {{1, 784}});
+  const int64_t sizes[] = {784, 192, 64, 10};
+  std::string x = "data";
+  for (int layer = 0; layer < 3; ++layer) {
+    const std::string p = "dense" + std::to_string(layer);
+    g.add_constant(p + "_weight", Constant::f32({sizes[layer + 1], sizes[layer]},
+                                                testing::seeded_values(sizes[layer + 1] * sizes[layer], 30 + layer)));
+    g.add_constant(p + "_bias", Constant::f32({sizes[layer + 1]}, testing::seeded_values(sizes[layer + 1], 40 + layer)));
+    g.nodes.push_back(testing::make_node(p + "_fwd", "FullyConnected", {x, p + "_weight", p + "_bias"},
+                                         testing::attrs_of({{"num_hidden", sizes[layer + 1]}})));
+    x = p + "_fwd";
+    if (layer < 2) {
+      g.nodes.push_back(testing::make_node(p + "_relu", "Activation", {x}, testing::attrs_of({{"act_type", std::string("relu")}})));
+      x = p + "_relu";
+    }
+  }
+  g.outputs = {x};
+  return g;
+}
+
+TEST(FirmwareKernels, WeightsLargerThanTheCodeMemoryRunOnTheM55sBoard) {
+  SKIP_WITHOUT_TOOLCHAIN();
+  const Graph graph = mlp_164k();
+  const Target& m55 = find_target("cortex-m55");
+  ASSERT_GT(graph.weight_bytes(), m55.code.bytes) << "the model must not fit the code memory to test anything";
+  const VerifyReport report = verify_on_board(graph, m55.name);
+  ASSERT_EQ(report.checks.size(), 1u);
+  EXPECT_TRUE(report.ok) << "max relative error " << report.checks[0].max_rel_error;
+  EXPECT_GT(report.weight_bytes, m55.code.bytes);
+  EXPECT_GT(report.instructions, 0u);
 }
 
 }  // namespace

@@ -411,9 +411,19 @@ std::optional<std::string> find_mxnet_params(const std::string& symbol_path) {
   return best;
 }
 
+void check_mxnet_symbol_fields(const nlohmann::json& json, const std::string& symbol_path) {
+  if (!json.is_object()) throw Error(symbol_path + ": not an MXNet symbol file (not a JSON object)");
+  for (const char* field : {"nodes", "arg_nodes", "heads"})
+    if (!json.contains(field))
+      throw Error(symbol_path + ": not a complete MXNet symbol file: field '" + field +
+                  "' is missing (a symbol file has 'nodes', 'arg_nodes' and 'heads')");
+  if (!json["nodes"].is_array()) throw Error(symbol_path + ": 'nodes' must be a list");
+}
+
 Graph import_mxnet(const std::string& symbol_path, const std::optional<std::string>& params_path,
                    const MxnetImportOptions& options) {
   const nlohmann::json json = read_json_file(symbol_path);
+  check_mxnet_symbol_fields(json, symbol_path);  // before reading the params: the symbol's faults come first
   std::map<std::string, Constant> params;
   if (params_path) params = read_mxnet_params(*params_path);
   return import_mxnet_symbol(json, symbol_path, params_path ? &params : nullptr,
@@ -423,13 +433,8 @@ Graph import_mxnet(const std::string& symbol_path, const std::optional<std::stri
 Graph import_mxnet_symbol(const nlohmann::json& json, const std::string& symbol_path,
                           const std::map<std::string, Constant>* params_read, const std::string& params_source,
                           const MxnetImportOptions& options) {
-  if (!json.is_object()) throw Error(symbol_path + ": not an MXNet symbol file (not a JSON object)");
-  for (const char* field : {"nodes", "arg_nodes", "heads"})
-    if (!json.contains(field))
-      throw Error(symbol_path + ": not a complete MXNet symbol file: field '" + field +
-                  "' is missing (a symbol file has 'nodes', 'arg_nodes' and 'heads')");
+  check_mxnet_symbol_fields(json, symbol_path);
   const auto& nodes = json["nodes"];
-  if (!nodes.is_array()) throw Error(symbol_path + ": 'nodes' must be a list");
   if (nodes.size() > limits::kMaxGraphNodes)
     throw Error(symbol_path + ": " + std::to_string(nodes.size()) + " nodes, more than the limit of " +
                 std::to_string(limits::kMaxGraphNodes));

@@ -38,6 +38,12 @@ struct MxnetImportOptions {
 
 bool looks_like_mxnet_symbol(const nlohmann::json& json);
 
+// Throws Error naming the file where `json` lacks what every symbol file has
+// (an object with 'nodes' as a list, 'arg_nodes' and 'heads'). The import
+// checks it first; a loader that looks for the .params calls it before, so
+// a broken symbol file is told so rather than that its .params is missing.
+void check_mxnet_symbol_fields(const nlohmann::json& json, const std::string& symbol_path);
+
 // The .params beside a symbol file: NAME-symbol.json -> the NAME-XXXX.params
 // with the highest epoch number, or nullopt when there is none.
 std::optional<std::string> find_mxnet_params(const std::string& symbol_path);
