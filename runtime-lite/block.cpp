@@ -87,6 +87,8 @@ void Block::save_parameters(const std::string& path) {
 
 void Block::load_parameters(const std::string& path, bool allow_missing, bool ignore_extra) {
   std::map<std::string, Constant> tensors = read_safetensors(path);
+  for (auto& [name, c] : tensors)  // half-precision files load into float32 parameters
+    if (c.type.dtype == DType::kFloat16 || c.type.dtype == DType::kBFloat16) c = widen_to_float32(c);
   std::vector<std::pair<std::string, Parameter*>> params;
   structural_params("", params);
   std::set<std::string> known;

@@ -17,6 +17,7 @@ namespace {
 Graph checked(Graph graph) {
   validate(graph);
   infer_shapes(graph);
+  check_value_dtypes(graph, {DType::kFloat32}, "the interpreter");
   if (remove_identities(graph)) infer_shapes(graph);  // Dropout at inference
   schedule(graph);
   return graph;
@@ -73,6 +74,7 @@ Interpreter::Interpreter(const CompiledGraph& optimized) : graph_(optimized.grap
   const Graph& g = graph_;
   if (optimized.target.backend != Backend::kCpp)
     throw Error("the interpreter runs graphs compiled for a C++ target, not " + optimized.target.name);
+  check_value_dtypes(g, {DType::kFloat32}, "the interpreter");
   for (const auto& [name, c] : g.constants)
     if (!c.has_data() || c.data.size() != c.type.bytes())
       throw Error("constant " + quoted_name(name) + " has no data (compile the graph with its weights)");

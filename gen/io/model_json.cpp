@@ -250,7 +250,14 @@ Graph load_model(const std::string& json_path, const std::optional<std::string>&
     if (it->second.type.shape != c.type.shape)
       throw Error(json_path + ": weight " + quoted_name(name) + " has shape " + shape_str(it->second.type.shape) + " in " +
                   weights + ", but the model says " + shape_str(c.type.shape));
-    c.data = it->second.data;
+    Constant stored = it->second;
+    // Half-precision files of float32 models widen: generated code computes in float32.
+    if (c.type.dtype == DType::kFloat32 && stored.type.dtype != DType::kFloat32 && is_float_dtype(stored.type.dtype))
+      stored = widen_to_float32(stored);
+    if (stored.type.dtype != c.type.dtype)
+      throw Error(json_path + ": weight " + quoted_name(name) + " is " + dtype_name(stored.type.dtype) + " in " + weights +
+                  ", but the model says " + dtype_name(c.type.dtype));
+    c.data = std::move(stored.data);
   }
   return g;
 }

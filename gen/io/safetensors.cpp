@@ -32,31 +32,25 @@ uint64_t read_u64_le(const uint8_t* p) {
   return v;
 }
 
-// Bytes per element of the dtypes read (all converted to float32), 0 if unsupported.
-std::size_t dtype_bytes(const std::string& dtype) {
-  if (dtype == "F32") return 4;
-  if (dtype == "F64") return 8;
-  if (dtype == "F16" || dtype == "BF16") return 2;
-  return 0;
+// The safetensors names of hybgen's dtypes; F64 is read too, as float32.
+struct FileDType {
+  const char* name;
+  DType dtype;
+};
+constexpr FileDType kFileDTypes[] = {{"F32", DType::kFloat32}, {"F16", DType::kFloat16}, {"BF16", DType::kBFloat16},
+                                     {"I8", DType::kInt8},     {"U8", DType::kUInt8},    {"I32", DType::kInt32},
+                                     {"I64", DType::kInt64},   {"BOOL", DType::kBool}};
+
+std::optional<DType> file_dtype(const std::string& name) {
+  for (const FileDType& f : kFileDTypes)
+    if (name == f.name) return f.dtype;
+  return std::nullopt;
 }
 
-float to_float(const std::string& dtype, const uint8_t* p) {
-  if (dtype == "F32") {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  if (dtype == "F64") {
-    double v;
-    std::memcpy(&v, p, 8);
-    return static_cast<float>(v);
-  }
-  const uint16_t bits = static_cast<uint16_t>(p[0] | (p[1] << 8));
-  if (dtype == "F16") return half_to_float(bits);
-  const uint32_t wide = static_cast<uint32_t>(bits) << 16;  // BF16 is the top half of a float32
-  float v;
-  std::memcpy(&v, &wide, 4);
-  return v;
+const char* file_dtype_name(DType dtype) {
+  for (const FileDType& f : kFileDTypes)
+    if (dtype == f.dtype) return f.name;
+  return "?";
 }
 
 void check_metadata(const nlohmann::json& metadata, const std::string& source) {
@@ -112,9 +106,12 @@ std::map<std::string, Constant> parse_safetensors(const std::vector<uint8_t>& by
       throw Error(where + ": needs \"dtype\" (string), \"shape\" (list) and \"data_offsets\" ([begin, end]), got " +
                   json_excerpt(entry));
     const std::string dtype = entry["dtype"].get<std::string>();
-    const std::size_t size = dtype_bytes(dtype);
-    if (size == 0)
-      throw Error(where + ": unsupported dtype " + printable_name(dtype) + " (F32, F64, F16, BF16 are read)");
+    const bool f64 = dtype == "F64";
+    const std::optional<DType> type = f64 ? DType::kFloat32 : file_dtype(dtype);
+    if (!type)
+      throw Error(where + ": unsupported dtype " + printable_name(dtype) +
+                  " (F32, F16, BF16, F64, I8, U8, I32, I64, BOOL are read)");
+    const std::size_t size = f64 ? 8 : dtype_size(*type);
     Shape shape;
     for (const auto& d : entry["shape"]) {
       if (!d.is_number_integer() || d.get<int64_t>() < 0)
@@ -138,9 +135,23 @@ std::map<std::string, Constant> parse_safetensors(const std::vector<uint8_t>& by
                   ", which needs " + std::to_string(needed));
     ranges.emplace_back(begin, end);
     const auto count = static_cast<std::size_t>(needed / size);
-    std::vector<float> values(count);
-    for (std::size_t i = 0; i < count; ++i) values[i] = to_float(dtype, data + begin + i * size);
-    result[name] = Constant::f32(shape, values);
+    Constant c;
+    c.type = TensorType{shape, *type};
+    if (f64) {  // no float64 dtype: narrowed to float32
+      std::vector<float> values(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        double v;
+        std::memcpy(&v, data + begin + i * 8, 8);
+        values[i] = static_cast<float>(v);
+      }
+      c = Constant::f32(shape, values);
+    } else {
+      c.data.assign(data + begin, data + end);
+    }
+    if (*type == DType::kBool)
+      for (uint8_t b : c.data)
+        if (b > 1) throw Error(where + ": BOOL value " + std::to_string(b) + " is neither 0 nor 1");
+    result[name] = std::move(c);
   }
   check_no_overlap(ranges, source);
   return result;
@@ -162,10 +173,9 @@ std::vector<uint8_t> serialize_safetensors(const std::map<std::string, Constant>
   for (const auto& [name, c] : tensors) {
     if (name == "__metadata__") throw Error("tensor '__metadata__': the name is reserved by safetensors");
     if (!is_valid_utf8(name)) throw Error("tensor " + quoted_name(name) + ": the name is not valid UTF-8");
-    if (c.type.dtype != DType::kFloat32) throw Error("tensor " + quoted_name(name) + ": only float32 is written");
     if (c.data.size() != c.type.bytes())
       throw Error("tensor " + quoted_name(name) + " has " + std::to_string(c.data.size()) + " bytes of data for " + c.type.str());
-    header[name] = {{"dtype", "F32"}, {"shape", c.type.shape}, {"data_offsets", {offset, offset + c.data.size()}}};
+    header[name] = {{"dtype", file_dtype_name(c.type.dtype)}, {"shape", c.type.shape}, {"data_offsets", {offset, offset + c.data.size()}}};
     offset += c.data.size();
   }
   std::string text = header.empty() ? std::string("{}") : header.dump();
@@ -175,6 +185,24 @@ std::vector<uint8_t> serialize_safetensors(const std::map<std::string, Constant>
   out += text;
   for (const auto& [name, c] : tensors) out.append(reinterpret_cast<const char*>(c.data.data()), c.data.size());
   return std::vector<uint8_t>(out.begin(), out.end());
+}
+
+Constant widen_to_float32(const Constant& c) {
+  if (c.type.dtype == DType::kFloat32) return c;
+  if (c.type.dtype != DType::kFloat16 && c.type.dtype != DType::kBFloat16)
+    throw Error("a " + dtype_name(c.type.dtype) + " tensor is not widened to float32");
+  const std::size_t n = c.data.size() / 2;
+  std::vector<float> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const uint16_t bits = static_cast<uint16_t>(c.data[2 * i] | (c.data[2 * i + 1] << 8));
+    if (c.type.dtype == DType::kFloat16) {
+      values[i] = half_to_float(bits);
+    } else {
+      const uint32_t wide = static_cast<uint32_t>(bits) << 16;  // BF16 is the top half of a float32
+      std::memcpy(&values[i], &wide, 4);
+    }
+  }
+  return Constant::f32(c.type.shape, values);
 }
 
 void write_safetensors(const std::string& path, const std::map<std::string, Constant>& tensors,

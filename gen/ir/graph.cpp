@@ -18,6 +18,16 @@ Constant Constant::f32(const Shape& shape, const std::vector<float>& values) {
   return c;
 }
 
+Constant Constant::i64(const Shape& shape, const std::vector<int64_t>& values) {
+  Constant c;
+  c.type = TensorType{shape, DType::kInt64};
+  if (static_cast<int64_t>(values.size()) != c.type.num_elements())
+    throw Error("constant of shape " + shape_str(shape) + " given " + std::to_string(values.size()) + " values");
+  c.data.resize(values.size() * sizeof(int64_t));
+  if (!values.empty()) std::memcpy(c.data.data(), values.data(), c.data.size());
+  return c;
+}
+
 void Graph::add_input(const std::string& value, const TensorType& type) {
   inputs.push_back(value);
   types[value] = type;
@@ -82,6 +92,30 @@ const std::vector<int>& ValueIndex::consumers(const std::string& value) const {
   static const std::vector<int> none;
   auto it = consumers_.find(value);
   return it == consumers_.end() ? none : it->second;
+}
+
+void check_value_dtypes(const Graph& graph, const std::vector<DType>& dtypes, const std::string& who) {
+  auto allowed = [&](const std::string& value) {
+    auto it = graph.types.find(value);
+    return it == graph.types.end() || std::find(dtypes.begin(), dtypes.end(), it->second.dtype) != dtypes.end();
+  };
+  auto refuse = [&](const std::string& what, const std::string& value) {
+    std::string names;
+    for (DType d : dtypes) names += (names.empty() ? "" : ", ") + dtype_name(d);
+    throw Error(who + ": " + what + " " + quoted_name(value) + " is " + dtype_name(graph.types.at(value).dtype) + "; " +
+                who + " computes " + names + " only");
+  };
+  for (const auto& in : graph.inputs)
+    if (!allowed(in)) refuse("input", in);
+  for (const auto& node : graph.nodes) {
+    const std::string label = node_label(node.name, node.op);
+    for (const auto& in : node.inputs)
+      if (!allowed(in)) refuse(label + ": input", in);
+    for (const auto& out : node.outputs)
+      if (!allowed(out)) refuse(label + ": output", out);
+  }
+  for (const auto& out : graph.outputs)
+    if (!allowed(out)) refuse("output", out);
 }
 
 std::size_t Graph::weight_bytes() const {

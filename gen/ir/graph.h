@@ -41,9 +41,11 @@ struct Constant {
   std::vector<uint8_t> data;
 
   static Constant f32(const Shape& shape, const std::vector<float>& values);
+  static Constant i64(const Shape& shape, const std::vector<int64_t>& values);
   bool has_data() const { return !data.empty(); }
   const float* f32_data() const { return reinterpret_cast<const float*>(data.data()); }
   float* f32_data() { return reinterpret_cast<float*>(data.data()); }
+  const int64_t* i64_data() const { return reinterpret_cast<const int64_t*>(data.data()); }
 };
 
 struct Graph {
@@ -72,6 +74,13 @@ struct Graph {
   // Total bytes of the weights.
   std::size_t weight_bytes() const;
 };
+
+// Throws Error unless every value the graph's inputs, outputs and nodes
+// hold is of one of `dtypes`, naming the first other one, its node and its
+// dtype ("WHO: node 'n' (op): output 'v' is int64; WHO computes float32
+// only"): how code generators and the interpreter refuse values they have no
+// kernels for (integers the importers could not evaluate at generation time).
+void check_value_dtypes(const Graph& graph, const std::vector<DType>& dtypes, const std::string& who);
 
 // Graph::producer and Graph::consumers for every value at once, built in one
 // walk over the nodes: a pass that asks per node stays linear in the graph

@@ -4,30 +4,56 @@
 
 namespace hybgen {
 
-std::string dtype_name(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32: return "float32";
-  }
-  return "unknown";
+namespace {
+
+struct DTypeInfo {
+  DType dtype;
+  const char* name;
+  std::size_t size;
+  const char* c_type;
+};
+
+constexpr DTypeInfo kDTypes[] = {
+    {DType::kFloat32, "float32", 4, "float"},   {DType::kFloat16, "float16", 2, "uint16_t"},
+    {DType::kBFloat16, "bfloat16", 2, "uint16_t"}, {DType::kInt8, "int8", 1, "int8_t"},
+    {DType::kUInt8, "uint8", 1, "uint8_t"},     {DType::kInt32, "int32", 4, "int32_t"},
+    {DType::kInt64, "int64", 8, "int64_t"},     {DType::kBool, "bool", 1, "bool"},
+};
+
+const DTypeInfo& info(DType dtype) {
+  for (const DTypeInfo& i : kDTypes)
+    if (i.dtype == dtype) return i;
+  throw Error("dtype " + std::to_string(static_cast<int>(dtype)) + " is not a DType");
 }
+
+}  // namespace
+
+const std::vector<DType>& all_dtypes() {
+  static const std::vector<DType> all = [] {
+    std::vector<DType> v;
+    for (const DTypeInfo& i : kDTypes) v.push_back(i.dtype);
+    return v;
+  }();
+  return all;
+}
+
+std::string dtype_name(DType dtype) { return info(dtype).name; }
 
 DType parse_dtype(const std::string& name) {
-  if (name == "float32") return DType::kFloat32;
-  throw Error("unsupported dtype '" + name + "' (supported: float32)");
+  std::string names;
+  for (const DTypeInfo& i : kDTypes) {
+    if (name == i.name) return i.dtype;
+    names += (names.empty() ? "" : ", ") + std::string(i.name);
+  }
+  throw Error("unsupported dtype '" + name + "' (supported: " + names + ")");
 }
 
-std::size_t dtype_size(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32: return 4;
-  }
-  return 0;
-}
+std::size_t dtype_size(DType dtype) { return info(dtype).size; }
 
-std::string dtype_c_type(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32: return "float";
-  }
-  return "void";
+std::string dtype_c_type(DType dtype) { return info(dtype).c_type; }
+
+bool is_float_dtype(DType dtype) {
+  return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kBFloat16;
 }
 
 int64_t num_elements(const Shape& shape) {

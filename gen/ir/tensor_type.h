@@ -13,15 +13,26 @@
 
 namespace hybgen {
 
-// Only float32 is computed today; the field exists so readers can name others.
-enum class DType { kFloat32 };
+// Element types of graph values. Generated code computes float32 today;
+// the others are values the importers evaluate at generation time (ONNX
+// shape arithmetic in int64) and the types the next dtypes arrive in. kBool
+// is its own type, not uint8: ONNX comparisons, Not and Where make and read
+// it, and a Cast to it means "non-zero", where a Cast to uint8 wraps. It is
+// stored as one byte holding 0 or 1.
+enum class DType { kFloat32, kFloat16, kBFloat16, kInt8, kUInt8, kInt32, kInt64, kBool };
 
+// Every dtype, in the enum's order.
+const std::vector<DType>& all_dtypes();
+// "float32", "float16", "bfloat16", "int8", "uint8", "int32", "int64", "bool".
 std::string dtype_name(DType dtype);
 // Throws Error for a name that is not a supported dtype.
 DType parse_dtype(const std::string& name);
 std::size_t dtype_size(DType dtype);
-// The C and C++ (and CUDA) type generated code stores it as: "float".
+// The C and C++ (and CUDA) type generated code stores it as: "float",
+// "uint16_t" (float16 and bfloat16 bits), "int8_t", "uint8_t", "int32_t",
+// "int64_t", "bool".
 std::string dtype_c_type(DType dtype);
+bool is_float_dtype(DType dtype);  // float32, float16, bfloat16
 
 using Shape = std::vector<int64_t>;
 

@@ -123,6 +123,7 @@ LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
   if (c_identifier(ns) != ns) throw Error("namespace '" + ns + "' is not a C identifier");
   if (kReserved.count(ns)) throw Error("namespace '" + ns + "' is a C++ keyword or a name the generated code uses itself");
   if (source.empty()) source = "a hybgen graph";
+  check_value_dtypes(g, target.dtypes, "target " + target.name);
 
   std::set<std::string> param_values;
   for (const auto& in : g.inputs)

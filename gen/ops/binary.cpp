@@ -6,6 +6,7 @@
 // broadcast.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "ir/error.h"
 #include "ops/op.h"
@@ -21,23 +22,55 @@ struct BinaryOp {
   float (*apply)(float, float);
   bool residual_epilogue = false;  // OpDef::residual_epilogue
   bool positive_lhs = false;       // random test data of lhs in (0.1, 2): a power's base
+  // The op on integer (and bool) operands, computed in int64 and stored
+  // back into the operands' type; nullptr: float32 only.
+  int64_t (*apply_int)(int64_t, int64_t) = nullptr;
 };
 
 std::vector<TensorType> infer(const Attrs&, const std::vector<TensorType>& in) {
+  if (in[0].dtype != in[1].dtype)
+    throw Error("lhs is " + dtype_name(in[0].dtype) + " but rhs is " + dtype_name(in[1].dtype));
   return {TensorType{broadcast_shapes(in[0].shape, in[1].shape), in[0].dtype}};
 }
 
-void reference(const KernelIO& io, float (*apply)(float, float)) {
+template <class T, class F>
+void broadcast_apply(const KernelIO& io, F apply) {
   const Shape& out = io.out_types[0].shape;
+  const T* x = io.input<T>(0);
+  const T* y = io.input<T>(1);
+  T* z = io.output<T>(0);
   if (io.in_types[0].shape == out && io.in_types[1].shape == out) {  // nothing to broadcast: one flat loop
     const int64_t n = num_elements(out);
-    for (int64_t i = 0; i < n; ++i) io.out[0][i] = apply(io.in[0][i], io.in[1][i]);
+    for (int64_t i = 0; i < n; ++i) z[i] = apply(x[i], y[i]);
     return;
   }
   const auto sa = broadcast_strides(io.in_types[0].shape, out);
   const auto sb = broadcast_strides(io.in_types[1].shape, out);
-  for_each_strided(out, sa, sb,
-                   [&](int64_t i, int64_t a, int64_t b) { io.out[0][i] = apply(io.in[0][a], io.in[1][b]); });
+  for_each_strided(out, sa, sb, [&](int64_t i, int64_t a, int64_t b) { z[i] = apply(x[a], y[b]); });
+}
+
+void reference(const KernelIO& io, float (*apply)(float, float), int64_t (*apply_int)(int64_t, int64_t)) {
+  if (io.in_types[0].dtype == DType::kFloat32) return broadcast_apply<float>(io, apply);
+  with_value_type(io.in_types[0].dtype, [&](auto value) {
+    using T = decltype(value);
+    // Narrower types keep the low bits of the int64 result: two's-complement
+    // wrapping, as ONNX Runtime's integer kernels give.
+    broadcast_apply<T>(io, [&](T a, T b) {
+      return static_cast<T>(apply_int(static_cast<int64_t>(a), static_cast<int64_t>(b)));
+    });
+  });
+}
+
+// Integer arithmetic that wraps instead of overflowing (unsigned in between).
+int64_t wrap(uint64_t v) { return static_cast<int64_t>(v); }
+int64_t int_add(int64_t a, int64_t b) { return wrap(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+int64_t int_sub(int64_t a, int64_t b) { return wrap(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
+int64_t int_mul(int64_t a, int64_t b) { return wrap(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
+// Truncates toward zero, as C++ and ONNX Runtime's integer Div.
+int64_t int_div(int64_t a, int64_t b) {
+  if (b == 0) throw Error("integer division by zero");
+  if (a == INT64_MIN && b == -1) return INT64_MIN;  // wraps
+  return a / b;
 }
 
 std::vector<OpExample> examples() {
@@ -58,7 +91,9 @@ void register_binary(const BinaryOp& op) {
   d.inplace = true;
   d.infer = infer;
   auto apply = op.apply;
-  d.reference = [apply](const KernelIO& io) { reference(io, apply); };
+  auto apply_int = op.apply_int;
+  d.reference = [apply, apply_int](const KernelIO& io) { reference(io, apply, apply_int); };
+  if (apply_int) d.reference_dtypes = float32_and_integer_dtypes();
   const std::string expression = op.expression;
   d.emit_scalar = [expression](const Attrs&, const std::vector<std::string>& in) {
     return fill_operands(expression, {{"{a}", in[0]}, {"{b}", in[1]}});
@@ -72,31 +107,44 @@ void register_binary(const BinaryOp& op) {
 const bool registered = [] {
   const BinaryOp ops[] = {
       {"broadcast_add", {"elemwise_add", "broadcast_plus", "_plus", "_add", "_Plus"}, "{a} + {b}",
-       [](float a, float b) { return a + b; }, true},
+       [](float a, float b) { return a + b; }, true, false, int_add},
       {"broadcast_sub", {"elemwise_sub", "broadcast_minus", "_minus", "_sub", "_Minus"}, "{a} - {b}",
-       [](float a, float b) { return a - b; }},
-      {"broadcast_mul", {"elemwise_mul", "_mul", "_Mul"}, "{a} * {b}", [](float a, float b) { return a * b; }},
-      {"broadcast_div", {"elemwise_div", "_div", "_Div"}, "{a} / {b}", [](float a, float b) { return a / b; }},
-      {"broadcast_maximum", {"_maximum", "_Maximum"}, "{a} > {b} ? {a} : {b}", [](float a, float b) { return a > b ? a : b; }},
-      {"broadcast_minimum", {"_minimum", "_Minimum"}, "{a} < {b} ? {a} : {b}", [](float a, float b) { return a < b ? a : b; }},
+       [](float a, float b) { return a - b; }, false, false, int_sub},
+      {"broadcast_mul", {"elemwise_mul", "_mul", "_Mul"}, "{a} * {b}", [](float a, float b) { return a * b; }, false,
+       false, int_mul},
+      {"broadcast_div", {"elemwise_div", "_div", "_Div"}, "{a} / {b}", [](float a, float b) { return a / b; }, false,
+       false, int_div},
+      {"broadcast_maximum", {"_maximum", "_Maximum"}, "{a} > {b} ? {a} : {b}", [](float a, float b) { return a > b ? a : b; },
+       false, false, [](int64_t a, int64_t b) { return a > b ? a : b; }},
+      {"broadcast_minimum", {"_minimum", "_Minimum"}, "{a} < {b} ? {a} : {b}", [](float a, float b) { return a < b ? a : b; },
+       false, false, [](int64_t a, int64_t b) { return a < b ? a : b; }},
       {"broadcast_power", {"_power", "_Power"}, "std::pow({a}, {b})", [](float a, float b) { return std::pow(a, b); },
        false, true},
       {"broadcast_hypot", {"_hypot", "_Hypot"}, "std::hypot({a}, {b})", [](float a, float b) { return std::hypot(a, b); }},
-      {"broadcast_equal", {"_equal", "_Equal"}, "{a} == {b} ? 1.0f : 0.0f", [](float a, float b) { return truth(a == b); }},
+      {"broadcast_equal", {"_equal", "_Equal"}, "{a} == {b} ? 1.0f : 0.0f", [](float a, float b) { return truth(a == b); }, false, false,
+       [](int64_t a, int64_t b) -> int64_t { return a == b; }},
       {"broadcast_not_equal", {"_not_equal", "_Not_Equal"}, "{a} != {b} ? 1.0f : 0.0f",
-       [](float a, float b) { return truth(a != b); }},
-      {"broadcast_greater", {"_greater", "_Greater"}, "{a} > {b} ? 1.0f : 0.0f", [](float a, float b) { return truth(a > b); }},
+       [](float a, float b) { return truth(a != b); }, false, false,
+       [](int64_t a, int64_t b) -> int64_t { return a != b; }},
+      {"broadcast_greater", {"_greater", "_Greater"}, "{a} > {b} ? 1.0f : 0.0f", [](float a, float b) { return truth(a > b); }, false, false,
+       [](int64_t a, int64_t b) -> int64_t { return a > b; }},
       {"broadcast_greater_equal", {"_greater_equal", "_Greater_Equal"}, "{a} >= {b} ? 1.0f : 0.0f",
-       [](float a, float b) { return truth(a >= b); }},
-      {"broadcast_lesser", {"_lesser", "_Lesser"}, "{a} < {b} ? 1.0f : 0.0f", [](float a, float b) { return truth(a < b); }},
+       [](float a, float b) { return truth(a >= b); }, false, false,
+       [](int64_t a, int64_t b) -> int64_t { return a >= b; }},
+      {"broadcast_lesser", {"_lesser", "_Lesser"}, "{a} < {b} ? 1.0f : 0.0f", [](float a, float b) { return truth(a < b); }, false, false,
+       [](int64_t a, int64_t b) -> int64_t { return a < b; }},
       {"broadcast_lesser_equal", {"_lesser_equal", "_Lesser_Equal"}, "{a} <= {b} ? 1.0f : 0.0f",
-       [](float a, float b) { return truth(a <= b); }},
+       [](float a, float b) { return truth(a <= b); }, false, false,
+       [](int64_t a, int64_t b) -> int64_t { return a <= b; }},
       {"broadcast_logical_and", {"_logical_and", "_Logical_And"}, "{a} != 0.0f && {b} != 0.0f ? 1.0f : 0.0f",
-       [](float a, float b) { return truth(a != 0.0f && b != 0.0f); }},
+       [](float a, float b) { return truth(a != 0.0f && b != 0.0f); }, false, false,
+       [](int64_t a, int64_t b) -> int64_t { return a != 0 && b != 0; }},
       {"broadcast_logical_or", {"_logical_or", "_Logical_Or"}, "{a} != 0.0f || {b} != 0.0f ? 1.0f : 0.0f",
-       [](float a, float b) { return truth(a != 0.0f || b != 0.0f); }},
+       [](float a, float b) { return truth(a != 0.0f || b != 0.0f); }, false, false,
+       [](int64_t a, int64_t b) -> int64_t { return a != 0 || b != 0; }},
       {"broadcast_logical_xor", {"_logical_xor", "_Logical_Xor"}, "({a} != 0.0f) != ({b} != 0.0f) ? 1.0f : 0.0f",
-       [](float a, float b) { return truth((a != 0.0f) != (b != 0.0f)); }},
+       [](float a, float b) { return truth((a != 0.0f) != (b != 0.0f)); }, false, false,
+       [](int64_t a, int64_t b) -> int64_t { return (a != 0) != (b != 0); }},
   };
   for (const auto& op : ops) register_binary(op);
   return true;

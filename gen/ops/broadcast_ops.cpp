@@ -25,7 +25,12 @@ std::vector<TensorType> one_output(const Shape& shape, const TensorType& like) {
 void broadcast_copy(const KernelIO& io) {
   const Shape& out = io.out_types[0].shape;
   const auto strides = broadcast_strides(io.in_types[0].shape, out);
-  for_each_strided(out, strides, {}, [&](int64_t i, int64_t a, int64_t) { io.out[0][i] = io.in[0][a]; });
+  with_element_bits(io.in_types[0].dtype, [&](auto element) {
+    using T = decltype(element);
+    const T* x = io.input<T>(0);
+    T* y = io.output<T>(0);
+    for_each_strided(out, strides, {}, [&](int64_t i, int64_t a, int64_t) { y[i] = x[a]; });
+  });
 }
 
 // The shape of one element at the output's rank: how an input whose values
@@ -66,6 +71,8 @@ const OpRegistrar where([] {
       throw Error("condition has shape " + shape_str(c) + "; where needs x's shape " + shape_str(x) +
                   " or one value per row (" + (x.empty() ? std::string("x has no rows") : "(" + std::to_string(x[0]) + ",)") +
                   ")");
+    if (in[1].dtype != in[2].dtype)
+      throw Error("x is " + dtype_name(in[1].dtype) + " but y is " + dtype_name(in[2].dtype));
     return one_output(x, in[1]);
   };
   d.scalar_input_shape = [](const Attrs&, int index, const Shape& input, const Shape& output) {
@@ -78,9 +85,17 @@ const OpRegistrar where([] {
     const int64_t n = io.out_types[0].num_elements();
     const int64_t conditions = io.in_types[0].num_elements();
     const int64_t per_condition = conditions == 0 ? 0 : n / conditions;  // 1 when the shapes match
-    for (int64_t i = 0; i < n; ++i)
-      io.out[0][i] = io.in[0][i / per_condition] != 0.0f ? io.in[1][i] : io.in[2][i];
+    std::vector<bool> take_x(static_cast<std::size_t>(conditions));
+    with_value_type(io.in_types[0].dtype, [&](auto value) {
+      using C = decltype(value);
+      for (int64_t i = 0; i < conditions; ++i) take_x[i] = io.input<C>(0)[i] != C{};
+    });
+    with_element_bits(io.in_types[1].dtype, [&](auto element) {
+      using T = decltype(element);
+      for (int64_t i = 0; i < n; ++i) io.output<T>(0)[i] = take_x[i / per_condition] ? io.input<T>(1)[i] : io.input<T>(2)[i];
+    });
   };
+  d.reference_dtypes = float32_and_integer_dtypes();
   d.emit_scalar = [](const Attrs&, const std::vector<std::string>& in) {
     return in[0] + " != 0.0f ? " + in[1] + " : " + in[2];
   };
@@ -175,6 +190,7 @@ OpDef broadcast_op(const char* name, const char* summary) {
   d.fusion = FusionClass::kBroadcast;
   d.inplace = true;
   d.reference = broadcast_copy;
+  d.reference_dtypes = all_dtypes();
   d.emit_scalar = [](const Attrs&, const std::vector<std::string>& in) { return in[0]; };
   d.flops = no_flops;
   return d;

@@ -1,11 +1,14 @@
-// Cast (amp_cast): hybgen computes in float32, so Cast to float32 passes
-// values through and Cast to float16 rounds them to float16's precision and
-// range (ties to even) while keeping them as float32, which a following
-// Cast back to float32 keeps: the pair gives MXNet's float16 round trip.
-// Casts to other types are refused by name.
+// Cast (amp_cast): to an integer dtype or bool the values take that dtype
+// (float to integer truncates toward zero, saturating at the type's range;
+// integers narrow by wrapping; to bool: non-zero). Generated code computes in
+// float32, so a Cast to float32 or float64 gives float32, and a Cast to
+// float16 rounds the values to float16's precision and range (ties to even)
+// while keeping them as float32, which a following Cast back to float32
+// keeps: the pair gives MXNet's float16 round trip. bfloat16 is refused.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "ir/error.h"
 #include "ops/op.h"
@@ -17,11 +20,32 @@ float round_to_half(float x);  // also used by the tests
 
 namespace {
 
-bool to_half(const Attrs& a) {
+// The dtype a Cast to `dtype` (the attribute) gives.
+DType target_dtype(const Attrs& a) {
   const std::string& t = a.get_string("dtype");
-  if (t == "float16") return true;
-  if (t == "float32") return false;
-  throw Error("Cast to " + t + " is not supported: generated code computes in float32 (float16 only as rounding)");
+  if (t == "float16" || t == "float32" || t == "float64") return DType::kFloat32;
+  if (t == "bfloat16") throw Error("Cast to bfloat16 is not supported: generated code computes in float32");
+  return parse_dtype(t);
+}
+
+bool to_half(const Attrs& a) { return a.get_string("dtype") == "float16"; }
+
+// One value of type From as type To, by the rules above.
+template <class To, class From>
+To convert(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != From{};
+  } else if constexpr (std::is_floating_point_v<From> && !std::is_floating_point_v<To>) {
+    if (std::isnan(v)) return To{};
+    const double t = std::trunc(static_cast<double>(v));
+    if (t <= static_cast<double>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
+    if (t >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(t);
+  } else if constexpr (!std::is_floating_point_v<From> && !std::is_floating_point_v<To>) {
+    return static_cast<To>(static_cast<uint64_t>(static_cast<int64_t>(v)));  // wraps
+  } else {
+    return static_cast<To>(v);
+  }
 }
 
 }  // namespace
@@ -51,26 +75,45 @@ const OpRegistrar reg([] {
   OpDef d;
   d.name = "Cast";
   d.aliases = {"cast", "amp_cast"};
-  d.summary = "type conversion: float32 passes through, float16 rounds to float16 values";
+  d.summary = "type conversion: to integers and bool their dtype; float32 passes through, float16 rounds to float16 values";
   d.input_names = {"data"};
   d.attrs = {{"dtype", AttrKind::kString, std::nullopt, "the target type",
               {"float16", "float32", "float64", "bfloat16", "uint8", "int8", "int32", "int64", "bool"}}};
   d.fusion = FusionClass::kElementwise;
   d.inplace = true;
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
-    to_half(a);
-    return std::vector<TensorType>{in[0]};
+    const DType to = target_dtype(a);
+    if (to_half(a) && in[0].dtype != DType::kFloat32)
+      throw Error("Cast of " + dtype_name(in[0].dtype) + " to float16 is not supported");
+    return std::vector<TensorType>{TensorType{in[0].shape, to}};
   };
   d.reference = [](const KernelIO& io) {
-    const bool half = to_half(io.attrs);
     const int64_t n = io.out_types[0].num_elements();
-    for (int64_t i = 0; i < n; ++i) io.out[0][i] = half ? round_to_half(io.in[0][i]) : io.in[0][i];
+    const DType from = io.in_types[0].dtype, to = io.out_types[0].dtype;
+    if (from == DType::kFloat32 && to == DType::kFloat32) {
+      const bool half = to_half(io.attrs);
+      for (int64_t i = 0; i < n; ++i) io.out[0][i] = half ? round_to_half(io.in[0][i]) : io.in[0][i];
+      return;
+    }
+    with_value_type(from, [&](auto in_value) {
+      using From = decltype(in_value);
+      with_value_type(to, [&](auto out_value) {
+        using To = decltype(out_value);
+        const From* x = io.input<From>(0);
+        To* y = io.output<To>(0);
+        for (int64_t i = 0; i < n; ++i) y[i] = convert<To>(x[i]);
+      });
+    });
   };
+  d.reference_dtypes = float32_and_integer_dtypes();
   d.emit_scalar = [](const Attrs& a, const std::vector<std::string>& in) {
     return to_half(a) ? "hg_round_half(" + in[0] + ")" : in[0];
   };
   d.scalar_kernels = {"half"};
-  d.is_identity = [](const Attrs& a) { return !to_half(a); };
+  d.is_identity = [](const Attrs& a) {
+    const std::string& t = a.get_string("dtype");
+    return t == "float32" || t == "float64";  // remove_identities also checks the dtypes agree
+  };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   Attrs half, single;
   half.set("dtype", std::string("float16"));

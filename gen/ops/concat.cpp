@@ -1,6 +1,7 @@
 // Concat along `dim` (Gluon's HybridConcurrent). Each input is copied into its
 // slice of the output viewed as [outer, total, inner].
 #include <algorithm>
+#include <cstring>
 
 #include "ir/error.h"
 #include "ops/op.h"
@@ -17,6 +18,8 @@ std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in)
   Shape out = in[0].shape;
   for (std::size_t i = 1; i < in.size(); ++i) {
     const Shape& s = in[i].shape;
+    if (in[i].dtype != in[0].dtype)
+      throw Error("input " + std::to_string(i) + " is " + dtype_name(in[i].dtype) + ", input 0 " + dtype_name(in[0].dtype));
     bool same = s.size() == out.size();
     for (std::size_t d = 0; same && d < s.size(); ++d) same = static_cast<int>(d) == axis || s[d] == out[d];
     if (!same)
@@ -32,10 +35,15 @@ void reference(const KernelIO& io) {
   const int axis = normalize_axis(io.attrs.get_int("dim"), out.size());
   const int64_t outer = dims_product(out, 0, axis), inner = dims_product(out, axis + 1, out.size());
   int64_t offset = 0;
+  // Bytes, so every dtype is served alike.
+  const auto size = static_cast<int64_t>(dtype_size(io.out_types[0].dtype));
+  auto* bytes_out = reinterpret_cast<unsigned char*>(io.out[0]);
   for (std::size_t i = 0; i < io.in.size(); ++i) {
     const int64_t part = io.in_types[i].shape[axis] * inner;
+    const auto* bytes_in = reinterpret_cast<const unsigned char*>(io.in[i]);
     for (int64_t o = 0; o < outer; ++o)
-      std::copy(io.in[i] + o * part, io.in[i] + (o + 1) * part, io.out[0] + o * out[axis] * inner + offset);
+      std::memcpy(bytes_out + (o * out[axis] * inner + offset) * size,
+                  bytes_in + o * part * size, static_cast<std::size_t>(part * size));
     offset += part;
   }
 }
@@ -101,6 +109,7 @@ const OpRegistrar reg([] {
     return infer(checked, in);
   };
   d.reference = reference;
+  d.reference_dtypes = all_dtypes();
   d.emit_cpp = emit_cpp;
   d.input_placement = input_placement;
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };

@@ -367,12 +367,22 @@ const OpRegistrar take_op([] {
     const AxisSplit g = split_at_axis(io.in_types[0].shape, io.attrs.get_int("axis"));
     const int64_t count = io.in_types[1].num_elements();
     const bool wrap = io.attrs.get_string("mode") == "wrap";
-    for (int64_t o = 0; o < g.outer; ++o)
-      for (int64_t i = 0; i < count; ++i) {
-        const float* src = io.in[0] + (o * g.n + bound_index(io.in[1][i], g.n, wrap)) * g.inner;
-        std::copy(src, src + g.inner, io.out[0] + (o * count + i) * g.inner);
-      }
+    // Indices of any value type, data of any dtype (moved, not computed).
+    std::vector<float> indices(static_cast<std::size_t>(count));
+    with_value_type(io.in_types[1].dtype, [&](auto value) {
+      using I = decltype(value);
+      for (int64_t i = 0; i < count; ++i) indices[i] = static_cast<float>(io.input<I>(1)[i]);
+    });
+    with_element_bits(io.in_types[0].dtype, [&](auto element) {
+      using T = decltype(element);
+      for (int64_t o = 0; o < g.outer; ++o)
+        for (int64_t i = 0; i < count; ++i) {
+          const T* src = io.input<T>(0) + (o * g.n + bound_index(indices[i], g.n, wrap)) * g.inner;
+          std::copy(src, src + g.inner, io.output<T>(0) + (o * count + i) * g.inner);
+        }
+    });
   };
+  d.reference_dtypes = all_dtypes();
   d.emit_cpp = [](const EmitContext& ctx) {
     const AxisSplit g = split_at_axis(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
     return KernelCall{{"index"}, "hg_take(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +

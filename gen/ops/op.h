@@ -40,13 +40,22 @@ struct AttrSpec {
   std::vector<std::string> choices;  // allowed values of a string attribute; empty: any
 };
 
-// Concrete float32 buffers handed to a reference kernel.
+// Concrete buffers handed to a reference kernel. `in` and `out` point at
+// each buffer whatever its dtype (in_types / out_types say which): float32
+// kernels index them as floats, kernels of other dtypes (OpDef::
+// reference_dtypes) read them through input<T> / output<T>, T the dtype's
+// C type (ops/op_util.h's with_element_bits and with_value_type choose it).
 struct KernelIO {
   const Attrs& attrs;
   std::vector<const float*> in;
   std::vector<TensorType> in_types;
   std::vector<float*> out;
   std::vector<TensorType> out_types;
+
+  template <class T>
+  const T* input(std::size_t i) const { return reinterpret_cast<const T*>(in[i]); }
+  template <class T>
+  T* output(std::size_t i) const { return reinterpret_cast<T*>(out[i]); }
 };
 
 // What an op's printer gets, on either backend: pointer expressions for its
@@ -154,6 +163,10 @@ struct OpDef {
   // Output types from input types; throws Error saying what is wrong.
   std::function<std::vector<TensorType>(const Attrs&, const std::vector<TensorType>&)> infer;
   std::function<void(const KernelIO&)> reference;
+  // The dtypes `reference` computes: a node is evaluated by it (at
+  // generation time, ops/evaluate.h) only when each of its inputs and
+  // outputs is of one of them. Generated code computes float32 alone.
+  std::vector<DType> reference_dtypes{DType::kFloat32};
   std::function<KernelCall(const EmitContext&)> emit_cpp;
   // Elementwise and broadcast ops: the C++ expression of one output element
   // from the expressions of the matching input elements (plain identifiers

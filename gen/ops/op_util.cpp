@@ -8,6 +8,21 @@
 
 namespace hybgen {
 
+void throw_no_arithmetic(DType dtype) {
+  throw Error("no reference kernel computes in " + dtype_name(dtype) + " (only moves its elements)");
+}
+
+const std::vector<DType>& integer_dtypes() {
+  static const std::vector<DType> v{DType::kInt8, DType::kUInt8, DType::kInt32, DType::kInt64, DType::kBool};
+  return v;
+}
+
+const std::vector<DType>& float32_and_integer_dtypes() {
+  static const std::vector<DType> v{DType::kFloat32, DType::kInt8, DType::kUInt8, DType::kInt32, DType::kInt64,
+                                    DType::kBool};
+  return v;
+}
+
 int normalize_axis(int64_t axis, std::size_t rank) {
   const auto r = static_cast<int64_t>(rank);
   if (axis == kSliceNone) throw Error("axis None (the flattened input) is not supported here");

@@ -62,6 +62,43 @@ void for_each_strided(const Shape& dims, const std::vector<int64_t>& strides_a, 
   }
 }
 
+// Calls f(T{}) with T an unsigned integer type as wide as one element of
+// `dtype`: how reference kernels that only move elements (reshape,
+// transpose, slice, concat, take, broadcast_to, where) serve every dtype.
+template <typename F>
+void with_element_bits(DType dtype, F&& f) {
+  switch (dtype_size(dtype)) {
+    case 1: f(uint8_t{}); break;
+    case 2: f(uint16_t{}); break;
+    case 4: f(uint32_t{}); break;
+    default: f(uint64_t{}); break;
+  }
+}
+
+// Error("no reference computes in DTYPE"): with_value_type's refusal.
+[[noreturn]] void throw_no_arithmetic(DType dtype);
+
+// Calls f(T{}) with T the C++ type of `dtype`'s values (float, int8_t,
+// uint8_t, int32_t, int64_t, bool): how reference kernels that compute on
+// values serve the dtypes they list. Error for float16 and bfloat16, which
+// no reference computes in.
+template <typename F>
+void with_value_type(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::kFloat32: f(float{}); break;
+    case DType::kInt8: f(int8_t{}); break;
+    case DType::kUInt8: f(uint8_t{}); break;
+    case DType::kInt32: f(int32_t{}); break;
+    case DType::kInt64: f(int64_t{}); break;
+    case DType::kBool: f(bool{}); break;
+    default: throw_no_arithmetic(dtype);
+  }
+}
+// The integer dtypes (int8, uint8, int32, int64) and with them bool.
+const std::vector<DType>& integer_dtypes();
+// float32 and integer_dtypes(): what the integer-capable references list.
+const std::vector<DType>& float32_and_integer_dtypes();
+
 // `expression` with each placeholder ("{x}") replaced by its operand: how
 // elementwise ops write their OpDef::emit_scalar.
 std::string fill_operands(std::string expression, const std::vector<std::pair<std::string, std::string>>& operands);

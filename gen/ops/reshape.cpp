@@ -2,6 +2,7 @@
 // identity copy (_copy). The data is unchanged, so each may run in place and
 // the emitted copy is skipped when input and output share a buffer.
 #include <algorithm>
+#include <cstring>
 
 #include "ir/error.h"
 #include "ops/op.h"
@@ -74,8 +75,9 @@ Shape reshape_shape(const Shape& input, std::vector<int64_t> spec, bool reverse)
   return out;
 }
 
+// Any dtype: the bytes as they are (the buffers may be one, in place).
 void copy_reference(const KernelIO& io) {
-  std::copy(io.in[0], io.in[0] + io.in_types[0].num_elements(), io.out[0]);
+  std::memmove(io.out[0], io.in[0], io.in_types[0].bytes());
 }
 
 KernelCall copy_emit(const EmitContext& ctx) {
@@ -92,6 +94,7 @@ OpDef shape_op(const std::string& name, const std::string& summary) {
   d.inplace = true;
   d.view = true;
   d.reference = copy_reference;
+  d.reference_dtypes = all_dtypes();
   d.emit_cpp = copy_emit;
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   return d;

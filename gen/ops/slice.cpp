@@ -47,7 +47,8 @@ StridedView slice_view(const Shape& in, const std::vector<int64_t>& begin, const
 
 namespace {
 
-void gather(const StridedView& v, const float* x, float* y) {
+template <class T>
+void gather(const StridedView& v, const T* x, T* y) {
   for_each_strided(v.dims, v.strides, {}, [&](int64_t i, int64_t src, int64_t) { y[i] = x[v.offset + src]; });
 }
 
@@ -114,7 +115,13 @@ OpDef view_op(const std::string& name, StridedView (*view)(const Attrs&, const S
   d.infer = [view](const Attrs& a, const std::vector<TensorType>& in) {
     return std::vector<TensorType>{TensorType{view(a, in[0].shape).dims, in[0].dtype}};
   };
-  d.reference = [view](const KernelIO& io) { gather(view(io.attrs, io.in_types[0].shape), io.in[0], io.out[0]); };
+  d.reference = [view](const KernelIO& io) {
+    with_element_bits(io.in_types[0].dtype, [&](auto element) {
+      using T = decltype(element);
+      gather(view(io.attrs, io.in_types[0].shape), io.input<T>(0), io.output<T>(0));
+    });
+  };
+  d.reference_dtypes = all_dtypes();
   d.emit_cpp = [view](const EmitContext& ctx) {
     return KernelCall{{"strided_copy"}, emit_gather(view(ctx.node.attrs, ctx.in_types[0].shape), ctx.in[0], ctx.out[0])};
   };

@@ -57,8 +57,14 @@ const OpRegistrar reg([] {
   d.reference = [](const KernelIO& io) {
     const Shape& out = io.out_types[0].shape;
     const auto strides = source_strides(io.in_types[0].shape, transpose_axes(io.attrs, out.size()));
-    for_each_strided(out, strides, {}, [&](int64_t i, int64_t src, int64_t) { io.out[0][i] = io.in[0][src]; });
+    with_element_bits(io.in_types[0].dtype, [&](auto element) {
+      using T = decltype(element);
+      const T* x = io.input<T>(0);
+      T* y = io.output<T>(0);
+      for_each_strided(out, strides, {}, [&](int64_t i, int64_t src, int64_t) { y[i] = x[src]; });
+    });
   };
+  d.reference_dtypes = all_dtypes();
   d.emit_cpp = [](const EmitContext& ctx) {
     const Shape& out = ctx.out_types[0].shape;
     const Shape dims = out.empty() ? Shape{1} : out;

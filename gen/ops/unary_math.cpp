@@ -6,6 +6,7 @@
 // references stay the std:: functions (MXNet's mshadow_op ones).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "ops/op.h"
 #include "ops/op_util.h"
@@ -26,6 +27,9 @@ struct UnaryOp {
   float (*apply)(float);
   Domain domain;
   std::vector<std::string> kernels;  // templates/kernels/ the expression calls (OpDef::scalar_kernels)
+  // The op on integer (and bool) values, computed in int64 and stored back
+  // into their type (wrapping); nullptr: float32 only.
+  int64_t (*apply_int)(int64_t) = nullptr;
 };
 
 // MXNet's rint: the nearer of floor and ceil, floor on a tie (not ties to even).
@@ -44,10 +48,20 @@ void register_unary(const UnaryOp& op) {
   d.inplace = true;
   d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
   auto apply = op.apply;
-  d.reference = [apply](const KernelIO& io) {
+  auto apply_int = op.apply_int;
+  d.reference = [apply, apply_int](const KernelIO& io) {
     const int64_t n = io.out_types[0].num_elements();
-    for (int64_t i = 0; i < n; ++i) io.out[0][i] = apply(io.in[0][i]);
+    if (io.in_types[0].dtype == DType::kFloat32) {
+      for (int64_t i = 0; i < n; ++i) io.out[0][i] = apply(io.in[0][i]);
+      return;
+    }
+    with_value_type(io.in_types[0].dtype, [&](auto value) {
+      using T = decltype(value);
+      for (int64_t i = 0; i < n; ++i)
+        io.output<T>(0)[i] = static_cast<T>(apply_int(static_cast<int64_t>(io.input<T>(0)[i])));
+    });
   };
+  if (apply_int) d.reference_dtypes = float32_and_integer_dtypes();
   const std::string expression = op.expression;
   d.emit_scalar = [expression](const Attrs&, const std::vector<std::string>& in) {
     return fill_operands(expression, {{"{x}", in[0]}});
@@ -97,7 +111,8 @@ const bool registered = [] {
       {"reciprocal", {}, "1.0f / {x}", [](float x) { return 1.0f / x; }, kAll, {}},
       {"erf", {}, "hg_erf({x})", [](float x) { return std::erf(x); }, kAll, math},
       {"abs", {}, "std::fabs({x})", [](float x) { return std::fabs(x); }, kAll, {}},
-      {"negative", {}, "-{x}", [](float x) { return -x; }, kAll, {}},
+      {"negative", {}, "-{x}", [](float x) { return -x; }, kAll, {},
+       [](int64_t x) { return static_cast<int64_t>(0 - static_cast<uint64_t>(x)); }},
       {"square", {}, "{x} * {x}", [](float x) { return x * x; }, kAll, {}},
       // mshadow_op::sign: 0 for zero and NaN.
       {"sign", {}, "{x} > 0.0f ? 1.0f : ({x} < 0.0f ? -1.0f : 0.0f)",
@@ -127,7 +142,7 @@ const bool registered = [] {
       {"radians", {}, "{x} * 0.0174532924f", [](float x) { return x * 0.0174532924f; }, kAll, {}},
       // mshadow_op::nt: 1 where x is 0, else 0.
       {"logical_not", {}, "{x} != 0.0f ? 0.0f : 1.0f", [](float x) { return x != 0.0f ? 0.0f : 1.0f; },
-       kAll, {}},
+       kAll, {}, [](int64_t x) -> int64_t { return x == 0; }},
   };
   for (const auto& op : ops) register_unary(op);
 

@@ -1,5 +1,7 @@
-// fold_constants: evaluates now, with the op's reference kernel, every node
-// whose inputs are all float32 constants with data, and turns its outputs
+// fold_constants: evaluates now, with the op's reference kernel
+// (ops/evaluate.h), every node whose inputs are all constants with data of
+// dtypes that reference computes (float32; integers and bool for the ops
+// that list them: shape arithmetic), and turns its outputs
 // into constants of the same names; the node goes. Nodes are visited in
 // topological order and a folded output is a constant before its readers are
 // looked at, so a chain of constant nodes folds in one call (the tutorial's
@@ -14,6 +16,7 @@
 // a cheap kernel for weight bytes in the binary.
 #include <algorithm>
 
+#include "ops/evaluate.h"
 #include "ops/op.h"
 #include "passes/passes.h"
 #include "passes/rewrite_util.h"
@@ -24,37 +27,28 @@ namespace {
 bool foldable(const Graph& graph, const Node& node) {
   if (node.inputs.empty()) return false;
   int64_t in_elements = 0, out_elements = 0;
-  for (const auto& in : node.inputs) {
-    if (!has_constant_data(graph, in)) return false;
-    in_elements += graph.constants.at(in).type.num_elements();
+  std::vector<TensorType> in, out;
+  for (const auto& value : node.inputs) {
+    auto it = graph.constants.find(value);
+    if (it == graph.constants.end() || !it->second.has_data()) return false;
+    in.push_back(it->second.type);
+    in_elements += it->second.type.num_elements();
   }
-  for (const auto& out : node.outputs) {
-    const TensorType& type = graph.type(out);
-    if (type.dtype != DType::kFloat32) return false;
-    out_elements += type.num_elements();
+  for (const auto& value : node.outputs) {
+    out.push_back(graph.type(value));
+    out_elements += out.back().num_elements();
   }
-  return out_elements <= in_elements;
+  return out_elements <= in_elements && reference_computes(find_op(node.op), in, out);
 }
 
 // Runs the node's reference kernel on its constant inputs and adds each
 // output to the graph as a constant.
 void evaluate(Graph& graph, const Node& node) {
-  const OpDef& def = find_op(node.op);
-  const Attrs attrs = normalize_attrs(def, node.attrs);
-  std::vector<Constant> results(node.outputs.size());
-  KernelIO io{attrs, {}, {}, {}, {}};
-  for (const auto& in : node.inputs) {
-    const Constant& c = graph.constants.at(in);
-    io.in.push_back(c.f32_data());
-    io.in_types.push_back(c.type);
-  }
-  for (std::size_t i = 0; i < node.outputs.size(); ++i) {
-    results[i].type = graph.type(node.outputs[i]);
-    results[i].data.resize(results[i].type.bytes());
-    io.out.push_back(results[i].f32_data());
-    io.out_types.push_back(results[i].type);
-  }
-  def.reference(io);
+  std::vector<const Constant*> in;
+  for (const auto& value : node.inputs) in.push_back(&graph.constants.at(value));
+  std::vector<TensorType> out_types;
+  for (const auto& value : node.outputs) out_types.push_back(graph.type(value));
+  std::vector<Constant> results = evaluate_node(node, in, out_types);
   for (std::size_t i = 0; i < node.outputs.size(); ++i) graph.add_constant(node.outputs[i], std::move(results[i]));
 }
 

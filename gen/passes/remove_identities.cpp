@@ -36,6 +36,9 @@ bool remove_identities(Graph& graph) {
     const OpDef& def = find_op(node.op);
     if (!def.is_identity || !def.is_identity(node.attrs) || node.inputs.empty() || node.outputs.size() != 1) continue;
     const std::string in = current(node.inputs[0]), out = current(node.outputs[0]);
+    // A Cast between dtypes changes the values' type, whatever its attributes say.
+    auto tin = graph.types.find(in), tout = graph.types.find(out);
+    if (tin != graph.types.end() && tout != graph.types.end() && tin->second.dtype != tout->second.dtype) continue;
     if (graph.is_output(out)) {
       if (graph.is_input(in) || graph.is_constant(in) || graph.is_output(in)) continue;
       graph.types.erase(out);

@@ -12,6 +12,8 @@
 #include "emit/templates.h"
 #include "graph_builders.h"
 #include "ir/error.h"
+#include "lower/lowering.h"
+#include "pipeline.h"
 
 namespace hybgen {
 namespace {
@@ -156,6 +158,20 @@ TEST(Emitter, RejectsBadNamesAndMissingWeights) {
   g.constants["dense1_bias"].data.clear();
   EXPECT_NE(error_of([&] { generate_cpp(g, {"mlp", "", ""}); }).find("weight 'dense1_bias' has no data"),
             std::string::npos);
+}
+
+// Generated code computes float32: an int32 value left for run time is
+// refused by the lowering, naming its node and dtype, before anything prints
+// `float` for it.
+TEST(Emitter, ValuesOfOtherDtypesAreRefusedNamingTheNode) {
+  Graph g;
+  g.add_input("x", {{2}});
+  g.nodes.push_back(testing::make_node("to_int", "Cast", {"x"}, testing::attrs_of({{"dtype", std::string("int32")}})));
+  g.nodes.push_back(testing::make_node("back", "Cast", {"to_int"}, testing::attrs_of({{"dtype", std::string("float32")}})));
+  g.outputs = {"back"};
+  const CompiledGraph c = compile_graph(g);
+  const std::string e = error_of([&] { lower(c, LowerOptions{}); });
+  EXPECT_EQ(e, "target generic: node 'to_int' (Cast): output 'to_int' is int32; target generic computes float32 only");
 }
 
 }  // namespace

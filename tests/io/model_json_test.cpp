@@ -253,6 +253,37 @@ TEST_F(ModelFiles, LoadRejectsMissingTensor) {
   EXPECT_ERROR(load_model(path("m.json")), path("m.json") + ": weight 'b' is missing from " + path("m.safetensors"));
 }
 
+TEST_F(ModelFiles, IntegerWeightsRoundTripWithTheirDtype) {
+  Graph g = every_attr_kind();
+  g.add_constant("ids", Constant::i64({3}, {(int64_t{1} << 40) + 1, -2, 3}));
+  save_model(g, path("m"));
+  const std::string text = model_json_text(g);
+  EXPECT_NE(text.find("\"dtype\": \"int64\""), std::string::npos) << text;
+  const Graph back = load_model(path("m.json"));
+  EXPECT_EQ(back.constants.at("ids").type, (TensorType{{3}, DType::kInt64}));
+  EXPECT_EQ(back.constants.at("ids").data, g.constants.at("ids").data);
+}
+
+TEST_F(ModelFiles, HalfPrecisionFilesWidenAndOtherDtypesMustAgree) {
+  save_model(every_attr_kind(), path("m"));
+  auto tensors = read_safetensors(path("m.safetensors"));
+  Constant half;
+  half.type = TensorType{tensors.at("b").type.shape, DType::kFloat16};
+  for (int64_t i = 0; i < half.type.num_elements(); ++i) {
+    half.data.push_back(0x00);
+    half.data.push_back(0xb8);  // -0.5 as float16
+  }
+  tensors["b"] = half;
+  write_safetensors(path("m.safetensors"), tensors);
+  EXPECT_EQ(load_model(path("m.json")).constants.at("b").f32_data()[1], -0.5f);
+
+  Constant ints = Constant::i64(half.type.shape, std::vector<int64_t>(static_cast<std::size_t>(half.type.num_elements()), 1));
+  tensors["b"] = ints;
+  write_safetensors(path("m.safetensors"), tensors);
+  EXPECT_ERROR(load_model(path("m.json")),
+               path("m.json") + ": weight 'b' is int64 in " + path("m.safetensors") + ", but the model says float32");
+}
+
 TEST_F(ModelFiles, LoadRejectsWeightOfAnotherShape) {
   save_model(every_attr_kind(), path("m"));
   auto tensors = read_safetensors(path("m.safetensors"));

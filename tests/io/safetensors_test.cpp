@@ -116,11 +116,41 @@ TEST(Safetensors, ReadsF64F16AndBF16AsFloat32) {
                                              data),
                                    kSource);
   EXPECT_EQ(t.at("d").f32_data()[1], -3.5f);
-  EXPECT_EQ(t.at("h").f32_data()[0], 1.0f);
-  EXPECT_EQ(t.at("h").f32_data()[1], -2.0f);
-  EXPECT_EQ(t.at("b").f32_data()[0], 1.0f);
-  EXPECT_EQ(t.at("b").f32_data()[1], -3.0f);
-  EXPECT_EQ(t.at("b").type.dtype, DType::kFloat32);
+  EXPECT_EQ(t.at("d").type.dtype, DType::kFloat32);
+  EXPECT_EQ(t.at("h").type.dtype, DType::kFloat16);
+  EXPECT_EQ(t.at("b").type.dtype, DType::kBFloat16);
+  const Constant h = widen_to_float32(t.at("h")), b = widen_to_float32(t.at("b"));
+  EXPECT_EQ(h.f32_data()[0], 1.0f);
+  EXPECT_EQ(h.f32_data()[1], -2.0f);
+  EXPECT_EQ(b.f32_data()[0], 1.0f);
+  EXPECT_EQ(b.f32_data()[1], -3.0f);
+  EXPECT_EQ(b.type.dtype, DType::kFloat32);
+}
+
+TEST(Safetensors, IntegerAndBoolTensorsRoundTripWithTheirDtypes) {
+  std::map<std::string, Constant> tensors;
+  const std::vector<std::pair<DType, const char*>> kinds = {
+      {DType::kInt8, "I8"},    {DType::kUInt8, "U8"},    {DType::kInt32, "I32"},  {DType::kInt64, "I64"},
+      {DType::kBool, "BOOL"},  {DType::kFloat16, "F16"}, {DType::kBFloat16, "BF16"}};
+  for (const auto& [dtype, name] : kinds) {
+    Constant c;
+    c.type = TensorType{{3}, dtype};
+    c.data.assign(c.type.bytes(), 0);
+    for (std::size_t i = 0; i < c.data.size(); i += dtype_size(dtype)) c.data[i] = static_cast<uint8_t>(i % 2);
+    tensors[name] = c;
+  }
+  const std::vector<uint8_t> bytes = serialize_safetensors(tensors);
+  const std::string text(bytes.begin(), bytes.end());
+  for (const auto& [dtype, name] : kinds)
+    EXPECT_NE(text.find("\"" + std::string(name) + "\":{\"dtype\":\"" + name + "\""), std::string::npos) << name;
+  const auto back = parse_safetensors(bytes, kSource);
+  for (const auto& [dtype, name] : kinds) {
+    EXPECT_EQ(back.at(name).type, tensors.at(name).type) << name;
+    EXPECT_EQ(back.at(name).data, tensors.at(name).data) << name;
+  }
+  std::vector<uint8_t> two = {2, 0};
+  EXPECT_REJECTED(file_with(R"({"m":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", two),
+                  "tensor 'm': BOOL value 2 is neither 0 nor 1");
 }
 
 TEST(Safetensors, RejectsFileShorterThanItsLengthField) {
@@ -173,8 +203,8 @@ TEST(Safetensors, RejectsNegativeDimensions) {
 }
 
 TEST(Safetensors, RejectsUnsupportedDtype) {
-  EXPECT_REJECTED(file_with(R"({"w":{"dtype":"I8","shape":[2],"data_offsets":[0,2]}})", zeros(2)),
-                  "tensor 'w': unsupported dtype I8");
+  EXPECT_REJECTED(file_with(R"({"w":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}})", zeros(4)),
+                  "tensor 'w': unsupported dtype I16");
 }
 
 TEST(Safetensors, RejectsOffsetsOutsideTheData) {

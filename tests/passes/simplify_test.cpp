@@ -12,6 +12,7 @@
 #include "pass_test_support.h"
 #include "ops/op.h"
 #include "passes/passes.h"
+#include "ops/op_util.h"
 #include "pipeline.h"
 
 namespace hybgen {
@@ -173,6 +174,46 @@ TEST(FoldConstants, ChainsFoldInOneCallWhateverTheNodeOrder) {
   EXPECT_EQ(constant_names(g), (std::vector<std::string>{"doubled"}));
   EXPECT_EQ(values_of(g, "doubled"), (std::vector<float>{4, 6, 8}));
   expect_same_results(before, g, 0.0);
+}
+
+// Shape arithmetic on int64: the integer references fold it, with values an
+// int64 holds and a float32 would not (2^24 + 1), and a Cast to float32
+// joins the runtime graph.
+TEST(FoldConstants, FoldsInt64ShapeArithmeticAndItsCast) {
+  Graph g;
+  g.add_input("x", {{2}});
+  g.add_constant("dims", Constant::i64({2}, {3, (int64_t{1} << 24) + 1}));
+  g.add_constant("two", Constant::i64({1}, {2}));
+  g.nodes.push_back(make_node("times", "broadcast_mul", {"dims", "two"}));
+  g.nodes.push_back(make_node("reversed", "slice", {"times"},
+                              attrs_of({{"begin", std::vector<int64_t>{kSliceNone}},
+                                        {"end", std::vector<int64_t>{kSliceNone}},
+                                        {"step", std::vector<int64_t>{-1}}})));
+  g.nodes.push_back(make_node("halved", "broadcast_div", {"reversed", "two"}));
+  g.nodes.push_back(make_node("as_float", "Cast", {"halved"}, attrs_of({{"dtype", std::string("float32")}})));
+  g.nodes.push_back(make_node("y", "broadcast_add", {"x", "as_float"}));
+  g.outputs = {"y"};
+  g = prepared(g);
+  EXPECT_EQ(g.type("halved").dtype, DType::kInt64);
+  EXPECT_EQ(g.type("as_float").dtype, DType::kFloat32);
+
+  EXPECT_TRUE(fold_constants(g));
+  EXPECT_EQ(op_names(g), (std::vector<std::string>{"broadcast_add"}));
+  EXPECT_EQ(constant_names(g), (std::vector<std::string>{"as_float"}));
+  EXPECT_EQ(g.constants.at("as_float").type, (TensorType{{2}, DType::kFloat32}));
+  EXPECT_EQ(values_of(g, "as_float"), (std::vector<float>{16777216.0f, 3.0f}));
+}
+
+TEST(FoldConstants, IntegerFoldsOnlyWhereTheReferenceComputesTheDtype) {
+  Graph g;
+  g.add_constant("a", Constant::i64({2}, {3, 4}));
+  g.add_constant("b", Constant::i64({2}, {2, 2}));
+  g.nodes.push_back(make_node("p", "broadcast_power", {"a", "b"}));  // float32 only
+  g.nodes.push_back(make_node("y", "Cast", {"p"}, attrs_of({{"dtype", std::string("float32")}})));
+  g.outputs = {"y"};
+  g = prepared(g);
+  EXPECT_FALSE(fold_constants(g));
+  EXPECT_EQ(op_names(g), (std::vector<std::string>{"broadcast_power", "Cast"}));
 }
 
 TEST(FoldConstants, LeavesConstantsWithoutDataAndRuntimeInputsAlone) {

@@ -341,11 +341,6 @@ const OnnxConverterRegistrar reshape_reg(OnnxConverter("Reshape")
           const Shape out = reshape_target(c, c.shape(0), spec, c.attr_int("allowzero", 0) != 0);
           c.set_output(0, reshape(c, c.input(0), out));
         })
-    .folds([](OnnxContext& c) {
-          OnnxConst v = c.constant(0);
-          v.shape = reshape_target(c, v.shape, c.constant(1).as_ints(), c.attr_int("allowzero", 0) != 0);
-          c.set_constant(0, std::move(v));
-        })
     .handles({"allowzero"}));
 
 const OnnxConverterRegistrar transpose_reg(OnnxConverter("Transpose")
@@ -384,8 +379,7 @@ const OnnxConverterRegistrar concat_reg(OnnxConverter("Concat")
     .handles({"axis"}));
 
 const OnnxConverterRegistrar identity_reg(OnnxConverter("Identity")
-    .converts([](OnnxContext& c) { c.set_output(0, c.input(0), c.dtype(0)); })
-    .folds([](OnnxContext& c) { c.set_constant(0, c.constant(0)); }));
+    .converts([](OnnxContext& c) { c.set_output(0, c.input(0), c.dtype(0)); }));
 
 const OnnxConverterRegistrar dropout_reg(OnnxConverter("Dropout")
     .converts([](OnnxContext& c) {
@@ -438,20 +432,10 @@ Shape unsqueezed(OnnxContext& c, const Shape& in) {
 
 const OnnxConverterRegistrar squeeze_reg(OnnxConverter("Squeeze")
     .converts([](OnnxContext& c) { c.set_output(0, reshape(c, c.input(0), squeezed(c, c.shape(0)))); })
-    .folds([](OnnxContext& c) {
-          OnnxConst v = c.constant(0);
-          v.shape = squeezed(c, v.shape);
-          c.set_constant(0, std::move(v));
-        })
     .handles({"axes"}));
 
 const OnnxConverterRegistrar unsqueeze_reg(OnnxConverter("Unsqueeze")
     .converts([](OnnxContext& c) { c.set_output(0, reshape(c, c.input(0), unsqueezed(c, c.shape(0)))); })
-    .folds([](OnnxContext& c) {
-          OnnxConst v = c.constant(0);
-          v.shape = unsqueezed(c, v.shape);
-          c.set_constant(0, std::move(v));
-        })
     .handles({"axes"}));
 
 // Softmax/LogSoftmax: before opset 13 the input is flattened to 2-D at `axis`

@@ -25,6 +25,7 @@
 #include "ir/error.h"
 #include "ir/limits.h"
 #include "ir/names.h"
+#include "ops/evaluate.h"
 #include "ops/op.h"
 
 namespace hybgen {
@@ -386,11 +387,14 @@ struct Value {
 
 class Importer;
 
+// A node's converter sees it through this. At import (`scratch` given) the
+// IR goes into that scratch graph, whose inputs are the node's constants with
+// their own dtypes, and the outputs are recorded for Importer::evaluate
+// rather than bound; otherwise into the model's graph.
 class NodeContext : public OnnxContext {
  public:
   NodeContext(Importer& im, const onnx::NodeProto& node, const std::string& ir_name, int64_t opset,
-              const std::string& where)
-      : im_(im), node_(node), name_(ir_name), opset_(opset), where_(where), attrs_(node, where) {}
+              const std::string& where, Graph* scratch = nullptr);
 
   const std::string& op_type() const override { return node_.op_type(); }
   const std::string& node_name() const override { return name_; }
@@ -398,6 +402,7 @@ class NodeContext : public OnnxContext {
   std::string where() const override { return where_; }
   [[noreturn]] void fail(const std::string& what) const override { throw Error(where_ + ": " + what); }
   void note(const std::string& what) override;
+  bool at_import() const override { return scratch_; }
 
   bool has_attr(const std::string& name) const override { return attrs_.find(name) != nullptr; }
   int64_t attr_int(const std::string& n, int64_t f) override { return read(n), attrs_.get_int(n, f); }
@@ -440,6 +445,9 @@ class NodeContext : public OnnxContext {
   const std::set<std::string>& read_attrs() const { return read_; }
   const AttrReader& attrs() const { return attrs_; }
   bool bound(int i) const { return bound_.count(i) != 0; }
+  const onnx::NodeProto& node() const { return node_; }
+  // At import: output i's scratch value and declared ONNX dtype, by set_output.
+  const std::map<int, std::pair<std::string, int32_t>>& scratch_outputs() const { return scratch_outputs_; }
 
  private:
   void read(const std::string& name) { read_.insert(name); }
@@ -458,6 +466,12 @@ class NodeContext : public OnnxContext {
   std::set<int> bound_;
   int added_ = 0;
   bool name_taken_ = false;
+  Graph& graph_;        // where the IR goes: the model's, or the scratch graph
+  bool scratch_;        // at import
+  std::map<int, std::pair<std::string, int32_t>> scratch_outputs_;
+  int scratch_values_ = 0;
+  // Names a value of the scratch graph, or of the model's (unique there).
+  std::string new_value(const std::string& base);
 };
 
 class Importer {
@@ -523,6 +537,7 @@ class Importer {
   void check_nodes(int64_t opset);
   void add_inputs();
   void convert_node(const onnx::NodeProto& node, int index, int64_t opset);
+  bool evaluate_at_import(const OnnxConverter& conv, NodeContext& c, Graph& scratch);
   void bind_outputs();
   void rename_values();
 
@@ -535,7 +550,19 @@ class Importer {
   uint64_t weight_bytes_ = 0;
 };
 
-void NodeContext::note(const std::string& what) { im_.note(where_ + ": " + what); }
+NodeContext::NodeContext(Importer& im, const onnx::NodeProto& node, const std::string& ir_name, int64_t opset,
+                         const std::string& where, Graph* scratch)
+    : im_(im), node_(node), name_(ir_name), opset_(opset), where_(where), attrs_(node, where),
+      graph_(scratch ? *scratch : im.graph), scratch_(scratch != nullptr) {}
+
+void NodeContext::note(const std::string& what) {
+  if (!scratch_) im_.note(where_ + ": " + what);  // notes are about run time
+}
+
+std::string NodeContext::new_value(const std::string& base) {
+  if (!scratch_) return im_.unique_value(base);
+  return "v" + std::to_string(scratch_values_++);
+}
 
 OnnxConst NodeContext::attr_tensor(const std::string& name) {
   read(name);
@@ -581,6 +608,17 @@ int32_t NodeContext::dtype(int i) const {
 
 std::string NodeContext::input(int i) {
   Value& v = const_cast<Value&>(value_of(i));
+  if (scratch_) {  // the constant with its own dtype, once per input
+    const std::string name = "input" + std::to_string(i);
+    if (!graph_.is_constant(name)) {
+      try {
+        graph_.add_constant(name, constant(i).to_constant());
+      } catch (const Error& e) {
+        fail(input_label(i) + ": " + e.what());
+      }
+    }
+    return name;
+  }
   if (!v.ir.empty()) return v.ir;
   try {
     return im_.materialize(v, node_.input(i));
@@ -594,8 +632,14 @@ std::string NodeContext::input(int i) {
 
 void NodeContext::set_output(int i, const std::string& value, int32_t dtype) {
   if (i < 0 || i >= node_.output_size()) fail("has no output " + std::to_string(i));
-  if (!im_.graph.types.count(value)) fail("output " + std::to_string(i) + " bound to unknown IR value " + quoted_name(value));
+  if (!graph_.types.count(value)) fail("output " + std::to_string(i) + " bound to unknown IR value " + quoted_name(value));
   if (node_.output(i).empty()) return;
+  if (scratch_) {
+    scratch_outputs_[i] = {value, dtype};
+    bound_.insert(i);
+    return;
+  }
+  if (dtype == onnx_dtype::kUndefined) dtype = onnx_dtype::from_dtype(graph_.type(value).dtype);
   Value v;
   v.ir = value;
   v.dtype = dtype;
@@ -623,12 +667,14 @@ std::vector<std::string> NodeContext::add_nodes(const std::string& op, const Att
                                                 const std::vector<std::string>& inputs, const std::string& suffix) {
   const OpDef* def = lookup_op(op);
   if (!def) fail("converter asked for unknown registry op " + quoted_name(op));
-  if (im_.graph.nodes.size() >= limits::kMaxGraphNodes) fail("the graph has more than " + std::to_string(limits::kMaxGraphNodes) + " nodes");
+  if (graph_.nodes.size() >= limits::kMaxGraphNodes) fail("the graph has more than " + std::to_string(limits::kMaxGraphNodes) + " nodes");
   Node node;
   // The first node without a suffix takes the node's own (reserved) name.
   if (suffix.empty() && !name_taken_) {
     node.name = name_;
     name_taken_ = true;
+  } else if (scratch_) {
+    node.name = name_ + "/" + (suffix.empty() ? std::to_string(added_) : suffix);
   } else {
     node.name = im_.unique_node(name_ + "/" + (suffix.empty() ? std::to_string(added_) : suffix));
   }
@@ -650,14 +696,19 @@ std::vector<std::string> NodeContext::add_nodes(const std::string& op, const Att
   } catch (const Error& e) {
     fail(def->name + ": " + e.what());
   }
+  if (scratch_)
+    for (const auto& t : out)
+      if (t.num_elements() > kMaxFoldElements)
+        throw OnnxFoldTooLarge(where_ + ": " + def->name + " gives shape " + shape_str(t.shape) +
+                               ", too large to compute at import");
   node.inputs = inputs;
   for (std::size_t k = 0; k < out.size(); ++k) {
     const std::string base = out.size() == 1 ? node.name : node.name + ":" + std::to_string(k);
-    const std::string v = im_.unique_value(base);
+    const std::string v = new_value(base);
     node.outputs.push_back(v);
-    im_.graph.types[v] = out[k];
+    graph_.types[v] = out[k];
   }
-  im_.graph.nodes.push_back(node);
+  graph_.nodes.push_back(node);
   return node.outputs;
 }
 
@@ -665,14 +716,14 @@ std::string NodeContext::add_constant(const Shape& shape, const std::vector<floa
   checked_tensor_bytes(shape, 4, where_ + ": constant");
   if (static_cast<int64_t>(values.size()) != num_elements(shape))
     fail("constant of shape " + shape_str(shape) + " given " + std::to_string(values.size()) + " values");
-  const std::string v = im_.unique_value(name_ + "/" + suffix);
-  im_.graph.add_constant(v, Constant::f32(shape, values));
+  const std::string v = new_value(name_ + "/" + suffix);
+  graph_.add_constant(v, Constant::f32(shape, values));
   return v;
 }
 
 const TensorType& NodeContext::type(const std::string& value) const {
-  auto it = im_.graph.types.find(value);
-  if (it == im_.graph.types.end()) fail("unknown IR value " + quoted_name(value));
+  auto it = graph_.types.find(value);
+  if (it == graph_.types.end()) fail("unknown IR value " + quoted_name(value));
   return it->second;
 }
 
@@ -700,8 +751,9 @@ void Importer::check_nodes(int64_t opset) {
   std::map<std::string, std::vector<std::string>> unknown;  // op -> node labels
   const auto& nodes = model_.graph().node();
   // Values known at import so far: initializers, then the outputs of nodes
-  // that will be evaluated at import. A node whose converter only evaluates
-  // (no runtime form) must have such inputs.
+  // that will be evaluated at import (all inputs known, or an op that reads
+  // only types). A node whose converter only evaluates (no runtime form)
+  // must have such inputs.
   std::unordered_set<std::string> constants;
   for (const auto& t : model_.graph().initializer()) constants.insert(t.name());
   for (const auto& [name, value] : options_.constant_inputs) constants.insert(name);
@@ -709,13 +761,13 @@ void Importer::check_nodes(int64_t opset) {
     const auto& node = nodes[i];
     const std::string name = node.name().empty() ? "#" + std::to_string(i) : node.name();
     if (const OnnxConverter* conv = is_default_domain(node.domain()) ? find_onnx_converter(node.op_type()) : nullptr;
-        conv && conv->fold) {
+        conv) {
       bool all = true;
       for (const auto& in : node.input())
         if (!in.empty() && !constants.count(in)) all = false;
       if (all || conv->fold_always) {
         for (const auto& o : node.output()) constants.insert(o);
-      } else if (!conv->convert) {
+      } else if (conv->fold && !conv->convert) {
         problems.push_back(node_label(name, node.op_type()) + ": hybgen computes " + printable_name(node.op_type()) +
                            " only at import, from constant inputs; here an input is computed at run time");
       }
@@ -892,13 +944,21 @@ void Importer::convert_node(const onnx::NodeProto& node, int index, int64_t opse
   for (int i = 0; i < node.output_size(); ++i)
     if (!node.output(i).empty() && values.count(node.output(i)))
       throw Error(where + ": output " + quoted_name(node.output(i)) + " is already defined");
+  Graph scratch;  // the node's IR when it is evaluated at import
   try {
     // Weight-sized constants (a Mul of two initializers) go to the runtime
     // form, whose graph constants the optimizer folds; so does a fold whose
     // result would be too large.
-    const bool fold = conv.fold && (all_constant || conv.fold_always) &&
-                      (!conv.convert || largest_constant <= kMaxFoldElements);
-    if (fold) {
+    const bool small = !conv.convert || largest_constant <= kMaxFoldElements;
+    const bool fold = conv.fold && (all_constant || conv.fold_always) && small;
+    std::unique_ptr<NodeContext> at_import;
+    if (!conv.fold && all_constant && small && conv.convert && node.input_size() > 0) {
+      at_import = std::make_unique<NodeContext>(*this, node, ir_name, opset, where, &scratch);
+      if (!evaluate_at_import(conv, *at_import, scratch)) at_import.reset();
+    }
+    if (at_import) {
+      c = std::move(at_import);  // every output is an import-time constant now
+    } else if (fold) {
       try {
         conv.fold(*c);
       } catch (const OnnxFoldTooLarge&) {
@@ -927,6 +987,46 @@ void Importer::convert_node(const onnx::NodeProto& node, int index, int64_t opse
     if (std::find(conv.ignored_attrs.begin(), conv.ignored_attrs.end(), name) != conv.ignored_attrs.end()) continue;
     throw Error(where + ": attribute " + quoted_name(name) + " = " + attr_value_text(*attr) + " is not supported");
   }
+}
+
+// Converts `node`, all of whose inputs are constants, into a scratch graph
+// whose inputs are those constants with their own dtypes, evaluates it with
+// the registry's reference kernels and binds the node's outputs to the
+// results. False when it cannot (a value past the import-time limit, an op
+// whose reference does not compute the dtypes, a converter that refuses the
+// scratch form): the node is then converted for run time, as before such
+// evaluation existed. An error of the evaluation itself (an integer division
+// by zero) is the node's error.
+bool Importer::evaluate_at_import(const OnnxConverter& conv, NodeContext& c, Graph& scratch) {
+  const onnx::NodeProto& node = c.node();
+  try {
+    conv.convert(c);
+  } catch (const Error&) {
+    return false;
+  }
+  for (const Node& n : scratch.nodes) {
+    std::vector<const Constant*> in;
+    for (const auto& v : n.inputs) in.push_back(&scratch.constants.at(v));
+    std::vector<TensorType> out_types;
+    for (const auto& v : n.outputs) out_types.push_back(scratch.type(v));
+    std::vector<Constant> out;
+    try {
+      out = evaluate_node(n, in, out_types);
+    } catch (const NoReferenceForDType&) {
+      return false;
+    }
+    for (std::size_t k = 0; k < out.size(); ++k) scratch.add_constant(n.outputs[k], std::move(out[k]));
+  }
+  std::vector<std::pair<int, OnnxConst>> results;
+  for (const auto& [i, bound] : c.scratch_outputs()) {
+    OnnxConst k = OnnxConst::of_constant(scratch.constants.at(bound.first));
+    if (bound.second != onnx_dtype::kUndefined && bound.second != k.dtype) k = k.cast(bound.second);
+    results.emplace_back(i, std::move(k));
+  }
+  for (int i = 0; i < node.output_size(); ++i)
+    if (!node.output(i).empty() && !c.bound(i)) return false;  // the runtime form says which
+  for (auto& [i, k] : results) c.set_constant(i, std::move(k));
+  return true;
 }
 
 void Importer::bind_outputs() {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <type_traits>
 
 #include "io/float16.h"
 #include "ir/error.h"
@@ -24,6 +25,31 @@ bool is_integer(int32_t dtype) {
     default:
       return false;
   }
+}
+DType to_dtype(int32_t dtype) {
+  switch (dtype) {
+    case kFloat: case kDouble: case kFloat16: case kBfloat16: return DType::kFloat32;
+    case kInt8: return DType::kInt8;
+    case kUint8: return DType::kUInt8;
+    case kInt16: case kUint16: case kInt32: return DType::kInt32;
+    case kUint32: case kInt64: case kUint64: return DType::kInt64;
+    case kBool: return DType::kBool;
+    default: throw Error("ONNX dtype " + std::to_string(dtype) + " has no hybgen dtype");
+  }
+}
+
+int32_t from_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return kFloat;
+    case DType::kFloat16: return kFloat16;
+    case DType::kBFloat16: return kBfloat16;
+    case DType::kInt8: return kInt8;
+    case DType::kUInt8: return kUint8;
+    case DType::kInt32: return kInt32;
+    case DType::kInt64: return kInt64;
+    case DType::kBool: return kBool;
+  }
+  return kUndefined;
 }
 }  // namespace onnx_dtype
 
@@ -70,6 +96,61 @@ OnnxConst OnnxConst::of_floats(const Shape& shape, std::vector<double> values, i
   c.shape = shape;
   c.floats = std::move(values);
   return c;
+}
+
+namespace {
+
+template <class T>
+void store(Constant& c, const OnnxConst& k) {
+  T* p = reinterpret_cast<T*>(c.data.data());
+  for (int64_t i = 0; i < k.size(); ++i) {
+    if constexpr (std::is_same_v<T, float>) p[i] = static_cast<float>(k.at_double(i));
+    else p[i] = static_cast<T>(k.ints[static_cast<std::size_t>(i)]);
+  }
+}
+
+template <class T>
+void load(OnnxConst& k, const Constant& c) {
+  const T* p = reinterpret_cast<const T*>(c.data.data());
+  const int64_t n = c.type.num_elements();
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<T, float>) k.floats.push_back(p[i]);
+    else k.ints.push_back(static_cast<int64_t>(p[i]));
+  }
+}
+
+}  // namespace
+
+Constant OnnxConst::to_constant() const {
+  Constant c;
+  c.type = TensorType{shape, onnx_dtype::to_dtype(dtype)};
+  c.data.assign(c.type.bytes(), 0);
+  switch (c.type.dtype) {
+    case DType::kFloat32: store<float>(c, *this); break;
+    case DType::kInt8: store<int8_t>(c, *this); break;
+    case DType::kUInt8: store<uint8_t>(c, *this); break;
+    case DType::kInt32: store<int32_t>(c, *this); break;
+    case DType::kInt64: store<int64_t>(c, *this); break;
+    case DType::kBool: store<uint8_t>(c, *this); break;
+    default: throw Error("no import-time constant of dtype " + dtype_name(c.type.dtype));
+  }
+  return c;
+}
+
+OnnxConst OnnxConst::of_constant(const Constant& c) {
+  OnnxConst k;
+  k.dtype = onnx_dtype::from_dtype(c.type.dtype);
+  k.shape = c.type.shape;
+  switch (c.type.dtype) {
+    case DType::kFloat32: load<float>(k, c); break;
+    case DType::kInt8: load<int8_t>(k, c); break;
+    case DType::kUInt8: load<uint8_t>(k, c); break;
+    case DType::kInt32: load<int32_t>(k, c); break;
+    case DType::kInt64: load<int64_t>(k, c); break;
+    case DType::kBool: load<uint8_t>(k, c); break;
+    default: throw Error("no import-time constant of dtype " + dtype_name(c.type.dtype));
+  }
+  return k;
 }
 
 OnnxConst OnnxConst::scalar_int(int64_t value, int32_t dtype) { return of_ints({}, {value}, dtype); }

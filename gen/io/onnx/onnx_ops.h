@@ -14,11 +14,15 @@
 // its outputs, which it binds to IR values it adds (registry ops by name,
 // shapes inferred as each node is added) or to import-time constants.
 //
-// Import-time constants: a node all of whose present inputs are constants,
-// whose converter has `fold`, is evaluated at import by `fold` (Shape needs
-// only its input's type, which is always known). Float constants that reach a
-// runtime op become graph constants (weights) when the converter asks for
-// them with OnnxContext::input().
+// Import-time constants: a node all of whose present inputs are constants is
+// evaluated at import. Its converter builds its IR as for run time, but into
+// a scratch graph whose inputs are the constants with their own dtypes
+// (OnnxContext::at_import); the registry's reference kernels evaluate it
+// (ops/evaluate.h) and its outputs become constants. Sources that read only
+// types and attributes (Constant, Shape, Size, ConstantOfShape, Range) have
+// a `fold` instead. Float constants that reach a runtime op become graph
+// constants (weights) when the converter asks for them with
+// OnnxContext::input().
 #pragma once
 
 #include <cstdint>
@@ -43,6 +47,13 @@ constexpr int32_t kUndefined = 0, kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4
 bool is_float(int32_t dtype);
 // The integer and bool dtypes.
 bool is_integer(int32_t dtype);
+// The DType an ONNX dtype's values are held in when hybgen computes them:
+// FLOAT, DOUBLE, FLOAT16 and BFLOAT16 as float32 (the precision hybgen
+// computes in); INT16 and UINT16 widen to int32, UINT32 and UINT64 to int64;
+// the others are their own. Error for STRING and the rest.
+DType to_dtype(int32_t dtype);
+// The ONNX dtype of a DType.
+int32_t from_dtype(DType dtype);
 }  // namespace onnx_dtype
 
 // An import-time constant: an ONNX dtype, a shape (rank 0: a scalar) and its
@@ -73,6 +84,10 @@ struct OnnxConst {
   // integer truncates toward zero; to bool: non-zero; to FLOAT: rounded to
   // float32).
   OnnxConst cast(int32_t to) const;
+  // The values as a graph constant of dtype onnx_dtype::to_dtype(dtype).
+  Constant to_constant() const;
+  // A graph constant's values, of its dtype's ONNX dtype.
+  static OnnxConst of_constant(const Constant& c);
 };
 
 // What a converter's up-front check sees: the node's op type, opset and
@@ -115,6 +130,11 @@ class OnnxContext {
   [[noreturn]] virtual void fail(const std::string& what) const = 0;
   // Passes a note to the user (OnnxImportOptions::note), prefixed by where().
   virtual void note(const std::string& what) = 0;
+  // True while the node is evaluated at import (every input a constant): the
+  // IR it builds is a scratch graph whose values keep their dtypes (int64
+  // shapes, bool masks), run once by the reference kernels, where scalars
+  // and empty tensors are fine. False: the IR is the model's, float32.
+  virtual bool at_import() const = 0;
 
   // --- attributes (reading one marks it handled; an attribute present that
   // the converter neither reads nor lists in OnnxConverter::attrs is an error
@@ -159,8 +179,10 @@ class OnnxContext {
   // Binds output i to an IR value this converter added (or to an input's
   // value: Identity). A graph output bound to a graph input or constant
   // gets a copy node.
-  // `dtype`: the ONNX dtype the value stands for (its IR type is float32).
-  virtual void set_output(int i, const std::string& value, int32_t dtype = onnx_dtype::kFloat) = 0;
+  // `dtype`: the ONNX dtype the value stands for; kUndefined: its IR
+  // value's (FLOAT at run time, where the IR is float32). At import the
+  // value is cast to it (OnnxConst::cast): a 0/1 mask declared BOOL.
+  virtual void set_output(int i, const std::string& value, int32_t dtype = onnx_dtype::kUndefined) = 0;
   // Binds output i to an import-time constant.
   virtual void set_constant(int i, OnnxConst value) = 0;
 
@@ -192,12 +214,14 @@ class OnnxContext {
 //   OnnxConverter("LeakyRelu").converts(fn).handles({"alpha"}).checks(check_fn)
 struct OnnxConverter {
   std::string op_type;  // default domain ("" / "ai.onnx")
-  // Converts a node whose inputs are not all import-time constants (and,
-  // without `fold`, every node).
+  // Converts a node: for run time, or at import into the scratch graph the
+  // reference kernels evaluate when every input is a constant (and `fold`
+  // is unset).
   std::function<void(OnnxContext&)> convert;
-  // Evaluates a node at import: called instead of `convert` when every
-  // present input is a constant (always with fold_always). Binds every
-  // output with set_constant.
+  // Evaluates a node that only reads types and attributes at import (Shape,
+  // ConstantOfShape): called instead of `convert` when every present input
+  // is a constant (always with fold_always). Binds every output with
+  // set_constant.
   std::function<void(OnnxContext&)> fold;
   // Call `fold` even when inputs are runtime values (Shape, Size: they read
   // only the input's type).
@@ -231,10 +255,11 @@ struct OnnxConverter {
 // `fold` (import-time evaluation) and the other `convert`; `attrs` and
 // `ignored_attrs` are joined, both checks run, the higher min_opset holds.
 // Two files giving the same function is a startup error.
-// Thrown by a fold (and by OnnxContext::set_constant) when a value would be
-// too large to compute at import: the importer then converts the node at run
-// time instead when the op has a runtime form (a weight-sized Mul of two
-// initializers), and reports this error otherwise.
+// Thrown by a fold, by OnnxContext::set_constant and by a node built at
+// import when a value would be too large to compute at import (more than
+// 2^22 elements): the importer then converts the node at run time instead
+// when the op has a runtime form (a weight-sized Mul of two initializers),
+// and reports this error otherwise.
 struct OnnxFoldTooLarge : Error {
   using Error::Error;
 };

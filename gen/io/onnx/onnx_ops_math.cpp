@@ -95,11 +95,20 @@ const OnnxConverterRegistrar pow_reg(OnnxConverter("Pow").converts([](OnnxContex
   c.set_output(0, c.add_node("broadcast_power", {}, {c.input(0), c.input(1)}));
 }));
 
-// Cast of a runtime value (constants are folded by onnx-core).
+// Cast. At import the values keep their dtypes and the registry's Cast
+// converts them (a float to bool is non-zero, an int64 to int32 wraps); the
+// declared ONNX dtype then rounds float results to FLOAT16 or DOUBLE's own.
+// At run time values are float32 and integers are held as floats.
 const OnnxConverterRegistrar cast_reg(OnnxConverter("Cast")
     .converts([](OnnxContext& c) {
       const int32_t to = static_cast<int32_t>(c.attr_int("to"));
       const int32_t from = c.dtype(0);
+      if (c.at_import()) {
+        const DType target = onnx_dtype::to_dtype(to);
+        const std::string x = c.input(0);
+        if (c.type(x).dtype == target) return c.set_output(0, x, to);
+        return c.set_output(0, c.add_node("Cast", attrs_of("dtype", dtype_name(target)), {x}), to);
+      }
       if (to == onnx_dtype::kFloat || to == onnx_dtype::kDouble)
         return c.set_output(0, c.input(0), onnx_dtype::kFloat);
       if (to == onnx_dtype::kFloat16)

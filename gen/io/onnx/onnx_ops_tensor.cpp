@@ -6,7 +6,8 @@
 // ReduceMean/Sum/Max/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp (axes by attribute or input by
 // opset, keepdims, noop_with_empty_axes), Hardmax, and ArgMax/ArgMin (indices as
 // floats, declared INT64: a graph output of them is refused).
-// onnx-core folds these ops when all their inputs are constants.
+// Nodes whose inputs are all constants are evaluated at import through these
+// same converters (io/onnx_ops.h).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -49,7 +50,8 @@ const OnnxConverterRegistrar gather_reg(OnnxConverter("Gather")
       Shape out(x.begin(), x.begin() + axis);
       out.insert(out.end(), idx.shape.begin(), idx.shape.end());
       out.insert(out.end(), x.begin() + axis + 1, x.end());
-      if (out.empty()) c.fail("gathering one element of a 1-D tensor gives a scalar, which is not supported");
+      if (out.empty() && !c.at_import())
+        c.fail("gathering one element of a 1-D tensor gives a scalar, which is not supported");
       c.set_output(0, reshape(c, y, out, "shape"));
     })
     .handles({"axis"}));
@@ -83,6 +85,7 @@ const OnnxConverterRegistrar slice_reg(OnnxConverter("Slice")
                int_list(steps) + " differ in length");
       std::vector<int64_t> begin(x.size(), kSliceNone), end(x.size(), kSliceNone), step(x.size(), 1);
       std::vector<bool> seen(x.size(), false);
+      Shape out = x;
       for (std::size_t i = 0; i < starts.size(); ++i) {
         const int64_t ax = normalize_axis(axes[i], rank, "Slice axes");
         if (seen[static_cast<std::size_t>(ax)]) c.fail("axes " + int_list(axes) + " repeat an axis");
@@ -94,11 +97,15 @@ const OnnxConverterRegistrar slice_reg(OnnxConverter("Slice")
         int64_t s = starts[i], e = ends[i];
         clamp_slice(dim, st, &s, &e);
         const int64_t count = st > 0 ? (e > s ? (e - s - 1) / st + 1 : 0) : (s > e ? (s - e - 1) / -st + 1 : 0);
-        if (count <= 0) c.fail("axis " + std::to_string(ax) + " slices to nothing (an empty tensor is not supported)");
+        out[static_cast<std::size_t>(ax)] = std::max<int64_t>(count, 0);
+        if (count <= 0 && !c.at_import())
+          c.fail("axis " + std::to_string(ax) + " slices to nothing (an empty tensor is not supported)");
         begin[static_cast<std::size_t>(ax)] = s;
         end[static_cast<std::size_t>(ax)] = e < 0 ? kSliceNone : e;
         step[static_cast<std::size_t>(ax)] = st;
       }
+      // At import an empty result is fine: an empty constant of the input's dtype.
+      if (num_elements(out) == 0) return c.set_output(0, c.add_constant(out, {}, "empty"), c.dtype(0));
       Attrs a;
       a.set("begin", begin);
       a.set("end", end);

@@ -1,0 +1,172 @@
+// The dtypes of the IR (ir/tensor_type.h), the reference kernels that
+// compute integers and bool (OpDef::reference_dtypes, run through
+// evaluate_node as fold_constants and the ONNX import run them), and the
+// refusal of non-float32 values by what has no kernels for them.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "graph_builders.h"
+#include "ir/error.h"
+#include "ops/evaluate.h"
+#include "ops/op.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace {
+
+using testing::attrs_of;
+using testing::make_node;
+
+TEST(DType, NamesSizesAndCTypesRoundTrip) {
+  const std::vector<std::tuple<DType, const char*, std::size_t, const char*>> table = {
+      {DType::kFloat32, "float32", 4, "float"},  {DType::kFloat16, "float16", 2, "uint16_t"},
+      {DType::kBFloat16, "bfloat16", 2, "uint16_t"}, {DType::kInt8, "int8", 1, "int8_t"},
+      {DType::kUInt8, "uint8", 1, "uint8_t"},    {DType::kInt32, "int32", 4, "int32_t"},
+      {DType::kInt64, "int64", 8, "int64_t"},    {DType::kBool, "bool", 1, "bool"}};
+  ASSERT_EQ(all_dtypes().size(), table.size());
+  for (const auto& [dtype, name, size, c_type] : table) {
+    EXPECT_EQ(dtype_name(dtype), name);
+    EXPECT_EQ(parse_dtype(name), dtype);
+    EXPECT_EQ(dtype_size(dtype), size) << name;
+    EXPECT_EQ(dtype_c_type(dtype), c_type) << name;
+  }
+  EXPECT_EQ((TensorType{{2, 3}, DType::kInt64}).bytes(), 48u);
+  EXPECT_EQ((TensorType{{2, 3}, DType::kInt64}).str(), "int64(2, 3)");
+  try {
+    parse_dtype("float64");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unsupported dtype 'float64' (supported: float32, float16"), std::string::npos)
+        << e.what();
+  }
+}
+
+Constant i32(const Shape& shape, const std::vector<int32_t>& values) {
+  Constant c;
+  c.type = TensorType{shape, DType::kInt32};
+  c.data.resize(values.size() * 4);
+  std::memcpy(c.data.data(), values.data(), c.data.size());
+  return c;
+}
+
+template <class T>
+std::vector<T> values(const Constant& c) {
+  std::vector<T> v(static_cast<std::size_t>(c.type.num_elements()));
+  std::memcpy(v.data(), c.data.data(), c.data.size());
+  return v;
+}
+
+// Infers and evaluates one node on constants.
+std::vector<Constant> run(const Node& node, const std::vector<const Constant*>& in) {
+  const OpDef& def = find_op(node.op);
+  std::vector<TensorType> types;
+  for (const Constant* c : in) types.push_back(c->type);
+  return evaluate_node(node, in, def.infer(normalize_attrs(def, node.attrs), types));
+}
+
+const int64_t kBig = (int64_t{1} << 40) + 3;
+
+TEST(IntegerReferences, MoveInt64ElementsExactly) {
+  const Constant m = Constant::i64({2, 3}, {kBig, 1, 2, 3, 4, -kBig});
+  const auto t = run(make_node("t", "transpose", {"m"}), {&m});
+  EXPECT_EQ(t[0].type, (TensorType{{3, 2}, DType::kInt64}));
+  EXPECT_EQ(values<int64_t>(t[0]), (std::vector<int64_t>{kBig, 3, 1, 4, 2, -kBig}));
+
+  const auto s = run(make_node("s", "slice", {"m"}, attrs_of({{"begin", std::vector<int64_t>{kSliceNone, -1}},
+                                                               {"end", std::vector<int64_t>{kSliceNone, kSliceNone}},
+                                                               {"step", std::vector<int64_t>{-1, -1}}})),
+                     {&m});
+  EXPECT_EQ(values<int64_t>(s[0]), (std::vector<int64_t>{-kBig, 4, 3, 2, 1, kBig}));
+
+  const auto r = run(make_node("r", "Reshape", {"m"}, attrs_of({{"shape", std::vector<int64_t>{-1}}})), {&m});
+  EXPECT_EQ(r[0].type, (TensorType{{6}, DType::kInt64}));
+
+  Node cat = make_node("c", "Concat", {"m", "m"}, attrs_of({{"dim", int64_t{1}}, {"num_args", int64_t{2}}}));
+  EXPECT_EQ(values<int64_t>(run(cat, {&m, &m})[0]),
+            (std::vector<int64_t>{kBig, 1, 2, kBig, 1, 2, 3, 4, -kBig, 3, 4, -kBig}));
+
+  const Constant idx = Constant::i64({2}, {2, 0});
+  EXPECT_EQ(values<int64_t>(run(make_node("g", "take", {"m", "idx"}, attrs_of({{"axis", int64_t{1}}})), {&m, &idx})[0]),
+            (std::vector<int64_t>{2, kBig, -kBig, 3}));
+
+  const Constant row = Constant::i64({1, 3}, {kBig, 0, -1});
+  EXPECT_EQ(values<int64_t>(run(make_node("b", "broadcast_to", {"row"}, attrs_of({{"shape", std::vector<int64_t>{2, 3}}})),
+                                {&row})[0]),
+            (std::vector<int64_t>{kBig, 0, -1, kBig, 0, -1}));
+}
+
+TEST(IntegerReferences, ArithmeticWrapsAndDivisionTruncates) {
+  const Constant a = i32({4}, {std::numeric_limits<int32_t>::max(), -7, 7, std::numeric_limits<int32_t>::min()});
+  const Constant one = i32({1}, {1}), two = i32({1}, {2});
+  EXPECT_EQ(values<int32_t>(run(make_node("s", "broadcast_add", {"a", "one"}), {&a, &one})[0]),
+            (std::vector<int32_t>{std::numeric_limits<int32_t>::min(), -6, 8, std::numeric_limits<int32_t>::min() + 1}));
+  EXPECT_EQ(values<int32_t>(run(make_node("d", "broadcast_div", {"a", "two"}), {&a, &two})[0]),
+            (std::vector<int32_t>{1073741823, -3, 3, -1073741824}));
+  EXPECT_EQ(values<int32_t>(run(make_node("n", "negative", {"a"}), {&a})[0]),
+            (std::vector<int32_t>{-std::numeric_limits<int32_t>::max(), 7, -7, std::numeric_limits<int32_t>::min()}));
+  const Constant zero = i32({1}, {0});
+  try {
+    run(make_node("z", "broadcast_div", {"a", "zero"}), {&a, &zero});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "node 'z' (broadcast_div): integer division by zero");
+  }
+  const Constant b = i32({2}, {1, 2});
+  const Constant f = Constant::f32({2}, {1, 2});
+  EXPECT_THROW(find_op("broadcast_add").infer({}, {b.type, f.type}), Error);  // dtypes must agree
+}
+
+TEST(IntegerReferences, ComparisonsWhereAndCast) {
+  const Constant a = Constant::i64({3}, {kBig, 2, 3}), b = Constant::i64({3}, {kBig + 1, 2, 1});
+  const auto less = run(make_node("l", "broadcast_lesser", {"a", "b"}), {&a, &b});
+  EXPECT_EQ(values<int64_t>(less[0]), (std::vector<int64_t>{1, 0, 0}));
+  const auto mask = run(make_node("m", "Cast", {"l"}, attrs_of({{"dtype", std::string("bool")}})), {&less[0]});
+  EXPECT_EQ(mask[0].type.dtype, DType::kBool);
+  EXPECT_EQ(values<uint8_t>(mask[0]), (std::vector<uint8_t>{1, 0, 0}));
+  const auto picked = run(make_node("w", "where", {"m", "a", "b"}), {&mask[0], &a, &b});
+  EXPECT_EQ(values<int64_t>(picked[0]), (std::vector<int64_t>{kBig, 2, 1}));
+
+  const Constant f = Constant::f32({5}, {-2.7f, 2.7f, 1e20f, -1e20f, std::numeric_limits<float>::quiet_NaN()});
+  const auto to_i32 = run(make_node("c", "Cast", {"f"}, attrs_of({{"dtype", std::string("int32")}})), {&f});
+  EXPECT_EQ(values<int32_t>(to_i32[0]), (std::vector<int32_t>{-2, 2, std::numeric_limits<int32_t>::max(),
+                                                              std::numeric_limits<int32_t>::min(), 0}));
+  const auto to_u8 = run(make_node("u", "Cast", {"a"}, attrs_of({{"dtype", std::string("uint8")}})), {&a});
+  EXPECT_EQ(values<uint8_t>(to_u8[0]), (std::vector<uint8_t>{3, 2, 3}));  // wraps
+  const auto back = run(make_node("x", "Cast", {"a"}, attrs_of({{"dtype", std::string("float32")}})), {&a});
+  EXPECT_EQ(back[0].type.dtype, DType::kFloat32);
+}
+
+TEST(IntegerReferences, OpsThatComputeFloat32OnlyAreRefusedByDtype) {
+  const Constant a = Constant::i64({2}, {1, 2});
+  try {
+    run(make_node("e", "exp", {"a"}), {&a});
+    FAIL();
+  } catch (const NoReferenceForDType& e) {
+    EXPECT_EQ(std::string(e.what()), "node 'e' (exp): its reference kernel computes float32, not int64");
+  }
+}
+
+TEST(DType, ValuesOfOtherDtypesAreRefusedNamingTheNode) {
+  Graph g;
+  g.add_input("x", {{2}});
+  g.add_constant("k", Constant::i64({2}, {1, 2}));
+  g.nodes.push_back(make_node("to_float", "Cast", {"k"}, attrs_of({{"dtype", std::string("float32")}})));
+  g.nodes.back().outputs = {"kf"};
+  g.types["kf"] = TensorType{{2}};
+  g.nodes.push_back(make_node("y", "broadcast_add", {"x", "kf"}));
+  g.types["y"] = TensorType{{2}};
+  g.outputs = {"y"};
+  try {
+    check_value_dtypes(g, {DType::kFloat32}, "target generic");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "target generic: node 'to_float' (Cast): input 'k' is int64; target generic computes float32 only");
+  }
+}
+
+}  // namespace
+}  // namespace hybgen
