@@ -1,4 +1,4 @@
-// Import-time constants (io/onnx_ops.h): ONNX Cast's rules and the rounding
+// Import-time constants (io/onnx/onnx_ops.h): ONNX Cast's rules and the rounding
 // of the half-precision dtypes, the converter registry, the shared helpers.
 #include <gtest/gtest.h>
 

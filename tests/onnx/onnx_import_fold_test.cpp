@@ -1,6 +1,6 @@
 // Import-time evaluation: nodes whose inputs are all constants are converted
 // into a scratch graph with their dtypes and run by the registry's reference
-// kernels (io/onnx_ops.h). Each test ends the constant chain in a runtime
+// kernels (io/onnx/onnx_ops.h). Each test ends the constant chain in a runtime
 // Add, so what reaches the graph is one float32 constant to check.
 #include <gtest/gtest.h>
 

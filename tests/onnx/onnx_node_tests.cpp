@@ -2,7 +2,7 @@
 // model.onnx with test_data_set_0/input_N.pb and output_N.pb) through the
 // importer and the generated code, on generic and this machine's target.
 //
-// Every test whose ops all have a converter (io/onnx_ops.h) is imported; an
+// Every test whose ops all have a converter (io/onnx/onnx_ops.h) is imported; an
 // Error from the import is a refusal, counted and listed, not a failure. The
 // imported tests are generated as ONE graph (each test an independent
 // subgraph under its own prefix, as the registry test does with op examples),

@@ -1,4 +1,4 @@
-// The converters of gen/io/onnx_ops_*.cpp: small ONNX models built in C++,
+// The converters of gen/io/onnx/onnx_ops_*.cpp: small ONNX models built in C++,
 // imported and run by the reference interpreter, against the outputs ONNX
 // Runtime gave for the same inputs (onnx_ops_cases.inc, written by
 // make_onnx_ops_cases.py); and what is refused, up front and all at once.

@@ -9,7 +9,7 @@
 // What is read (docs/onnx.md): the default-domain opset (7 and later), the
 // initializers (raw_data or typed fields, external data next to the model),
 // graph inputs that are initializers as constants, Constant nodes, and every
-// node through its converter (io/onnx_ops.h). Nodes computing shapes or
+// node through its converter (io/onnx/onnx_ops.h). Nodes computing shapes or
 // indices from import-time constants are evaluated at import. Every unknown
 // op and refused attribute is listed in one Error before anything is
 // converted; other errors name the file and the node.

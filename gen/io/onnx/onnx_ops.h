@@ -1,7 +1,7 @@
 // The ONNX converter registry: one converter per ONNX op type (default
 // domain), each registered from the file that defines it by a static
 // OnnxConverterRegistrar, as gen/ops/*.cpp register ops. The importer
-// (io/onnx_model.h) looks a node's op type up here; nothing else lists them.
+// (io/onnx/onnx_model.h) looks a node's op type up here; nothing else lists them.
 //
 //   static OnnxConverterRegistrar reg(OnnxConverter("Relu").converts([](OnnxContext& c) {
 //     Attrs a; a.set("act_type", std::string("relu"));

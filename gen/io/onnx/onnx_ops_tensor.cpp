@@ -7,7 +7,7 @@
 // opset, keepdims, noop_with_empty_axes), Hardmax, and ArgMax/ArgMin (indices as
 // floats, declared INT64: a graph output of them is refused).
 // Nodes whose inputs are all constants are evaluated at import through these
-// same converters (io/onnx_ops.h).
+// same converters (io/onnx/onnx_ops.h).
 #include <algorithm>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 // ONNX converters of the windowed and resampling ops: the padding shared by
-// Conv, ConvTranspose and the pools (io/onnx_pads.h), ConvTranspose onto
+// Conv, ConvTranspose and the pools (io/onnx/onnx_pads.h), ConvTranspose onto
 // Deconvolution (output_padding, output_shape, groups, asymmetric pads),
 // and Resize / Upsample onto Resize2D (nearest and linear, their coordinate
 // transformations; cubic, tf_crop_and_resize, antialiasing and resizing of
