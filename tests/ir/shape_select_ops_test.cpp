@@ -208,7 +208,9 @@ TEST(ShapeSelectOps, CastToFloat16RoundsAsFloat16) {
     const float v = e ? std::ldexp(static_cast<float>(1024 + m), e - 25) : std::ldexp(static_cast<float>(m), -24);
     ASSERT_EQ(round_to_half(v), v) << h;
     const float next = e ? std::ldexp(static_cast<float>(1024 + m + 1), e - 25) : std::ldexp(static_cast<float>(m + 1), -24);
-    if (h + 1 < 0x7c00) ASSERT_EQ(round_to_half(0.5f * (v + next)), (m % 2 == 0) ? v : next) << h;
+    if (h + 1 < 0x7c00) {
+      ASSERT_EQ(round_to_half(0.5f * (v + next)), (m % 2 == 0) ? v : next) << h;
+    }
   }
   const Array y = one("Cast", attrs(kv("dtype", std::string("float16"))), {Array{{2}, {0.1f, 70000.0f}}});
   EXPECT_EQ(y.data[0], 0.0999755859375f);
