@@ -36,12 +36,18 @@ std::vector<Constant> evaluate_node(const Node& node, const std::vector<const Co
   }
   const Attrs attrs = normalize_attrs(def, node.attrs);
   std::vector<Constant> results(out_types.size());
+  // An empty tensor's vector has no storage (data() may be null); kernels
+  // get a valid pointer they never read or write through instead, as the
+  // interpreter's arena gives them, so memcpy(p, q, 0) stays defined.
+  alignas(8) static unsigned char no_elements[8];
+  auto bytes_of = [](std::vector<uint8_t>& data) { return data.empty() ? no_elements : data.data(); };
   KernelIO io{attrs, {}, in_types, {}, out_types};
-  for (const Constant* c : inputs) io.in.push_back(reinterpret_cast<const float*>(c->data.data()));
+  for (const Constant* c : inputs)
+    io.in.push_back(reinterpret_cast<const float*>(c->data.empty() ? no_elements : c->data.data()));
   for (std::size_t i = 0; i < out_types.size(); ++i) {
     results[i].type = out_types[i];
     results[i].data.assign(out_types[i].bytes(), 0);
-    io.out.push_back(reinterpret_cast<float*>(results[i].data.data()));
+    io.out.push_back(reinterpret_cast<float*>(bytes_of(results[i].data)));
   }
   try {
     def.reference(io);

@@ -10,6 +10,7 @@
 
 #include "graph_builders.h"
 #include "pass_test_support.h"
+#include "ops/evaluate.h"
 #include "ops/op.h"
 #include "passes/passes.h"
 #include "ops/op_util.h"
@@ -202,6 +203,18 @@ TEST(FoldConstants, FoldsInt64ShapeArithmeticAndItsCast) {
   EXPECT_EQ(constant_names(g), (std::vector<std::string>{"as_float"}));
   EXPECT_EQ(g.constants.at("as_float").type, (TensorType{{2}, DType::kFloat32}));
   EXPECT_EQ(values_of(g, "as_float"), (std::vector<float>{16777216.0f, 3.0f}));
+}
+
+// An empty constant has no storage; the reference kernels still get valid
+// pointers (the sanitizer stage runs this: memcpy from null is undefined).
+TEST(EvaluateNode, EmptyTensorsGetValidPointers) {
+  Constant empty;
+  empty.type = TensorType{{0, 3}, DType::kInt64};
+  const Node node = make_node("c", "_copy", {"e"});
+  const std::vector<Constant> out = evaluate_node(node, {&empty}, {empty.type});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type, empty.type);
+  EXPECT_TRUE(out[0].data.empty());
 }
 
 TEST(FoldConstants, IntegerFoldsOnlyWhereTheReferenceComputesTheDtype) {
