@@ -116,8 +116,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
               ")) return 5;\n";
     args += (args.empty() ? "" : ", ") + std::string("out_") + std::to_string(i);
   }
-  const CompiledGraph generated =
-      compile_graph(g, options.compile);
+  const CompiledGraph generated = compile_graph(g, options.compile);
   std::map<std::string, std::string> driver = {{"BUFFERS", buffers}, {"READS", reads}, {"WRITES", writes}};
   std::string driver_template = "verify_main.cpp";
   if (generated.target.backend == Backend::kCuda) {

@@ -8,24 +8,28 @@
 
 namespace hybgen {
 
-Constant Constant::f32(const Shape& shape, const std::vector<float>& values) {
+namespace {
+
+// A constant of `dtype` holding `values`, whose C++ type T matches it.
+template <class T>
+Constant constant_of(const Shape& shape, DType dtype, const std::vector<T>& values) {
   Constant c;
-  c.type = TensorType{shape, DType::kFloat32};
+  c.type = TensorType{shape, dtype};
   if (static_cast<int64_t>(values.size()) != c.type.num_elements())
     throw Error("constant of shape " + shape_str(shape) + " given " + std::to_string(values.size()) + " values");
-  c.data.resize(values.size() * sizeof(float));
+  c.data.resize(values.size() * sizeof(T));
   if (!values.empty()) std::memcpy(c.data.data(), values.data(), c.data.size());
   return c;
 }
 
+}  // namespace
+
+Constant Constant::f32(const Shape& shape, const std::vector<float>& values) {
+  return constant_of(shape, DType::kFloat32, values);
+}
+
 Constant Constant::i64(const Shape& shape, const std::vector<int64_t>& values) {
-  Constant c;
-  c.type = TensorType{shape, DType::kInt64};
-  if (static_cast<int64_t>(values.size()) != c.type.num_elements())
-    throw Error("constant of shape " + shape_str(shape) + " given " + std::to_string(values.size()) + " values");
-  c.data.resize(values.size() * sizeof(int64_t));
-  if (!values.empty()) std::memcpy(c.data.data(), values.data(), c.data.size());
-  return c;
+  return constant_of(shape, DType::kInt64, values);
 }
 
 void Graph::add_input(const std::string& value, const TensorType& type) {
