@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
 #include "emit/board_files.h"
 #include "emit/cuda_emitter.h"
@@ -96,11 +97,15 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
       for (const EmittedFile& f : emit_board_files(compiled.target, kBoardProgramStackBytes))
         write_file_atomic(d + f.filename, f.content);
       // startup.c is C: compiled on its own, without the C++ flags.
+      // The model's own object apart: its symbols are checked against the
+      // firmware contract and its size measured without compiling it again.
       command = compiler + " " + compiled.target.compiler_flags + " -std=c99 -O2 -Wall -Werror -c -x c " +
                 shell_quote(d + "startup.c") + " -o " + shell_quote(d + "startup.o") + " > " +
                 shell_quote(d + "compile.log") + " 2>&1 && " + compiler + " " + flags + " -I" + shell_quote(dir()) +
+                " -c " + shell_quote(d + name + ".cpp") + " -o " + shell_quote(d + name + ".o") + " >> " +
+                shell_quote(d + "compile.log") + " 2>&1 && " + compiler + " " + flags + " -I" + shell_quote(dir()) +
                 " -T " + shell_quote(d + "link.ld") + " " + shell_quote(d + "startup.o") + " " +
-                shell_quote(d + main_file) + " " + shell_quote(d + name + ".cpp") + weights_source;
+                shell_quote(d + main_file) + " " + shell_quote(d + name + ".o") + weights_source;
       break;
     case Runner::kNative:
     case Runner::kCrossQemu:
@@ -114,17 +119,44 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
     throw Error("the generated code did not compile (" + compiler + " " + flags + "):\n" +
                 read_file_text(d + "compile.log") + large_weights_note(name, weight_bytes_, settings.external_weights));
   compile_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!compiled.target.forbidden_symbol_prefixes.empty()) check_model_symbols(compiled.target);
+}
+
+std::vector<std::string> symbols_with_prefixes(const std::string& undefined_symbols,
+                                               const std::vector<std::string>& prefixes) {
+  std::istringstream lines(undefined_symbols);
+  std::string type, symbol;
+  std::vector<std::string> found;
+  while (lines >> type >> symbol)
+    for (const std::string& prefix : prefixes)
+      if (symbol.compare(0, prefix.size(), prefix) == 0) {
+        found.push_back(symbol);
+        break;
+      }
+  return found;
+}
+
+void GeneratedBuild::check_model_symbols(const Target& target) const {
+  const std::string d = dir() + "/";
+  const std::string symbols = d + "symbols.txt";
+  if (std::system((target.symbol_tool + " -u " + shell_quote(d + name_ + ".o") + " > " + shell_quote(symbols) +
+                   " 2>&1").c_str()) != 0)
+    throw Error("could not list the model's symbols with " + target.symbol_tool + ":\n" + read_file_text(symbols));
+  const std::vector<std::string> found = symbols_with_prefixes(read_file_text(symbols), target.forbidden_symbol_prefixes);
+  if (found.empty()) return;
+  std::string names;
+  for (const std::string& symbol : found) names += (names.empty() ? "" : ", ") + symbol;
+  throw Error("the generated code for " + target.name + " needs " + names +
+              ": a microcontroller build must not use the heap, exceptions or software double precision");
 }
 
 std::size_t GeneratedBuild::model_code_bytes() const {
   if (size_tool_.empty()) throw Error("model_code_bytes: a microcontroller target's build only");
   const std::string d = dir() + "/";
+  // The model's object, which the board build compiled on its own.
   const std::string object = d + name_ + ".o", log = d + "size.log";
-  // The library's flags, not the program's: -c drops the link options.
-  const std::string command = toolchain_.cxx + " " + cxx_flags_ + " -c " + shell_quote(d + name_ + ".cpp") + " -o " +
-                              shell_quote(object) + " > " + shell_quote(log) + " 2>&1 && " + size_tool_ +
-                              " " + shell_quote(object) + " > " + shell_quote(d + "size.txt") + " 2>> " +
-                              shell_quote(log);
+  const std::string command =
+      size_tool_ + " " + shell_quote(object) + " > " + shell_quote(d + "size.txt") + " 2> " + shell_quote(log);
   if (std::system(command.c_str()) != 0)
     throw Error("could not measure the model's code with " + size_tool_ + ":\n" + read_file_text(log));
   // Berkeley format: a header line, then "text data bss dec hex filename".

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "io/file_util.h"
 #include "pipeline.h"
@@ -44,6 +45,11 @@ struct BuildSettings {
 // holds: the graph's name where it is a C identifier, else "model".
 std::string generated_name(const Graph& graph);
 
+// The symbols of `undefined_symbols` (`nm -u` output: a type letter and a
+// name a line) that start with one of `prefixes`, in order.
+std::vector<std::string> symbols_with_prefixes(const std::string& undefined_symbols,
+                                               const std::vector<std::string>& prefixes);
+
 class GeneratedBuild {
  public:
   // Emits `compiled` (compile_graph's, for its target) beside the driver.
@@ -53,7 +59,9 @@ class GeneratedBuild {
   // Throws Error with the compiler's output when compilation fails, and
   // before compiling when this machine cannot run the target's code or, on
   // a microcontroller target, when the program does not fit the board
-  // (board_fit_problem: checked first, as the tools would not help).
+  // (board_fit_problem: checked first, as the tools would not help) or when
+  // the model's object needs a symbol the target forbids
+  // (Target::forbidden_symbol_prefixes: the heap, exceptions...).
   GeneratedBuild(const CompiledGraph& compiled, const std::string& driver_template,
                  std::map<std::string, std::string> driver_values, const BuildSettings& settings);
 
@@ -75,6 +83,9 @@ class GeneratedBuild {
   void keep() { dir_.release(); }
 
  private:
+  // Throws Error naming the model object's symbols that the target forbids.
+  void check_model_symbols(const Target& target) const;
+
   TempDir dir_{"hybgen-build"};
   double compile_seconds_ = 0;
   std::size_t weight_bytes_ = 0;

@@ -76,6 +76,11 @@ std::vector<Target> make_targets() {
     t.cross_compiler = "arm-none-eabi-g++";
     t.emulator = "qemu-system-arm";
     t.size_tool = "arm-none-eabi-size";
+    t.symbol_tool = "arm-none-eabi-nm";
+    // The heap (malloc and operator new), exceptions and their unwinding,
+    // and the EABI's software double-precision routines (__aeabi_d*).
+    t.forbidden_symbol_prefixes = {"__aeabi_d", "malloc", "free", "calloc", "realloc", "_Znw", "_Zna", "_Zdl", "_Zda",
+                                   "__cxa_", "_Unwind_", "__gxx_personality", "__aeabi_unwind_cpp"};
     t.packages = "gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm";
     t.board = std::move(board);
     t.code = std::move(code);

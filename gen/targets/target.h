@@ -66,6 +66,11 @@ struct Target {
   std::string cross_compiler;  // kCrossQemu, kQemuSystem: the compiler ("aarch64-linux-gnu-g++")
   std::string emulator;        // kCrossQemu, kQemuSystem: the emulator ("qemu-aarch64")
   std::string size_tool;       // kQemuSystem: measures an object's sections ("arm-none-eabi-size")
+  std::string symbol_tool;     // kQemuSystem: lists an object's symbols ("arm-none-eabi-nm")
+  // kQemuSystem: prefixes of the symbols the model's object must not need
+  // (the heap, exceptions, software double precision): the firmware part of
+  // the generated-code contract, which verify checks on every board build.
+  std::vector<std::string> forbidden_symbol_prefixes;
   std::string packages;        // the Debian packages that give these tools
   // kQemuSystem: the board the emulator models (its -machine) and where its
   // linker script (emit/board_files.h) puts things: the vector table and code

@@ -1,9 +1,8 @@
 // The code generated for the microcontroller targets (cortex-m4, cortex-m7,
-// cortex-m55) as firmware needs it. Objects of every op's example, LeNet and
-// the MNIST CNN, compiled by arm-none-eabi-g++ with the target's flags,
-// reference no software double-precision routine (__aeabi_d*: the FPUs
+// cortex-m55) as firmware needs it. The model's object in every board build
+// references no software double-precision routine (__aeabi_d*: the FPUs
 // have single precision only), no heap and no exception machinery
-// (arm-none-eabi-nm). LeNet and the MNIST CNN run on each target's board
+// (verify checks it with arm-none-eabi-nm). LeNet and the MNIST CNN run on each target's board
 // under qemu-system-arm and match the reference, LeNet's inference within
 // 2 KiB of stack (the firmware contract, docs/firmware.md: no stack buffers beyond a few hundred bytes).
 // A 164k-parameter MLP, its weights larger than the AN547's code memory,
@@ -11,16 +10,10 @@
 // Skipped where the toolchain or the emulator is not installed.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "all_ops_graph.h"
 #include "graph_builders.h"
-#include "emit/cuda_emitter.h"
-#include "io/file_util.h"
 #include "io/mxnet/mxnet_symbol.h"
 #include "pipeline.h"
 #include "targets/target.h"
@@ -36,7 +29,7 @@ const char* const kTargets[] = {"cortex-m4", "cortex-m7", "cortex-m55"};
 
 bool toolchain_missing(std::string* why) {
   const Target& t = find_target(kTargets[0]);
-  for (const std::string& program : {t.cross_compiler, t.emulator, std::string("arm-none-eabi-nm")})
+  for (const std::string& program : {t.cross_compiler, t.emulator, t.symbol_tool})
     if (!on_path(program)) {
       *why = program + " is not on the PATH (Debian: " + t.packages + ")";
       return true;
@@ -64,61 +57,23 @@ Graph mnist_graph() {
   return import_mxnet(symbol, find_mxnet_params(symbol), options);
 }
 
-// Symbols an object must not name: soft double precision, the heap,
-// exceptions.
-bool forbidden(const std::string& symbol) {
-  static const char* const kPrefixes[] = {"__aeabi_d", "malloc",   "free",     "calloc",   "realloc", "_Znw",
-                                          "_Zna",      "_Zdl",     "_Zda",     "__cxa_",   "_Unwind_",
-                                          "__gxx_personality",     "__aeabi_unwind_cpp"};
-  for (const char* prefix : kPrefixes)
-    if (symbol.compare(0, std::string(prefix).size(), prefix) == 0) return true;
-  return false;
-}
-
-TEST(FirmwareKernels, ObjectsUseSinglePrecisionNoHeapAndNoExceptions) {
-  SKIP_WITHOUT_TOOLCHAIN();
-  const testing::AllOpsGraph all = testing::all_ops_graph(1234);
-  const std::vector<std::pair<std::string, Graph>> models = {
-      {"all_ops", all.graph}, {"lenet", lenet_graph()}, {"mnist", mnist_graph()}};
-  TempDir dir("hybgen-firmware-test");
-  // Every model for every target, compiled two at a time (one make -j2).
-  std::string rules, objects;
+// The firmware contract's symbols (Target::forbidden_symbol_prefixes), as
+// arm-none-eabi-nm -u lists an object's undefined ones: every verify on a
+// board checks the model's object with them (GeneratedBuild), so the board
+// tests here and the op test on each board (RegistryOps) hold every op's
+// kernels to them.
+TEST(FirmwareKernels, TheHeapExceptionsAndSoftDoubleAreForbiddenSymbols) {
+  const std::string nm_output =
+      "         U __aeabi_d2f\n         U __aeabi_fmul\n         U _Znwj\n         U __cxa_throw\n"
+      "         U malloc\n         U memcpy\n         U __aeabi_unwind_cpp_pr0\n         U sqrtf\n";
   for (const char* name : kTargets) {
     const Target& target = find_target(name);
-    for (const auto& [model, graph] : models) {
-      const CompiledGraph compiled = compile_graph(graph, CompileOptions::for_target(target));
-      CppEmitOptions emit{model, model, model};
-      const std::string stem = dir.path() + "/" + std::string(name) + "-" + model;
-      std::filesystem::create_directories(stem);
-      for (const EmittedFile& f : emit_for_target(compiled, emit)) {
-        if (f.filename != model + ".cpp" && f.filename != model + ".h") continue;
-        write_file_atomic(stem + "/" + f.filename, f.content);
-      }
-      const std::string object = stem + ".o";
-      objects += " " + object;
-      rules += object + ":\n\t" + target.cross_compiler + " " + target.compiler_flags +
-               " -std=c++11 -O2 -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -c " +
-               shell_quote(stem + "/" + model + ".cpp") + " -o " + shell_quote(object) + "\n";
-    }
+    EXPECT_EQ(target.symbol_tool, "arm-none-eabi-nm") << name;
+    EXPECT_EQ(symbols_with_prefixes(nm_output, target.forbidden_symbol_prefixes),
+              (std::vector<std::string>{"__aeabi_d2f", "_Znwj", "__cxa_throw", "malloc", "__aeabi_unwind_cpp_pr0"}))
+        << name;
   }
-  write_file_atomic(dir.path() + "/Makefile", "all:" + objects + "\n" + rules);
-  const std::string log = dir.path() + "/make.log";
-  ASSERT_EQ(std::system(("make -s -j2 -C " + shell_quote(dir.path()) + " > " + shell_quote(log) + " 2>&1").c_str()),
-            0)
-      << read_file_text(log);
-
-  for (const char* name : kTargets)
-    for (const auto& model : models) {
-      const std::string object = dir.path() + "/" + std::string(name) + "-" + model.first + ".o";
-      const std::string symbols = dir.path() + "/symbols.txt";
-      ASSERT_EQ(std::system(("arm-none-eabi-nm -u " + shell_quote(object) + " > " + shell_quote(symbols)).c_str()), 0);
-      std::istringstream lines(read_file_text(symbols));
-      std::string type, symbol;
-      std::vector<std::string> found;
-      while (lines >> type >> symbol)
-        if (forbidden(symbol)) found.push_back(symbol);
-      EXPECT_TRUE(found.empty()) << model.first << " for " << name << " references " << ::testing::PrintToString(found);
-    }
+  EXPECT_TRUE(find_target("x86-64-v3").forbidden_symbol_prefixes.empty());
 }
 
 VerifyReport verify_on_board(const Graph& graph, const std::string& target) {

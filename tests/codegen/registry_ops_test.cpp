@@ -13,10 +13,14 @@
 #include <set>
 
 #include "all_ops_graph.h"
+#include "emit/cuda_emitter.h"
+#include "io/file_util.h"
 #include "ops/op.h"
 #include "pipeline.h"
 #include "targets/target.h"
 #include "targets/toolchain.h"
+#include "run_command.h"
+#include "verify/generated_build.h"
 #include "verify/verify.h"
 
 namespace hybgen {
@@ -94,10 +98,11 @@ TEST(RegistryOps, EveryOpMatchesItsReferenceOnCudaHost) { check_every_op("cuda-h
 // AN547's 512 KiB (cortex-m55) not those of every example at once. The
 // examples then go in groups, each one program, a group taking examples
 // while their buffers (summed: an upper bound of what the group's program
-// needs) fit. An example too large alone is left out, in `too_large`.
+// needs) fit. An example too large alone is left out, in `too_large` with
+// its bytes; its object is still checked (check_board_objects).
 constexpr std::size_t kBoardReservedBytes = 96 * 1024;
 
-std::vector<std::set<std::string>> example_groups_fitting(const Target& target, std::vector<std::string>* too_large) {
+std::vector<std::set<std::string>> example_groups_fitting(const Target& target, std::map<std::string, std::size_t>* too_large) {
   const std::size_t budget = target.ram.bytes - kBoardReservedBytes;
   std::vector<std::set<std::string>> groups(1);
   std::size_t used = 0;
@@ -111,7 +116,7 @@ std::vector<std::set<std::string>> example_groups_fitting(const Target& target, 
       for (const std::string& v : compiled.graph.inputs) bytes += compiled.graph.type(v).num_elements() * sizeof(float);
       for (const std::string& v : compiled.graph.outputs) bytes += compiled.graph.type(v).num_elements() * sizeof(float);
       if (bytes > budget) {
-        too_large->push_back(example + " (" + std::to_string(bytes) + " bytes)");
+        (*too_large)[example] = bytes;
         continue;
       }
       if (used + bytes > budget) {
@@ -125,16 +130,41 @@ std::vector<std::set<std::string>> example_groups_fitting(const Target& target, 
   return groups;
 }
 
+// The examples in `examples`, compiled as one model object with the board's
+// flags and the generated-code contract's, need no symbol the target forbids
+// (the check verify makes of every board build it runs).
+void check_board_objects(const Target& target, const std::set<std::string>& examples) {
+  const testing::AllOpsGraph all = testing::all_ops_graph(1234, examples);
+  CppEmitOptions emit{"board_objects", "board_objects", "board_objects"};
+  TempDir dir("hybgen-board-objects");
+  const std::string d = dir.path() + "/";
+  for (const EmittedFile& f : emit_for_target(compile_graph(all.graph, CompileOptions::for_target(target)), emit))
+    write_file_atomic(d + f.filename, f.content);
+  const VerifyOptions defaults;
+  testing::CommandResult r = testing::run_command(target.cross_compiler + " " + target.compiler_flags + " " + defaults.cxx_flags +
+                                         " -c " + testing::quoted(d + "board_objects.cpp") + " -o " +
+                                         testing::quoted(d + "board_objects.o"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = testing::run_command(target.symbol_tool + " -u " + testing::quoted(d + "board_objects.o"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(symbols_with_prefixes(r.output, target.forbidden_symbol_prefixes), std::vector<std::string>{})
+      << ::testing::PrintToString(examples);
+}
+
 void check_every_op_on_board(const std::string& name) {
   const Target& target = find_target(name);
   if (!on_path(target.cross_compiler) || !on_path(target.emulator))
     GTEST_SKIP() << target.cross_compiler << " or " << target.emulator << " is not on the PATH (Debian: "
                  << target.packages << ")";
-  std::vector<std::string> too_large;
+  std::map<std::string, std::size_t> too_large;
   const std::vector<std::set<std::string>> groups = example_groups_fitting(target, &too_large);
-  if (!too_large.empty())
-    std::cout << "[ NOTE     ] examples larger than " << target.board << "'s RAM, not run on " << name << ": "
-              << ::testing::PrintToString(too_large) << "\n";
+  if (!too_large.empty()) {
+    std::cout << "[ NOTE     ] examples larger than " << target.board << "'s RAM, not run on " << name
+              << " (their object is compiled and its symbols checked): " << ::testing::PrintToString(too_large) << "\n";
+    std::set<std::string> names;
+    for (const auto& [example, bytes] : too_large) names.insert(example);
+    check_board_objects(target, names);
+  }
   if (groups.size() == 1 && too_large.empty()) return check_every_op(name);
   for (const std::set<std::string>& examples : groups) {
     SCOPED_TRACE(::testing::PrintToString(examples));
