@@ -2,7 +2,8 @@
 # Builds everything and runs the whole test suite; exits non-zero when a test fails.
 #
 # Stages (docs/testing.md says where the time goes and how to run each alone):
-#  1. the main build (build/, g++, Release);
+#  1. the main build (build/, g++, Release), without the `unit` suites when
+#     stage 3 runs them: each test binary is compiled once;
 #  2. the main suite (ctest -j2 in build/), and beside it, at a lower priority,
 #     the sanitizer build: clang with AddressSanitizer, UndefinedBehaviorSanitizer
 #     (HYBGEN_SANITIZE) and the libFuzzer harnesses (HYBGEN_FUZZ) in
@@ -12,21 +13,25 @@
 #     corpus file through every harness, and each harness for a short seeded
 #     fuzzing run (ctest -L fuzz; fuzz/README.md). Any sanitizer report or
 #     fuzzing finding fails it.
-# HYBGEN_SKIP_SANITIZE=1 skips the sanitizer stages; HYBGEN_FUZZ_SECONDS
-# (default 10) sets the fuzzing time per harness. Arguments go to the main
-# suite's ctest (e.g. -L unit, -R Registry).
+# HYBGEN_SKIP_SANITIZE=1 skips the sanitizer stages (the main build and suite
+# then hold the `unit` tests); HYBGEN_FUZZ_SECONDS (default 10) sets the
+# fuzzing time per harness. Arguments go to the main suite's ctest (e.g.
+# -R Registry).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/install-deps.sh" --test
 # The CUDA toolkit's usual home, for the tests that compile generated CUDA
 # with nvcc (they are skipped where there is none).
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="$PATH:/usr/local/cuda/bin"; fi
+sanitize=1
+[ "${HYBGEN_SKIP_SANITIZE:-0}" = 1 ] && sanitize=0
 start=$SECONDS
+# The `unit` suites are built and run once: under the sanitizers when that
+# stage runs, else here.
+if ((sanitize)); then export HYBGEN_BUILD_UNIT_TESTS=OFF; else export HYBGEN_BUILD_UNIT_TESTS=ON; fi
 "$root/scripts/build.sh"
 echo "== main build: $((SECONDS - start)) s"
 
-sanitize=1
-[ "${HYBGEN_SKIP_SANITIZE:-0}" = 1 ] && sanitize=0
 sanitize_dir="$root/build-sanitize"
 sanitize_log="$sanitize_dir/build.log"
 sanitize_pid=""
@@ -63,8 +68,7 @@ cd "$sanitize_dir"
 # Every report is fatal and prints its stack; leaks are reported at exit.
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-# Hybridized blocks run on the interpreter here; the Jit tests compile
-# regardless (HybridizeOptions::compile set), so the loading code is checked.
-export HYBGEN_JIT=0
+# The unit tests run here alone, so hybridized blocks compile as they do for
+# a user (the loaded code is not instrumented; the code that loads it is).
 ctest --output-on-failure -j2 -L 'unit|fuzz'
 echo "== sanitizer suite: passed in $((SECONDS - sanitize_start)) s; whole run $((SECONDS - start)) s"
