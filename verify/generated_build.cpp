@@ -79,14 +79,27 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
   const std::string d = dir() + "/";
   const std::string weights_source =
       settings.external_weights ? "" : " " + shell_quote(d + name + "_weights.cpp");
+  // cuda-host compiles the .cu files as C++ against the emulation layer,
+  // written as the cuda_runtime.h the compiler finds first.
+  const bool cuda_host = compiled.target.runner == Runner::kCudaHost;
+  if (cuda_host) write_file_atomic(dir() + "/cuda_runtime.h", template_text("cuda_host/cuda_runtime.h"));
   std::string command;
+  // The driver's source, or its object where it is compiled apart.
+  std::string driver = shell_quote(d + main_file);
+  const bool driver_apart = settings.unoptimized_driver && (compiled.target.runner == Runner::kNative ||
+                                                            compiled.target.runner == Runner::kCrossQemu ||
+                                                            compiled.target.runner == Runner::kCudaHost);
+  if (driver_apart) {
+    command = compiler + " " + flags + " -O0 -pthread -I" + shell_quote(dir()) + (cuda_host ? " -x c++ " : " ") +
+              "-c " + driver + " -o " + shell_quote(d + "driver.o") + " > " + shell_quote(d + "compile.log") +
+              " 2>&1 && ";
+    driver = shell_quote(d + "driver.o");
+  }
   switch (compiled.target.runner) {
     case Runner::kCudaHost:
-      // The .cu files as C++ against the emulation layer, written as the
-      // cuda_runtime.h the compiler finds first.
-      write_file_atomic(dir() + "/cuda_runtime.h", template_text("cuda_host/cuda_runtime.h"));
-      command = compiler + " " + flags + " -pthread -I" + shell_quote(dir()) + " -x c++ " + shell_quote(d + main_file) +
-                " " + shell_quote(d + name + ".cu") + " -x none" + weights_source;
+      command += compiler + " " + flags + " -pthread -I" + shell_quote(dir()) + " " +
+                 (driver_apart ? driver + " -x c++ " : "-x c++ " + driver + " ") + shell_quote(d + name + ".cu") +
+                 " -x none" + weights_source;
       break;
     case Runner::kCudaDevice:
       command = compiler + " " + flags + " -I" + shell_quote(dir()) + " " + shell_quote(d + main_file) + " " +
@@ -109,8 +122,8 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
       break;
     case Runner::kNative:
     case Runner::kCrossQemu:
-      command = compiler + " " + flags + " -pthread -I" + shell_quote(dir()) + " " + shell_quote(d + main_file) + " " +
-                shell_quote(d + name + ".cpp") + weights_source;
+      command += compiler + " " + flags + " -pthread -I" + shell_quote(dir()) + " " + driver + " " +
+                 shell_quote(d + name + ".cpp") + weights_source;
       break;
   }
   command += " -o " + shell_quote(d + "program") + " >> " + shell_quote(d + "compile.log") + " 2>&1";

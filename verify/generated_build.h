@@ -39,6 +39,12 @@ struct BuildSettings {
   // inputs and outputs), counted with the arena and the stack when checking
   // that the program fits the board (board_fit_problem).
   std::size_t board_buffer_bytes = 0;
+  // Compile the driver apart at -O0 (C++ on this machine, under qemu-user or
+  // on cuda-host): verify's driver only moves data, one statement per buffer,
+  // and optimizing that for a model of hundreds of outputs took the compiler
+  // longer than the model itself. Board programs keep one set of flags: their
+  // driver measures the stack.
+  bool unoptimized_driver = false;
 };
 
 // The NAME (and namespace) of the generated files a build of this graph

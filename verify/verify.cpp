@@ -173,6 +173,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
       for (auto& [key, text] : bisect_driver_values(generated_name(generated.graph), hooks))
         values[key] = text;
     BuildSettings settings{options.cxx, options.cxx_flags, false, options.external_weights, Emulation::kAllowed};
+    settings.unoptimized_driver = true;
     settings.kernel_hooks = hooks;
     settings.board_buffer_bytes = driver_buffer_bytes(compiled);
     auto b = std::make_unique<GeneratedBuild>(generated, driver_template, values, settings);
