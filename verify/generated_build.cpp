@@ -132,7 +132,13 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
     throw Error("the generated code did not compile (" + compiler + " " + flags + "):\n" +
                 read_file_text(d + "compile.log") + large_weights_note(name, weight_bytes_, settings.external_weights));
   compile_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!compiled.target.forbidden_symbol_prefixes.empty()) check_model_symbols(compiled.target);
+  if (compiled.target.forbidden_symbol_prefixes.empty()) return;
+  const std::vector<std::string> found = forbidden_symbols_in(compiled.target, d + name + ".o");
+  if (found.empty()) return;
+  std::string names;
+  for (const std::string& symbol : found) names += (names.empty() ? "" : ", ") + symbol;
+  throw Error("the generated code for " + compiled.target.name + " needs " + names +
+              ": a microcontroller build must not use the heap, exceptions or software double precision");
 }
 
 std::vector<std::string> symbols_with_prefixes(const std::string& undefined_symbols,
@@ -149,18 +155,13 @@ std::vector<std::string> symbols_with_prefixes(const std::string& undefined_symb
   return found;
 }
 
-void GeneratedBuild::check_model_symbols(const Target& target) const {
-  const std::string d = dir() + "/";
-  const std::string symbols = d + "symbols.txt";
-  if (std::system((target.symbol_tool + " -u " + shell_quote(d + name_ + ".o") + " > " + shell_quote(symbols) +
-                   " 2>&1").c_str()) != 0)
-    throw Error("could not list the model's symbols with " + target.symbol_tool + ":\n" + read_file_text(symbols));
-  const std::vector<std::string> found = symbols_with_prefixes(read_file_text(symbols), target.forbidden_symbol_prefixes);
-  if (found.empty()) return;
-  std::string names;
-  for (const std::string& symbol : found) names += (names.empty() ? "" : ", ") + symbol;
-  throw Error("the generated code for " + target.name + " needs " + names +
-              ": a microcontroller build must not use the heap, exceptions or software double precision");
+std::vector<std::string> forbidden_symbols_in(const Target& target, const std::string& object) {
+  const std::string symbols = object + ".symbols.txt";
+  if (std::system((target.symbol_tool + " -u " + shell_quote(object) + " > " + shell_quote(symbols) + " 2>&1").c_str()) !=
+      0)
+    throw Error("could not list the symbols of " + object + " with " + target.symbol_tool + ":\n" +
+                read_file_text(symbols));
+  return symbols_with_prefixes(read_file_text(symbols), target.forbidden_symbol_prefixes);
 }
 
 std::size_t GeneratedBuild::model_code_bytes() const {

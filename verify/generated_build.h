@@ -55,6 +55,10 @@ std::string generated_name(const Graph& graph);
 // name a line) that start with one of `prefixes`, in order.
 std::vector<std::string> symbols_with_prefixes(const std::string& undefined_symbols,
                                                const std::vector<std::string>& prefixes);
+// The undefined symbols of the object file `object` that `target` forbids
+// (Target::forbidden_symbol_prefixes), listed by its symbol tool; throws
+// Error when the tool fails.
+std::vector<std::string> forbidden_symbols_in(const Target& target, const std::string& object);
 
 class GeneratedBuild {
  public:
@@ -89,9 +93,6 @@ class GeneratedBuild {
   void keep() { dir_.release(); }
 
  private:
-  // Throws Error naming the model object's symbols that the target forbids.
-  void check_model_symbols(const Target& target) const;
-
   TempDir dir_{"hybgen-build"};
   double compile_seconds_ = 0;
   std::size_t weight_bytes_ = 0;
