@@ -26,4 +26,9 @@ inline CommandResult run_command(const std::string& command) {
 
 inline std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
+#ifdef HYBGEN_BINARY
+// The hybgen command this build made, for the tests of the command line.
+inline const std::string kHybgen = HYBGEN_BINARY;
+#endif
+
 }  // namespace hybgen::testing

@@ -25,7 +25,7 @@ void apply_all(F f, const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
 }
 
-void reference(const KernelIO& io) {
+void activation_reference(const KernelIO& io) {
   const std::string& act = io.attrs.get_string("act_type");
   const int64_t n = io.out_types[0].num_elements();
   if (act == "relu")  // the common case inlined, so the loop vectorises
@@ -36,7 +36,7 @@ void reference(const KernelIO& io) {
 
 // The same formulas as function_of(), as C++ expressions of x; sigmoid and tanh
 // are the vectorisable approximations of templates/kernels/math.inc.
-std::string emit_scalar(const Attrs& attrs, const std::vector<std::string>& in) {
+std::string activation_emit_scalar(const Attrs& attrs, const std::vector<std::string>& in) {
   const std::string& act = attrs.get_string("act_type");
   const std::string& x = in[0];
   if (act == "relu") return x + " > 0.0f ? " + x + " : 0.0f";
@@ -52,7 +52,7 @@ Attrs act(const std::string& type) {
   return a;
 }
 
-OpRegistrar reg([] {
+OpRegistrar activation_op([] {
   OpDef d;
   d.name = "Activation";
   d.summary = "elementwise activation function";
@@ -62,8 +62,8 @@ OpRegistrar reg([] {
   d.fusion = FusionClass::kElementwise;
   d.inplace = true;
   d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
-  d.reference = reference;
-  d.emit_scalar = emit_scalar;
+  d.reference = activation_reference;
+  d.emit_scalar = activation_emit_scalar;
   d.scalar_kernels = {"math"};
   d.vector_epilogue = [](const Attrs& a) -> std::string {
     return a.get_string("act_type") == "relu" ? "HgReluEpilogue()" : "";

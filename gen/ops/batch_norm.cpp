@@ -20,7 +20,7 @@ ChannelView view(const Attrs& a, const Shape& s) {
   return {dims_product(s, 0, axis), s[axis], dims_product(s, axis + 1, s.size())};
 }
 
-void reference(const KernelIO& io) {
+void batch_norm_reference(const KernelIO& io) {
   const ChannelView v = view(io.attrs, io.in_types[0].shape);
   const bool fix_gamma = io.attrs.get_bool("fix_gamma");
   const double eps = io.attrs.get_float("eps");
@@ -35,7 +35,7 @@ void reference(const KernelIO& io) {
   }
 }
 
-KernelCall emit_cpp(const EmitContext& ctx) {
+KernelCall batch_norm_emit_cpp(const EmitContext& ctx) {
   const ChannelView v = view(ctx.node.attrs, ctx.in_types[0].shape);
   return {{"batch_norm"}, "hg_batch_norm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.in[2] + ", " + ctx.in[3] +
                               ", " + ctx.in[4] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) + ", " +
@@ -52,7 +52,7 @@ Attrs bn(bool fix_gamma, int64_t axis, double eps) {
   return a;
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar batch_norm_op([] {
   OpDef d;
   d.name = "BatchNorm";
   d.summary = "batch normalisation with the moving statistics (inference)";
@@ -79,8 +79,8 @@ const OpRegistrar reg([] {
                     shape_str({v.channels}));
     return std::vector<TensorType>{in[0]};
   };
-  d.reference = reference;
-  d.emit_cpp = emit_cpp;
+  d.reference = batch_norm_reference;
+  d.emit_cpp = batch_norm_emit_cpp;
   d.flops = [](const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     return 2.0 * static_cast<double>(in[0].num_elements());
   };

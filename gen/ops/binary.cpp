@@ -27,7 +27,7 @@ struct BinaryOp {
   int64_t (*apply_int)(int64_t, int64_t) = nullptr;
 };
 
-std::vector<TensorType> infer(const Attrs&, const std::vector<TensorType>& in) {
+std::vector<TensorType> binary_infer(const Attrs&, const std::vector<TensorType>& in) {
   if (in[0].dtype != in[1].dtype)
     throw Error("lhs is " + dtype_name(in[0].dtype) + " but rhs is " + dtype_name(in[1].dtype));
   return {TensorType{broadcast_shapes(in[0].shape, in[1].shape), in[0].dtype}};
@@ -49,7 +49,7 @@ void broadcast_apply(const KernelIO& io, F apply) {
   for_each_strided(out, sa, sb, [&](int64_t i, int64_t a, int64_t b) { z[i] = apply(x[a], y[b]); });
 }
 
-void reference(const KernelIO& io, float (*apply)(float, float), int64_t (*apply_int)(int64_t, int64_t)) {
+void binary_reference(const KernelIO& io, float (*apply)(float, float), int64_t (*apply_int)(int64_t, int64_t)) {
   if (io.in_types[0].dtype == DType::kFloat32) return broadcast_apply<float>(io, apply);
   with_value_type(io.in_types[0].dtype, [&](auto value) {
     using T = decltype(value);
@@ -73,7 +73,7 @@ int64_t int_div(int64_t a, int64_t b) {
   return a / b;
 }
 
-std::vector<OpExample> examples() {
+std::vector<OpExample> binary_examples() {
   return {{Attrs{}, {{2, 3}, {2, 3}}},       {Attrs{}, {{2, 3, 4}, {4}}},   {Attrs{}, {{3, 1, 5}, {1, 4, 1}}},
           {Attrs{}, {{1}, {6, 2}}},          {Attrs{}, {{5, 1}, {5, 7}}}};
 }
@@ -89,10 +89,10 @@ void register_binary(const BinaryOp& op) {
   d.min_inputs = d.max_inputs = 2;
   d.fusion = FusionClass::kBroadcast;
   d.inplace = true;
-  d.infer = infer;
+  d.infer = binary_infer;
   auto apply = op.apply;
   auto apply_int = op.apply_int;
-  d.reference = [apply, apply_int](const KernelIO& io) { reference(io, apply, apply_int); };
+  d.reference = [apply, apply_int](const KernelIO& io) { binary_reference(io, apply, apply_int); };
   if (apply_int) d.reference_dtypes = float32_and_integer_dtypes();
   const std::string expression = op.expression;
   d.emit_scalar = [expression](const Attrs&, const std::vector<std::string>& in) {
@@ -100,7 +100,7 @@ void register_binary(const BinaryOp& op) {
   };
   d.residual_epilogue = op.residual_epilogue;
   if (op.positive_lhs) d.input_ranges = {positive_input(0)};
-  d.examples = examples();
+  d.examples = binary_examples();
   OpRegistrar{std::move(d)};
 }
 

@@ -71,7 +71,7 @@ float round_to_half(float x) {
 
 namespace {
 
-const OpRegistrar reg([] {
+const OpRegistrar cast_op([] {
   OpDef d;
   d.name = "Cast";
   d.aliases = {"cast", "amp_cast"};

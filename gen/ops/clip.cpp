@@ -5,7 +5,7 @@
 namespace hybgen {
 namespace {
 
-const OpRegistrar reg([] {
+const OpRegistrar clip_op([] {
   OpDef d;
   d.name = "clip";
   d.summary = "clamp to [a_min, a_max]";

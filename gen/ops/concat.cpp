@@ -10,7 +10,7 @@
 namespace hybgen {
 namespace {
 
-std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
+std::vector<TensorType> concat_infer(const Attrs& a, const std::vector<TensorType>& in) {
   if (a.has("num_args") && a.get_int("num_args") != static_cast<int64_t>(in.size()))
     throw Error("num_args is " + std::to_string(a.get_int("num_args")) + " but the node has " +
                 std::to_string(in.size()) + " inputs");
@@ -30,7 +30,7 @@ std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in)
   return {TensorType{out, in[0].dtype}};
 }
 
-void reference(const KernelIO& io) {
+void concat_reference(const KernelIO& io) {
   const Shape& out = io.out_types[0].shape;
   const int axis = normalize_axis(io.attrs.get_int("dim"), out.size());
   const int64_t outer = dims_product(out, 0, axis), inner = dims_product(out, axis + 1, out.size());
@@ -48,7 +48,7 @@ void reference(const KernelIO& io) {
   }
 }
 
-KernelCall emit_cpp(const EmitContext& ctx) {
+KernelCall concat_emit_cpp(const EmitContext& ctx) {
   const Shape& out = ctx.out_types[0].shape;
   const int axis = normalize_axis(ctx.node.attrs.get_int("dim"), out.size());
   const int64_t outer = dims_product(out, 0, axis), inner = dims_product(out, axis + 1, out.size());
@@ -92,7 +92,7 @@ Attrs concat(int64_t dim, int64_t n) {
   return a;
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar concat_op([] {
   OpDef d;
   d.name = "Concat";
   d.aliases = {"concat"};
@@ -106,11 +106,11 @@ const OpRegistrar reg([] {
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     Attrs checked = a;
     if (a.get_int("num_args") == 0) checked.erase("num_args");
-    return infer(checked, in);
+    return concat_infer(checked, in);
   };
-  d.reference = reference;
+  d.reference = concat_reference;
   d.reference_dtypes = all_dtypes();
-  d.emit_cpp = emit_cpp;
+  d.emit_cpp = concat_emit_cpp;
   d.input_placement = input_placement;
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   d.examples = {{concat(1, 3), {{2, 3, 4}, {2, 1, 4}, {2, 2, 4}}},

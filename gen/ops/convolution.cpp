@@ -39,7 +39,7 @@
 namespace hybgen {
 namespace {
 
-std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
+std::vector<TensorType> convolution_infer(const Attrs& a, const std::vector<TensorType>& in) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
   const Shape want_w = conv_weight_shape(g);
   if (in[1].shape != want_w)
@@ -51,7 +51,7 @@ std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in)
 
 // im2col + sgemm per group, the columns built a tile of output pixels at a
 // time (at most 4M floats), so large 3-D volumes run in bounded memory.
-void reference(const KernelIO& io) {
+void convolution_reference(const KernelIO& io) {
   const ConvGeometry g = conv_geometry(io.attrs, io.in_types[0].shape);
   const int64_t cg = g.c / g.groups, fg = g.f / g.groups, taps = g.kd * g.kh * g.kw, k = cg * taps;
   const int64_t plane = g.d * g.h * g.w, spatial = g.od * g.oh * g.ow;
@@ -267,8 +267,8 @@ ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights
 
 // The scratch of the kernel chosen for weights known at generation time, as
 // a model's are (weights fed as inputs take a kernel that needs none).
-int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                       const Target& target) {
+int64_t convolution_scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
+                                   const Target& target) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
   switch (conv_kernel(g, target, true)) {
     case ConvKernel::kWinograd:
@@ -285,19 +285,19 @@ int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const 
 }
 
 // Im2col columns shrink to tiles within the budget; other kernels' scratch is fixed.
-int64_t fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
-                    const Target& target, int64_t budget) {
+int64_t convolution_fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
+                                const Target& target, int64_t budget) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
   const ConvKernel kernel = conv_kernel(g, target, true);
   if ((kernel != ConvKernel::kGemm || reads_input_directly(g)) && kernel != ConvKernel::kGemm3d)
-    return scratch_floats(a, in, out, target);
+    return convolution_scratch_floats(a, in, out, target);
   return reduction(g) * im2col_tile_within(g, budget);
 }
 
 // The weights [f, c/groups, kh, kw] as each group's [f/groups x c/groups*kh*kw]
 // matrix in hg_gemm_packed_a's row panels, group after group.
-std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
-                                               const float* data, const Target& target) {
+std::optional<std::vector<float>> convolution_pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
+                                                           const float* data, const Target& target) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
   if (index != 1) return std::nullopt;
   switch (conv_kernel(g, target, true)) {
@@ -346,7 +346,7 @@ KernelCall emit_cpp_3d(const EmitContext& ctx, const ConvGeometry& g, bool packe
               epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
 }
 
-KernelCall emit_cpp(const EmitContext& ctx) {
+KernelCall convolution_emit_cpp(const EmitContext& ctx) {
   const ConvGeometry g = conv_geometry(ctx.node.attrs, ctx.in_types[0].shape);
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   const std::vector<int64_t> dims{g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
@@ -419,7 +419,7 @@ Attrs conv(std::vector<int64_t> kernel, int64_t filters, std::vector<int64_t> st
   return a;
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar convolution_op([] {
   OpDef d;
   d.name = "Convolution";
   d.summary = "1-D, 2-D and 3-D convolution, NCW/NCHW/NCDHW, with groups (Gluon nn.Conv1D, Conv2D, Conv3D)";
@@ -440,12 +440,12 @@ const OpRegistrar reg([] {
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = 1;
   d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
-  d.infer = infer;
-  d.reference = reference;
-  d.emit_cpp = emit_cpp;
-  d.pack_constant = pack_weights;
-  d.scratch_floats = scratch_floats;
-  d.fit_scratch = fit_scratch;
+  d.infer = convolution_infer;
+  d.reference = convolution_reference;
+  d.emit_cpp = convolution_emit_cpp;
+  d.pack_constant = convolution_pack_weights;
+  d.scratch_floats = convolution_scratch_floats;
+  d.fit_scratch = convolution_fit_scratch;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const ConvGeometry g = conv_geometry(a, in[0].shape);
     return 2.0 * static_cast<double>(g.n * g.f * g.od * g.oh * g.ow) * static_cast<double>(reduction(g));

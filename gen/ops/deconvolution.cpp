@@ -29,8 +29,6 @@ constexpr int64_t kMaxAttr = int64_t{1} << 20;
 
 int64_t at_or(const std::vector<int64_t>& v, std::size_t i, int64_t fallback) { return v.empty() ? fallback : v[i]; }
 
-std::string n(int64_t v) { return std::to_string(v); }
-
 }  // namespace
 
 DeconvGeometry deconv_geometry(const Attrs& a, const Shape& data) {
@@ -42,8 +40,8 @@ DeconvGeometry deconv_geometry(const Attrs& a, const Shape& data) {
     if (!a.has(name)) continue;
     const auto& v = a.get_ints(name);
     if (!v.empty() && v.size() != nd)
-      throw Error(std::string(name) + " must have " + n(static_cast<int64_t>(nd)) + " values like the kernel, got " +
-                  shape_str(v));
+      throw Error(std::string(name) + " must have " + int_str(static_cast<int64_t>(nd)) +
+                  " values like the kernel, got " + shape_str(v));
     for (int64_t x : v)
       if (x < 0 || x > kMaxAttr) throw Error(std::string(name) + " " + shape_str(v) + " is out of range");
   }
@@ -51,7 +49,7 @@ DeconvGeometry deconv_geometry(const Attrs& a, const Shape& data) {
     if (x <= 0 || x > kMaxAttr) throw Error("kernel " + shape_str(kernel) + " must be positive");
   if (data.size() != nd + 2)
     throw Error(std::string("data must be ") + (nd == 1 ? "NCW (3 dims)" : "NCHW (4 dims)") + " for a kernel of " +
-                n(static_cast<int64_t>(nd)) + " values, got " + shape_str(data));
+                int_str(static_cast<int64_t>(nd)) + " values, got " + shape_str(data));
   for (int64_t d : data)
     if (d <= 0) throw Error("data shape " + shape_str(data) + " must be positive");
   DeconvGeometry g{};
@@ -63,7 +61,8 @@ DeconvGeometry deconv_geometry(const Attrs& a, const Shape& data) {
   if (g.f <= 0 || g.f > kMaxAttr || g.groups <= 0)
     throw Error("num_filter and num_group must be positive");
   if (g.c % g.groups || g.f % g.groups)
-    throw Error("num_group " + n(g.groups) + " must divide channels " + n(g.c) + " and num_filter " + n(g.f));
+    throw Error("num_group " + int_str(g.groups) + " must divide channels " + int_str(g.c) + " and num_filter " +
+                int_str(g.f));
   // Per spatial axis, the 2-D one's (y, x) or the 1-D one's (x).
   int64_t k[2] = {1, 1}, s[2] = {1, 1}, d[2] = {1, 1}, p[2] = {0, 0}, pe[2] = {0, 0}, adj[2] = {0, 0},
           in[2] = {g.h, g.w}, out[2] = {1, 1};
@@ -83,8 +82,8 @@ DeconvGeometry deconv_geometry(const Attrs& a, const Shape& data) {
     const int64_t full = s[ax] * (in[ax] - 1) + d[ax] * (k[ax] - 1) + 1;
     if (by_target) {
       if (target[i] <= 0 || target[i] > full)
-        throw Error("target_shape " + shape_str(target) + " cannot be reached: at most " + n(full) + " on axis " +
-                    n(static_cast<int64_t>(i)));
+        throw Error("target_shape " + shape_str(target) + " cannot be reached: at most " + int_str(full) + " on axis " +
+                    int_str(static_cast<int64_t>(i)));
       const int64_t extra = full - target[i];
       adj[ax] = extra % 2;
       p[ax] = (extra + 1) / 2;
@@ -184,7 +183,7 @@ int64_t tile_rows_within(const DeconvGeometry& g, int64_t budget) {
 
 int64_t column_floats(const DeconvGeometry& g, int64_t rows) { return (g.f / g.groups) * g.kh * g.kw * g.w * rows; }
 
-std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
+std::vector<TensorType> deconvolution_infer(const Attrs& a, const std::vector<TensorType>& in) {
   const DeconvGeometry g = deconv_geometry(a, in[0].shape);
   const Shape want_w = deconv_weight_shape(g);
   if (in[1].shape != want_w)
@@ -194,27 +193,28 @@ std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in)
   return {TensorType{deconv_output_shape(g), in[0].dtype}};
 }
 
-void reference(const KernelIO& io) {
+void deconvolution_reference(const KernelIO& io) {
   const DeconvGeometry g = deconv_geometry(io.attrs, io.in_types[0].shape);
   deconv_reference(g, io.in[0], io.in[1], io.in.size() > 2 ? io.in[2] : nullptr, io.out[0]);
 }
 
-int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                       const Target&) {
+int64_t deconvolution_scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
+                                     const Target&) {
   const DeconvGeometry g = deconv_geometry(a, in[0].shape);
   return uses_gemm(g) ? column_floats(g, tile_rows(g)) : 0;
 }
 
-int64_t fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                    const Target&, int64_t budget) {
+int64_t deconvolution_fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
+                                  const Target&, int64_t budget) {
   const DeconvGeometry g = deconv_geometry(a, in[0].shape);
   return uses_gemm(g) ? column_floats(g, tile_rows_within(g, budget)) : 0;
 }
 
 // Each group's W^T [fg*kh*kw x cg] in hg_gemm_packed_a's row panels, group
 // after group.
-std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
-                                               const float* data, const Target& target) {
+std::optional<std::vector<float>> deconvolution_pack_weights(const Attrs& a, int index,
+                                                             const std::vector<TensorType>& in, const float* data,
+                                                             const Target& target) {
   if (index != 1) return std::nullopt;
   const DeconvGeometry g = deconv_geometry(a, in[0].shape);
   if (!uses_gemm(g)) return std::nullopt;
@@ -230,7 +230,7 @@ std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const 
   return packed;
 }
 
-KernelCall emit_cpp(const EmitContext& ctx) {
+KernelCall deconvolution_emit_cpp(const EmitContext& ctx) {
   const DeconvGeometry g = deconv_geometry(ctx.node.attrs, ctx.in_types[0].shape);
   const bool packed = ctx.in_packed.size() > 1 && ctx.in_packed[1];
   if (!packed || !uses_gemm(g)) return deconv_direct_cpp(g, ctx);
@@ -242,9 +242,9 @@ KernelCall emit_cpp(const EmitContext& ctx) {
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   return {{"epilogue", "parallel", "gemm", "deconv2d", "deconv2d_gemm"},
           "{\n  static const long geometry[] = " + cpp_int_list(deconv_geometry_list(g)) + ";\n  hg_deconv2d_gemm(" +
-              ctx.in[0] + ", " + ctx.in[1] + ", " + n(group_stride) + ", " + bias + ", " + ctx.out[0] +
-              ", geometry, " + n(std::min(rows, g.h)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) + ", " +
-              ctx.pool + ");\n}"};
+              ctx.in[0] + ", " + ctx.in[1] + ", " + int_str(group_stride) + ", " + bias + ", " + ctx.out[0] +
+              ", geometry, " + int_str(std::min(rows, g.h)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) +
+              ", " + ctx.pool + ");\n}"};
 }
 
 Attrs deconv(std::vector<int64_t> kernel, int64_t filters, std::vector<int64_t> stride, std::vector<int64_t> pad,
@@ -264,7 +264,7 @@ Attrs with(Attrs a, const std::string& name, std::vector<int64_t> v) {
   return a;
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar deconvolution_op([] {
   OpDef d;
   d.name = "Deconvolution";
   d.summary = "transposed convolution, 1-D NCW or 2-D NCHW, with groups (Gluon nn.Conv2DTranspose)";
@@ -286,12 +286,12 @@ const OpRegistrar reg([] {
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = 1;
   d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
-  d.infer = infer;
-  d.reference = reference;
-  d.emit_cpp = emit_cpp;
-  d.pack_constant = pack_weights;
-  d.scratch_floats = scratch_floats;
-  d.fit_scratch = fit_scratch;
+  d.infer = deconvolution_infer;
+  d.reference = deconvolution_reference;
+  d.emit_cpp = deconvolution_emit_cpp;
+  d.pack_constant = deconvolution_pack_weights;
+  d.scratch_floats = deconvolution_scratch_floats;
+  d.fit_scratch = deconvolution_fit_scratch;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const DeconvGeometry g = deconv_geometry(a, in[0].shape);
     return 2.0 * static_cast<double>(g.n * g.h * g.w * g.c * (g.f / g.groups) * g.kh * g.kw);

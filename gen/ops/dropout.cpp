@@ -10,7 +10,7 @@
 namespace hybgen {
 namespace {
 
-const OpRegistrar reg([] {
+const OpRegistrar dropout_op([] {
   OpDef d;
   d.name = "Dropout";
   d.summary = "identity at inference";

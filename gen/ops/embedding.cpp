@@ -7,7 +7,7 @@
 namespace hybgen {
 namespace {
 
-const OpRegistrar reg([] {
+const OpRegistrar embedding_op([] {
   OpDef d;
   d.name = "Embedding";
   d.summary = "rows of a table selected by index";

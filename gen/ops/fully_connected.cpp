@@ -27,7 +27,7 @@ FcDims fc_dims(const Attrs& attrs, const Shape& data) {
   return {dims_product(data, 0, data.size() - 1), data.back(), hidden};
 }
 
-std::vector<TensorType> infer(const Attrs& attrs, const std::vector<TensorType>& in) {
+std::vector<TensorType> fully_connected_infer(const Attrs& attrs, const std::vector<TensorType>& in) {
   const Shape& data = in[0].shape;
   const FcDims d = fc_dims(attrs, data);
   if (d.hidden <= 0) throw Error("num_hidden must be positive, got " + std::to_string(d.hidden));
@@ -47,7 +47,7 @@ std::vector<TensorType> infer(const Attrs& attrs, const std::vector<TensorType>&
   return {TensorType{out, in[0].dtype}};
 }
 
-void reference(const KernelIO& io) {
+void fully_connected_reference(const KernelIO& io) {
   const FcDims d = fc_dims(io.attrs, io.in_types[0].shape);
   const int m = static_cast<int>(d.rows), k = static_cast<int>(d.k), n = static_cast<int>(d.hidden);
   float* y = io.out[0];
@@ -69,7 +69,7 @@ std::optional<std::vector<float>> pack_weight(const Attrs& a, int index, const s
   return pack_w_transposed_panels(data, d.hidden, d.k, target.gemm_nr);
 }
 
-KernelCall emit_cpp(const EmitContext& ctx) {
+KernelCall fully_connected_emit_cpp(const EmitContext& ctx) {
   const FcDims d = fc_dims(ctx.node.attrs, ctx.in_types[0].shape);
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1])
@@ -90,7 +90,7 @@ Attrs fc_attrs(int64_t hidden, bool no_bias, bool flatten) {
   return a;
 }
 
-OpRegistrar reg([] {
+OpRegistrar fully_connected_op([] {
   OpDef d;
   d.name = "FullyConnected";
   d.summary = "y = x * weight^T + bias (Gluon nn.Dense)";
@@ -103,9 +103,9 @@ OpRegistrar reg([] {
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = -1;
   d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
-  d.infer = infer;
-  d.reference = reference;
-  d.emit_cpp = emit_cpp;
+  d.infer = fully_connected_infer;
+  d.reference = fully_connected_reference;
+  d.emit_cpp = fully_connected_emit_cpp;
   d.pack_constant = pack_weight;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const FcDims dims = fc_dims(a, in[0].shape);

@@ -16,11 +16,8 @@
 namespace hybgen {
 namespace {
 
-struct AxisView {
-  int64_t outer, n, inner;
-};
-
-AxisView view(const Attrs& a, const Shape& s) {
+// The [outer, n, inner] layout that `mode` normalises along (n).
+AxisView mode_view(const Attrs& a, const Shape& s) {
   const std::string& mode = a.get_string("mode");
   if (mode == "instance") {
     if (s.size() < 2) throw Error("instance mode needs at least 2 dims, got " + shape_str(s));
@@ -31,7 +28,7 @@ AxisView view(const Attrs& a, const Shape& s) {
   return {s[0] * s[1], dims_product(s, 2, s.size()), 1};
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar l2_normalization_op([] {
   OpDef d;
   d.name = "L2Normalization";
   d.summary = "divide by the L2 norm per sample (instance), per position across channels (channel) or per channel";
@@ -43,11 +40,11 @@ const OpRegistrar reg([] {
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     const double eps = a.get_float("eps");
     if (!(eps >= 0) || !std::isfinite(eps)) throw Error("eps must be finite and non-negative, got " + cpp_float(eps));
-    view(a, in[0].shape);
+    mode_view(a, in[0].shape);
     return std::vector<TensorType>{in[0]};
   };
   d.reference = [](const KernelIO& io) {
-    const AxisView v = view(io.attrs, io.in_types[0].shape);
+    const AxisView v = mode_view(io.attrs, io.in_types[0].shape);
     const double eps = io.attrs.get_float("eps");
     for (int64_t o = 0; o < v.outer; ++o)
       for (int64_t j = 0; j < v.inner; ++j) {
@@ -60,7 +57,7 @@ const OpRegistrar reg([] {
       }
   };
   d.emit_cpp = [](const EmitContext& ctx) {
-    const AxisView v = view(ctx.node.attrs, ctx.in_types[0].shape);
+    const AxisView v = mode_view(ctx.node.attrs, ctx.in_types[0].shape);
     return KernelCall{{"l2_normalization"},
                       "hg_l2_normalization(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) + ", " +
                           std::to_string(v.n) + ", " + std::to_string(v.inner) + ", " +

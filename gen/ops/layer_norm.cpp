@@ -9,16 +9,7 @@
 namespace hybgen {
 namespace {
 
-struct AxisView {
-  int64_t outer, n, inner;
-};
-
-AxisView view(const Attrs& a, const Shape& s) {
-  const int axis = normalize_axis(a.get_int("axis"), s.size());
-  return {dims_product(s, 0, axis), s[axis], dims_product(s, axis + 1, s.size())};
-}
-
-const OpRegistrar reg([] {
+const OpRegistrar layer_norm_op([] {
   OpDef d;
   d.name = "LayerNorm";
   d.summary = "layer normalisation over one axis";
@@ -29,7 +20,7 @@ const OpRegistrar reg([] {
              {"output_mean_var", AttrKind::kBool, false, "training only", {}}};
   d.fusion = FusionClass::kReduction;
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
-    const AxisView v = view(a, in[0].shape);
+    const AxisView v = axis_view(in[0].shape, a.get_int("axis"));
     for (std::size_t i = 1; i < 3; ++i)
       if (in[i].shape != Shape{v.n})
         throw Error(std::string(i == 1 ? "gamma" : "beta") + " has shape " + shape_str(in[i].shape) + ", expected " +
@@ -37,7 +28,7 @@ const OpRegistrar reg([] {
     return std::vector<TensorType>{in[0]};
   };
   d.reference = [](const KernelIO& io) {
-    const AxisView v = view(io.attrs, io.in_types[0].shape);
+    const AxisView v = axis_view(io.in_types[0].shape, io.attrs.get_int("axis"));
     const double eps = io.attrs.get_float("eps");
     for (int64_t o = 0; o < v.outer; ++o)
       for (int64_t in = 0; in < v.inner; ++in) {
@@ -53,7 +44,7 @@ const OpRegistrar reg([] {
       }
   };
   d.emit_cpp = [](const EmitContext& ctx) {
-    const AxisView v = view(ctx.node.attrs, ctx.in_types[0].shape);
+    const AxisView v = axis_view(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
     return KernelCall{{"layer_norm"}, "hg_layer_norm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.in[2] + ", " +
                                        ctx.out[0] + ", " + std::to_string(v.outer) + ", " + std::to_string(v.n) +
                                        ", " + std::to_string(v.inner) + ", " +
@@ -63,7 +54,7 @@ const OpRegistrar reg([] {
     return 6.0 * static_cast<double>(in[0].num_elements());
   };
   d.weight_shapes = [](const Attrs& a, const Shape& data) {
-    const Shape n{view(a, data).n};
+    const Shape n{axis_view(data, a.get_int("axis")).n};
     return std::vector<Shape>{n, n};
   };
   Attrs last, middle;

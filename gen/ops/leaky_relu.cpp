@@ -40,7 +40,7 @@ PreluView prelu_view(const Shape& s) {
   return {s[0], s[1], dims_product(s, 2, s.size())};
 }
 
-std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
+std::vector<TensorType> leaky_relu_infer(const Attrs& a, const std::vector<TensorType>& in) {
   const bool prelu = a.get_string("act_type") == "prelu";
   if (prelu != (in.size() == 2)) throw Error(prelu ? "prelu needs a gamma input" : "only prelu takes a gamma input");
   if (prelu) {
@@ -52,7 +52,7 @@ std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in)
   return {in[0]};
 }
 
-void reference(const KernelIO& io) {
+void leaky_relu_reference(const KernelIO& io) {
   const std::string& type = io.attrs.get_string("act_type");
   const Activate activate = activation_of(type);
   const int64_t n = io.out_types[0].num_elements();
@@ -74,7 +74,7 @@ void reference(const KernelIO& io) {
 // The same formulas as activation_of(), as C++ expressions of x (and the slope
 // element g for prelu); expm1 and gelu are the vectorisable approximations
 // of templates/kernels/math.inc.
-std::string emit_scalar(const Attrs& a, const std::vector<std::string>& in) {
+std::string leaky_relu_emit_scalar(const Attrs& a, const std::vector<std::string>& in) {
   const std::string& type = a.get_string("act_type");
   const std::string& x = in[0];
   const std::string slope = type == "prelu" ? in[1] : cpp_float(fixed_slope(a));
@@ -101,7 +101,7 @@ Attrs leaky(const std::string& type, double slope = 0.25) {
   return a;
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar leaky_relu_op([] {
   OpDef d;
   d.name = "LeakyReLU";
   d.summary = "leaky / prelu / elu / selu / gelu / rrelu activations";
@@ -119,9 +119,9 @@ const OpRegistrar reg([] {
   };
   d.inplace = true;
   d.arity = [](const Attrs& a) { return a.get_string("act_type") == "prelu" ? 2 : 1; };
-  d.infer = infer;
-  d.reference = reference;
-  d.emit_scalar = emit_scalar;
+  d.infer = leaky_relu_infer;
+  d.reference = leaky_relu_reference;
+  d.emit_scalar = leaky_relu_emit_scalar;
   d.scalar_kernels = {"math"};
   d.scalar_input_shape = scalar_input_shape;
   d.weight_shapes = [](const Attrs&, const Shape& data) {

@@ -29,7 +29,7 @@ LrnView view(const Attrs& a, const Shape& s) {
   return {s[0], s[1], s[2] * s[3]};
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar lrn_op([] {
   OpDef d;
   d.name = "LRN";
   d.summary = "local response normalisation across nsize neighbouring channels (NCHW)";

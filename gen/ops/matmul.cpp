@@ -153,7 +153,9 @@ KernelCall emit(const MatmulCall& c, const EmitContext& ctx) {
 // What hg_batch_matmul packs into: the right operand in panels of up to 16
 // columns (the widest target's), and a left one with contiguous columns
 // transposed.
-int64_t scratch_floats(const MatmulCall& c) { return (c.n + 15) / 16 * 16 * c.k + (c.a.col != 1 ? c.m * c.k : 0); }
+int64_t matmul_scratch_floats(const MatmulCall& c) {
+  return (c.n + 15) / 16 * 16 * c.k + (c.a.col != 1 ? c.m * c.k : 0);
+}
 
 double flops(const MatmulCall& c) { return 2.0 * static_cast<double>(c.batch * c.m * c.n * c.k); }
 
@@ -175,9 +177,7 @@ OpDef matmul_op(const std::string& name, MatmulCall (*call)(const Attrs&, const 
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = -1;
   d.scratch_floats = [call](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                            const Target&) {
-    return scratch_floats(call(a, in[0].shape, in[1].shape));
-  };
+                            const Target&) { return matmul_scratch_floats(call(a, in[0].shape, in[1].shape)); };
   d.reference = [call](const KernelIO& io) {
     run_reference(call(io.attrs, io.in_types[0].shape, io.in_types[1].shape), io);
   };
@@ -262,9 +262,7 @@ const OpRegistrar strided_batch_dot([] {
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
   d.scratch_floats = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out,
-                        const Target&) {
-    return scratch_floats(strided_call(a, out[0].shape));
-  };
+                        const Target&) { return matmul_scratch_floats(strided_call(a, out[0].shape)); };
   d.reference = [](const KernelIO& io) {
     run_reference(strided_call(io.attrs, io.out_types[0].shape), io);
   };

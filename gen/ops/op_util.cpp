@@ -62,6 +62,11 @@ int64_t dims_product(const Shape& shape, std::size_t begin, std::size_t end) {
   return n;
 }
 
+AxisView axis_view(const Shape& shape, int64_t axis) {
+  const int a = normalize_axis(axis, shape.size());
+  return {dims_product(shape, 0, a), shape[a], dims_product(shape, a + 1, shape.size())};
+}
+
 std::string cpp_float(double value) {
   const float f = static_cast<float>(value);
   if (!std::isfinite(f)) throw Error("value " + std::to_string(value) + " is not a finite float32");

@@ -30,6 +30,16 @@ std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out);
 // Product of shape[begin, end).
 int64_t dims_product(const Shape& shape, std::size_t begin, std::size_t end);
 
+// A shape seen as [outer, n, inner] around one axis: the layout that softmax,
+// LayerNorm and L2Normalization reduce along (n).
+struct AxisView {
+  int64_t outer, n, inner;
+};
+
+// The view of `shape` around `axis` (negative counts from the end); Error
+// when the axis is out of range.
+AxisView axis_view(const Shape& shape, int64_t axis);
+
 // Walks the elements of `dims` in row-major order and calls f(i, a, b):
 // i is the element's position, a and b its offsets through `strides_a` and
 // `strides_b` (one stride per axis; 0 along broadcast or reduced axes). The
@@ -109,6 +119,9 @@ std::string epilogue_argument(const EmitContext& ctx);
 
 // A float literal that reads back as the same float: "0.5f", "-1e-05f".
 std::string cpp_float(double value);
+
+// An integer in decimal, as printed into kernel calls.
+inline std::string int_str(int64_t value) { return std::to_string(value); }
 // "{1, 2, 3}"
 std::string cpp_int_list(const std::vector<int64_t>& values);
 

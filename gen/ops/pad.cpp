@@ -42,7 +42,7 @@ int64_t source(int64_t i, int64_t n, int mode) {
   return i;
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar pad_op([] {
   OpDef d;
   d.name = "Pad";
   d.aliases = {"pad"};

@@ -69,7 +69,7 @@ Attrs pointwise_attrs(const Geometry& g) {
   return normalize_attrs(find_op("Convolution"), a);
 }
 
-std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
+std::vector<TensorType> pointwise_depthwise_conv_infer(const Attrs& a, const std::vector<TensorType>& in) {
   const Geometry g = geometry(a, in[0].shape);
   const std::vector<Shape> want = {{g.f, g.in, 1, 1}, {g.f}, {g.f, 1, g.kh, g.kw}, {g.f}};
   static const char* const names[] = {"weight1", "bias1", "weight2", "bias2"};
@@ -97,7 +97,7 @@ const OpDef* activation_op(const Attrs& fused, Attrs* attrs) {
   return &op;
 }
 
-void reference(const KernelIO& io) {
+void pointwise_depthwise_conv_reference(const KernelIO& io) {
   const Geometry g = geometry(io.attrs, io.in_types[0].shape);
   const OpDef& conv = find_op("Convolution");
   const TensorType mid_type{{g.n, g.f, g.h, g.w}, io.in_types[0].dtype};
@@ -156,16 +156,17 @@ int64_t target_scratch_floats(const Geometry& g, const Target& target) {
   return std::min(channel_block(g, target), g.f) * g.h * g.w;
 }
 
-int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                       const Target& target) {
+int64_t pointwise_depthwise_conv_scratch_floats(const Attrs& a, const std::vector<TensorType>& in,
+                                                const std::vector<TensorType>&, const Target& target) {
   return target_scratch_floats(geometry(a, in[0].shape), target);
 }
 
 // weight1 [mid x c]: in hg_gemm_packed_a's row panels, or for the
 // pixel-major kernel transposed into hg_gemm_packed_b's column panels, whose
 // weight2 is then tap-major (see the kernel). The rest as given.
-std::optional<std::vector<float>> pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
-                                               const float* data, const Target& target) {
+std::optional<std::vector<float>> pointwise_depthwise_conv_pack_weights(const Attrs& a, int index,
+                                                                        const std::vector<TensorType>& in,
+                                                                        const float* data, const Target& target) {
   const Geometry g = geometry(a, in[0].shape);
   const bool pixels = uses_pixel_major(g, target);
   if (index == 1) return pixels ? pack_w_transposed_panels(data, g.f, g.in, target.gemm_nr)
@@ -186,7 +187,7 @@ std::string activation_object(const Attrs& a) {
   return "HgNoEpilogue()";
 }
 
-KernelCall emit_cpp(const EmitContext& ctx) {
+KernelCall pointwise_depthwise_conv_emit_cpp(const EmitContext& ctx) {
   if (ctx.in_packed.size() < 2 || !ctx.in_packed[1])
     throw Error("weight1 must be a constant with data (it is packed at generation time)");
   const Geometry g = geometry(ctx.node.attrs, ctx.in_types[0].shape);
@@ -221,7 +222,7 @@ Attrs fused(std::vector<int64_t> kernel, int64_t mid, std::vector<int64_t> strid
   return a;
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar pointwise_depthwise_conv_op([] {
   OpDef d;
   d.name = "_pointwise_depthwise_conv";
   d.summary = "1x1 convolution, relu or clip, then depthwise convolution (made by fuse_pointwise_depthwise)";
@@ -239,11 +240,11 @@ const OpRegistrar reg([] {
              {"a_max", AttrKind::kFloat, 6.0, "clip's upper bound", {}}};
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = 1;
-  d.infer = infer;
-  d.reference = reference;
-  d.emit_cpp = emit_cpp;
-  d.pack_constant = pack_weights;
-  d.scratch_floats = scratch_floats;
+  d.infer = pointwise_depthwise_conv_infer;
+  d.reference = pointwise_depthwise_conv_reference;
+  d.emit_cpp = pointwise_depthwise_conv_emit_cpp;
+  d.pack_constant = pointwise_depthwise_conv_pack_weights;
+  d.scratch_floats = pointwise_depthwise_conv_scratch_floats;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const Geometry g = geometry(a, in[0].shape);
     const double pointwise = 2.0 * static_cast<double>(g.n * g.f * g.h * g.w * g.in);

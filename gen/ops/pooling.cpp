@@ -2,7 +2,7 @@
 // global pooling; MXNet's "valid" (floor) and "full" (ceil) output sizes;
 // count_include_pad for avg. 1-D pooling is 2-D of height 1 (pool_geometry),
 // so pool2d.inc serves it; 3-D has its own kernel (pool3d.inc) where it
-// cannot be put as 2-D pooling (emit_cpp).
+// cannot be put as 2-D pooling (pooling_emit_cpp).
 #include <algorithm>
 #include <cfloat>
 
@@ -36,7 +36,7 @@ float pool_window(const PoolGeometry& g, const float* volume, int64_t oz, int64_
   return count > 0 ? acc / static_cast<float>(count) : 0.0f;
 }
 
-void reference(const KernelIO& io) {
+void pooling_reference(const KernelIO& io) {
   const PoolGeometry g = pool_geometry(io.attrs, io.in_types[0].shape);
   for (int64_t p = 0; p < g.n * g.c; ++p)
     for (int64_t oz = 0; oz < g.od; ++oz)
@@ -50,7 +50,7 @@ void reference(const KernelIO& io) {
 // every depth slice, and global 3-D pooling is global 2-D pooling of a
 // (d*h, w) plane (the same additions in the same order): pool2d.inc's
 // vectorised paths serve both. Other 3-D windows take pool3d.inc.
-KernelCall emit_cpp(const EmitContext& ctx) {
+KernelCall pooling_emit_cpp(const EmitContext& ctx) {
   const PoolGeometry g = pool_geometry(ctx.node.attrs, ctx.in_types[0].shape);
   const bool global = ctx.node.attrs.get_bool("global_pool");
   const int64_t planes = g.n * g.c, include_pad = g.count_include_pad ? 1 : 0;
@@ -83,7 +83,7 @@ Attrs pool(const std::string& type, std::vector<int64_t> kernel, std::vector<int
   return a;
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar pooling_op([] {
   OpDef d;
   d.name = "Pooling";
   d.summary = "1-D, 2-D and 3-D max/avg/sum pooling, NCW/NCHW/NCDHW (Gluon MaxPool1D/2D/3D, AvgPool*, GlobalAvgPool*)";
@@ -106,8 +106,8 @@ const OpRegistrar reg([] {
     const PoolGeometry g = pool_geometry(a, in[0].shape);
     return std::vector<TensorType>{TensorType{pool_output_shape(g), in[0].dtype}};
   };
-  d.reference = reference;
-  d.emit_cpp = emit_cpp;
+  d.reference = pooling_reference;
+  d.emit_cpp = pooling_emit_cpp;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const PoolGeometry g = pool_geometry(a, in[0].shape);
     return static_cast<double>(g.n * g.c * g.od * g.oh * g.ow) * static_cast<double>(g.kd * g.kh * g.kw);

@@ -33,8 +33,6 @@ namespace {
 
 constexpr int64_t kMaxSize = int64_t{1} << 20;
 
-std::string n(int64_t v) { return std::to_string(v); }
-
 int transform_code(const std::string& mode) {
   if (mode == "half_pixel") return 0;
   if (mode == "pytorch_half_pixel") return 1;
@@ -117,14 +115,15 @@ AxisTable axis_table(const Attrs& a, double scale_attr, int64_t in, int64_t out)
   return t;
 }
 
-std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
+std::vector<TensorType> resize2d_infer(const Attrs& a, const std::vector<TensorType>& in) {
   const Shape& s = in[0].shape;
   if (s.size() != 4) throw Error("data must be NCHW (4 dims), got " + shape_str(s));
   for (int64_t d : s)
     if (d <= 0) throw Error("data shape " + shape_str(s) + " must be positive");
   const int64_t oh = a.get_int("height"), ow = a.get_int("width");
   if (oh < 1 || ow < 1 || oh > kMaxSize || ow > kMaxSize)
-    throw Error("height and width must be in [1, " + n(kMaxSize) + "], got " + n(oh) + " and " + n(ow));
+    throw Error("height and width must be in [1, " + int_str(kMaxSize) + "], got " + int_str(oh) + " and " +
+                int_str(ow));
   for (const char* name : {"scale_height", "scale_width"}) {
     const double v = a.get_float(name);
     if (!(v >= 0.0) || v > 1e6) throw Error(std::string(name) + " must be positive (0: the size ratio)");
@@ -134,7 +133,7 @@ std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in)
   return {TensorType{out, in[0].dtype}};
 }
 
-void reference(const KernelIO& io) {
+void resize2d_reference(const KernelIO& io) {
   const Shape& s = io.in_types[0].shape;
   const int64_t planes = s[0] * s[1], ih = s[2], iw = s[3];
   const int64_t oh = io.attrs.get_int("height"), ow = io.attrs.get_int("width");
@@ -167,14 +166,15 @@ std::string float_list(const std::vector<float>& v) {
   return s + "}";
 }
 
-KernelCall emit_cpp(const EmitContext& ctx) {
+KernelCall resize2d_emit_cpp(const EmitContext& ctx) {
   const Attrs& a = ctx.node.attrs;
   const Shape& s = ctx.in_types[0].shape;
   const int64_t planes = s[0] * s[1], ih = s[2], iw = s[3];
   const int64_t oh = a.get_int("height"), ow = a.get_int("width");
   const AxisTable ry = axis_table(a, a.get_float("scale_height"), ih, oh);
   const AxisTable rx = axis_table(a, a.get_float("scale_width"), iw, ow);
-  const std::string sizes = n(planes) + ", " + n(ih) + ", " + n(iw) + ", " + n(oh) + ", " + n(ow);
+  const std::string sizes =
+      int_str(planes) + ", " + int_str(ih) + ", " + int_str(iw) + ", " + int_str(oh) + ", " + int_str(ow);
   if (a.get_string("mode") == "nearest")
     return {{"parallel", "resize2d"}, "{\n  static const int hg_rows[] = " + cpp_int_list(ry.first) +
                                           ";\n  static const int hg_cols[] = " + cpp_int_list(rx.first) +
@@ -203,7 +203,7 @@ Attrs resize(const std::string& mode, int64_t oh, int64_t ow, const std::string&
   return a;
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar resize2d_op([] {
   OpDef d;
   d.name = "Resize2D";
   d.summary = "nearest or linear resizing of NCHW images with ONNX Resize's coordinate and rounding modes";
@@ -219,9 +219,9 @@ const OpRegistrar reg([] {
              {"nearest_mode", AttrKind::kString, std::string("round_prefer_floor"), "nearest: how to round",
               {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}}};
   d.fusion = FusionClass::kOpaque;
-  d.infer = infer;
-  d.reference = reference;
-  d.emit_cpp = emit_cpp;
+  d.infer = resize2d_infer;
+  d.reference = resize2d_reference;
+  d.emit_cpp = resize2d_emit_cpp;
   d.flops = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     return (a.get_string("mode") == "linear" ? 8.0 : 1.0) * static_cast<double>(out[0].num_elements());
   };

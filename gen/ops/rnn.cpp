@@ -80,7 +80,7 @@ namespace {
 float sigmoid(double x) { return static_cast<float>(1.0 / (1.0 + std::exp(-x))); }
 
 // The reference: MXNet's recurrence written out, sums in double.
-void reference(const KernelIO& io) {
+void rnn_reference(const KernelIO& io) {
   const RnnDims d = rnn_dims(io.attrs, io.in_types[0].shape);
   const int64_t T = d.steps, N = d.batch, H = d.hidden, G = d.gates(), D = d.dirs, GH = G * H;
   const bool lstm = d.mode == "lstm", gru = d.mode == "gru";
@@ -139,7 +139,7 @@ void reference(const KernelIO& io) {
   std::memcpy(io.out[0], layer_out.data(), sizeof(float) * layer_out.size());
 }
 
-std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
+std::vector<TensorType> rnn_infer(const Attrs& a, const std::vector<TensorType>& in) {
   const RnnDims d = rnn_dims(a, in[0].shape);
   const Shape params{d.param_floats()};
   if (in[1].shape != params)
@@ -179,15 +179,15 @@ std::optional<std::vector<float>> pack_parameters(const Attrs& a, int index, con
   return out;
 }
 
-int64_t scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                       const Target&) {
+int64_t rnn_scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
+                           const Target&) {
   const RnnDims d = rnn_dims(a, in[0].shape);
   const int64_t GH = d.gates() * d.hidden, TN = d.steps * d.batch;
   return TN * GH + d.batch * GH + (d.mode == "lstm" ? d.batch * d.hidden : 0) +
          (d.layers > 1 ? TN * d.dirs * d.hidden : 0);
 }
 
-KernelCall emit_cpp(const EmitContext& ctx) {
+KernelCall rnn_emit_cpp(const EmitContext& ctx) {
   const RnnDims d = rnn_dims(ctx.node.attrs, ctx.in_types[0].shape);
   const bool packed = ctx.in_packed.size() > 1 && ctx.in_packed[1];
   const bool lstm = d.mode == "lstm";
@@ -224,7 +224,7 @@ std::vector<Shape> example_inputs(const Attrs& a, int64_t T, int64_t N, int64_t 
   return in;
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar rnn_op([] {
   OpDef d;
   d.name = "RNN";
   d.summary = "fused recurrent layers: LSTM, GRU, tanh/ReLU RNN (MXNet's RNN)";
@@ -249,11 +249,11 @@ const OpRegistrar reg([] {
   d.output_arity = [](const Attrs& a) {
     return a.get_bool("state_outputs") ? (a.get_string("mode") == "lstm" ? 3 : 2) : 1;
   };
-  d.infer = infer;
-  d.reference = reference;
-  d.emit_cpp = emit_cpp;
+  d.infer = rnn_infer;
+  d.reference = rnn_reference;
+  d.emit_cpp = rnn_emit_cpp;
   d.pack_constant = pack_parameters;
-  d.scratch_floats = scratch_floats;
+  d.scratch_floats = rnn_scratch_floats;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const RnnDims r = rnn_dims(a, in[0].shape);
     double total = 0;

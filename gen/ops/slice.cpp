@@ -66,7 +66,7 @@ StridedView attrs_view(const Attrs& a, const Shape& in) {
 }
 
 // slice_axis(axis, begin, end): slice along one axis; end None (kSliceNone) is the end.
-StridedView axis_view(const Attrs& a, const Shape& in) {
+StridedView slice_axis_view(const Attrs& a, const Shape& in) {
   const int axis = normalize_axis(a.get_int("axis"), in.size());
   std::vector<int64_t> begin(in.size(), kSliceNone), end(in.size(), kSliceNone);
   begin[axis] = a.get_int("begin");
@@ -151,7 +151,7 @@ const OpRegistrar slice_op([] {
 }());
 
 const OpRegistrar slice_axis_op([] {
-  OpDef d = view_op("slice_axis", axis_view);
+  OpDef d = view_op("slice_axis", slice_axis_view);
   d.summary = "begin:end along one axis";
   d.attrs = {{"axis", AttrKind::kInt, std::nullopt, "the axis", {}},
              {"begin", AttrKind::kInt, std::nullopt, "start", {}},

@@ -9,24 +9,15 @@
 namespace hybgen {
 namespace {
 
-struct AxisView {
-  int64_t outer, n, inner;
-};
-
-AxisView axis_view(const Attrs& a, const Shape& s) {
-  const int axis = normalize_axis(a.get_int("axis"), s.size());
-  return {dims_product(s, 0, axis), s[axis], dims_product(s, axis + 1, s.size())};
-}
-
-std::vector<TensorType> infer(const Attrs& a, const std::vector<TensorType>& in) {
+std::vector<TensorType> softmax_infer(const Attrs& a, const std::vector<TensorType>& in) {
   if (a.get_bool("use_length")) throw Error("use_length=true is not supported");
   if (a.get_float("temperature") <= 0) throw Error("temperature must be positive");
-  axis_view(a, in[0].shape);  // validates the axis
+  axis_view(in[0].shape, a.get_int("axis"));  // validates the axis
   return {in[0]};
 }
 
-void reference(const KernelIO& io, bool log_output) {
-  const AxisView v = axis_view(io.attrs, io.in_types[0].shape);
+void softmax_reference(const KernelIO& io, bool log_output) {
+  const AxisView v = axis_view(io.in_types[0].shape, io.attrs.get_int("axis"));
   const double inv_t = 1.0 / io.attrs.get_float("temperature");
   for (int64_t o = 0; o < v.outer; ++o)
     for (int64_t in = 0; in < v.inner; ++in) {
@@ -44,7 +35,7 @@ void reference(const KernelIO& io, bool log_output) {
 }
 
 KernelCall emit(const EmitContext& ctx, bool log_output) {
-  const AxisView v = axis_view(ctx.node.attrs, ctx.in_types[0].shape);
+  const AxisView v = axis_view(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
   return {{"math", "softmax"}, "hg_softmax(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) + ", " +
                            std::to_string(v.n) + ", " + std::to_string(v.inner) + ", " +
                            cpp_float(1.0 / ctx.node.attrs.get_float("temperature")) + ", " +
@@ -67,8 +58,8 @@ OpDef softmax_op(const std::string& name, bool log_output) {
              {"temperature", AttrKind::kFloat, 1.0, "divides the input", {}},
              {"use_length", AttrKind::kBool, false, "masking by length (unsupported)", {}}};
   d.fusion = FusionClass::kReduction;
-  d.infer = infer;
-  d.reference = [log_output](const KernelIO& io) { reference(io, log_output); };
+  d.infer = softmax_infer;
+  d.reference = [log_output](const KernelIO& io) { softmax_reference(io, log_output); };
   d.emit_cpp = [log_output](const EmitContext& ctx) { return emit(ctx, log_output); };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     return 5.0 * static_cast<double>(out[0].num_elements());
@@ -122,7 +113,7 @@ OpDef fixed_view_softmax(const std::string& name, AxisView (*view_of)(const Attr
     plain.set("temperature", 1.0);
     plain.set("use_length", false);
     KernelIO viewed{plain, io.in, {TensorType{{v.outer, v.n, v.inner}}}, io.out, {TensorType{{v.outer, v.n, v.inner}}}};
-    reference(viewed, false);
+    softmax_reference(viewed, false);
   };
   d.emit_cpp = [view_of](const EmitContext& ctx) {
     const AxisView v = view_of(ctx.node.attrs, ctx.in_types[0].shape);

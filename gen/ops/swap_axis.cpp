@@ -33,7 +33,7 @@ namespace {
 
 const OpDef& transpose() { return find_op("transpose"); }
 
-const OpRegistrar reg([] {
+const OpRegistrar swap_axis_op([] {
   OpDef d;
   d.name = "SwapAxis";
   d.aliases = {"swapaxes", "_npi_swapaxes"};

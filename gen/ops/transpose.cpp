@@ -40,7 +40,7 @@ std::vector<int64_t> source_strides(const Shape& in, const std::vector<int64_t>&
   return out;
 }
 
-const OpRegistrar reg([] {
+const OpRegistrar transpose_op([] {
   OpDef d;
   d.name = "transpose";
   d.summary = "permute axes";

@@ -95,7 +95,7 @@ void register_identity(const char* name, std::vector<std::string> aliases, std::
   OpRegistrar{std::move(d)};
 }
 
-const bool registered = [] {
+const bool unary_math_registered = [] {
   const std::vector<std::string> math = {"math"}, rounding = {"math", "rounding"};
   const UnaryOp ops[] = {
       {"exp", {}, "hg_exp({x})", [](float x) { return std::exp(x); }, kAll, math},

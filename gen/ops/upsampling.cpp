@@ -17,8 +17,6 @@ namespace hybgen {
 
 namespace {
 
-std::string n(int64_t v) { return std::to_string(v); }
-
 // Sizes past int16 are refused: MXNet computes resized sizes in int16_t.
 constexpr int64_t kMaxResize = 32767;
 
@@ -35,8 +33,8 @@ void check_nchw(const Shape& s, const std::string& what) {
 Attrs upsampling_deconv_attrs(const Attrs& a, const Shape& data) {
   const int64_t scale = a.get_int("scale");
   if (a.get_int("num_filter") != data[1])
-    throw Error("bilinear UpSampling: num_filter " + n(a.get_int("num_filter")) + " must equal the channels " +
-                n(data[1]));
+    throw Error("bilinear UpSampling: num_filter " + int_str(a.get_int("num_filter")) + " must equal the channels " +
+                int_str(data[1]));
   const int64_t kernel = 2 * scale - scale % 2, pad = scale / 2;  // pad = ceil((scale - 1) / 2)
   Attrs d;
   d.set("kernel", std::vector<int64_t>{kernel, kernel});
@@ -56,7 +54,7 @@ bool bilinear(const Attrs& a) { return a.get_string("sample_type") == "bilinear"
 
 void check_scale(const Attrs& a) {
   const int64_t scale = a.get_int("scale");
-  if (scale < 1 || scale > 4096) throw Error("scale " + n(scale) + " must be in [1, 4096]");
+  if (scale < 1 || scale > 4096) throw Error("scale " + int_str(scale) + " must be in [1, 4096]");
 }
 
 std::vector<TensorType> infer_upsampling(const Attrs& a, const std::vector<TensorType>& in) {
@@ -67,7 +65,9 @@ std::vector<TensorType> infer_upsampling(const Attrs& a, const std::vector<Tenso
   out[2] *= scale;
   out[3] *= scale;
   if (bilinear(a)) {
-    if (in.size() != 2) throw Error("bilinear UpSampling takes data and weight, got " + n(static_cast<int64_t>(in.size())) + " inputs");
+    if (in.size() != 2)
+      throw Error("bilinear UpSampling takes data and weight, got " + int_str(static_cast<int64_t>(in.size())) +
+                  " inputs");
     const DeconvGeometry g = deconv_geometry(upsampling_deconv_attrs(a, in[0].shape), in[0].shape);
     if (in[1].shape != deconv_weight_shape(g))
       throw Error("weight has shape " + shape_str(in[1].shape) + ", expected " + shape_str(deconv_weight_shape(g)));
@@ -75,19 +75,20 @@ std::vector<TensorType> infer_upsampling(const Attrs& a, const std::vector<Tenso
   }
   const int64_t num_args = a.get_int("num_args");
   if (num_args != 0 && num_args != static_cast<int64_t>(in.size()))
-    throw Error("num_args is " + n(num_args) + " but the node has " + n(static_cast<int64_t>(in.size())) + " inputs");
+    throw Error("num_args is " + int_str(num_args) + " but the node has " + int_str(static_cast<int64_t>(in.size())) +
+                " inputs");
   const bool sum = a.get_string("multi_input_mode") == "sum";
   out[1] = sum ? in[0].shape[1] : 0;
   for (std::size_t i = 0; i < in.size(); ++i) {
     const Shape& s = in[i].shape;
-    check_nchw(s, "input " + n(static_cast<int64_t>(i)));
+    check_nchw(s, "input " + int_str(static_cast<int64_t>(i)));
     if (s[0] != out[0] || out[2] % s[2] || out[3] % s[3] || out[2] / s[2] != out[3] / s[3])
-      throw Error("input " + n(static_cast<int64_t>(i)) + " of shape " + shape_str(s) +
-                  " cannot be upsampled by a whole factor to " + n(out[2]) + "x" + n(out[3]) + " (batch " +
-                  n(out[0]) + ")");
+      throw Error("input " + int_str(static_cast<int64_t>(i)) + " of shape " + shape_str(s) +
+                  " cannot be upsampled by a whole factor to " + int_str(out[2]) + "x" + int_str(out[3]) + " (batch " +
+                  int_str(out[0]) + ")");
     if (sum && s[1] != out[1])
-      throw Error("multi_input_mode sum needs the same channels: input " + n(static_cast<int64_t>(i)) + " has " +
-                  n(s[1]) + ", input 0 " + n(out[1]));
+      throw Error("multi_input_mode sum needs the same channels: input " + int_str(static_cast<int64_t>(i)) + " has " +
+                  int_str(s[1]) + ", input 0 " + int_str(out[1]));
     if (!sum) out[1] += s[1];
   }
   return {TensorType{out, in[0].dtype}};
@@ -131,9 +132,10 @@ KernelCall emit_upsampling(const EmitContext& ctx) {
   for (std::size_t i = 0; i < ctx.in.size(); ++i) {
     const Shape& s = ctx.in_types[i].shape;
     if (!code.empty()) code += "\n";
-    code += "hg_upsample_nearest(" + ctx.in[i] + ", " + ctx.out[0] + " + " + n(channel0 * out[2] * out[3]) + ", " +
-            n(s[0]) + ", " + n(s[1]) + ", " + n(s[2]) + ", " + n(s[3]) + ", " + n(out[2] / s[2]) + ", " +
-            n(out[1] * out[2] * out[3]) + ", " + (sum && i > 0 ? "true" : "false") + ", " + ctx.pool + ");";
+    code += "hg_upsample_nearest(" + ctx.in[i] + ", " + ctx.out[0] + " + " + int_str(channel0 * out[2] * out[3]) +
+            ", " + int_str(s[0]) + ", " + int_str(s[1]) + ", " + int_str(s[2]) + ", " + int_str(s[3]) + ", " +
+            int_str(out[2] / s[2]) + ", " + int_str(out[1] * out[2] * out[3]) + ", " +
+            (sum && i > 0 ? "true" : "false") + ", " + ctx.pool + ");";
     if (!sum) channel0 += s[1];
   }
   return {{"parallel", "upsample"}, code};
@@ -197,7 +199,8 @@ bool has_scale(const Attrs& a, const char* name) { return a.get_float(name) != 0
 
 int64_t checked_size(int64_t v, const char* what) {
   if (v <= 0 || v > kMaxResize)
-    throw Error(std::string("the output ") + what + " " + n(v) + " is out of range [1, " + n(kMaxResize) + "]");
+    throw Error(std::string("the output ") + what + " " + int_str(v) + " is out of range [1, " + int_str(kMaxResize) +
+                "]");
   return v;
 }
 
@@ -250,7 +253,7 @@ std::vector<TensorType> infer_resize(const Attrs& a, const std::vector<TensorTyp
   const bool like = a.get_string("mode") == "like";
   if (in.size() != (like ? 2u : 1u))
     throw Error(std::string("mode ") + a.get_string("mode") + " takes " + (like ? "2 inputs" : "1 input") + ", got " +
-                n(static_cast<int64_t>(in.size())));
+                int_str(static_cast<int64_t>(in.size())));
   for (const char* name : {"height", "width"})
     if (a.get_int(name) < 1) throw Error(std::string(name) + " must be at least 1");
   for (const char* name : {"scale_height", "scale_width"})
@@ -326,7 +329,7 @@ KernelCall emit_resize(const EmitContext& ctx) {
   // Mode like reads only the second input's shape.
   const std::string like = ctx.in.size() > 1 ? "(void)(" + ctx.in[1] + ");  // only its shape is used\n" : "";
   if (ih == oh && iw == ow)
-    return {{"copy"}, like + "hg_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " + n(planes * ih * iw) + ");"};
+    return {{"copy"}, like + "hg_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " + int_str(planes * ih * iw) + ");"};
   const bool align = ctx.node.attrs.get_bool("align_corners");
   const ResizeAxis ry = resize_axis(ih, oh, align), rx = resize_axis(iw, ow, align);
   // The source rows and columns and their weights, computed here with MXNet's
@@ -336,9 +339,9 @@ KernelCall emit_resize(const EmitContext& ctx) {
               cpp_int_list(ry.second) + ";\n  static const float hg_row_weights[] = " + float_list(ry.lambda) +
               ";\n  static const int hg_cols[] = " + cpp_int_list(rx.first) + ";\n  static const int hg_cols1[] = " +
               cpp_int_list(rx.second) + ";\n  static const float hg_col_weights[] = " + float_list(rx.lambda) +
-              ";\n  hg_bilinear_resize(" + ctx.in[0] + ", " + ctx.out[0] + ", " + n(planes) + ", " + n(ih) + ", " +
-              n(iw) + ", " + n(oh) + ", " + n(ow) + ", hg_rows, hg_rows1, hg_row_weights, hg_cols, hg_cols1, hg_col_weights, " +
-              ctx.pool + ");\n}"};
+              ";\n  hg_bilinear_resize(" + ctx.in[0] + ", " + ctx.out[0] + ", " + int_str(planes) + ", " + int_str(ih) +
+              ", " + int_str(iw) + ", " + int_str(oh) + ", " + int_str(ow) +
+              ", hg_rows, hg_rows1, hg_row_weights, hg_cols, hg_cols1, hg_col_weights, " + ctx.pool + ");\n}"};
 }
 
 Attrs resize(const std::string& mode, int64_t height, int64_t width, double scale_h, double scale_w, bool align) {

@@ -96,7 +96,7 @@ std::string bias_of(Graph& graph, const Node& node, int64_t channels) {
 
 // Fuses the chain starting at pointwise node `first` when it matches;
 // returns the lowest index of a node it removed or replaced, or nullopt.
-std::optional<int> fuse_at(Graph& graph, const LazyValueIndex& index, int first) {
+std::optional<int> fuse_pointwise_depthwise_at(Graph& graph, const LazyValueIndex& index, int first) {
   const Node& pointwise = graph.nodes[first];
   if (!is_pointwise(graph, pointwise)) return std::nullopt;
   std::optional<int> next = only_reader(graph, index, pointwise.outputs[0]);
@@ -134,6 +134,6 @@ std::optional<int> fuse_at(Graph& graph, const LazyValueIndex& index, int first)
 
 }  // namespace
 
-bool fuse_pointwise_depthwise(Graph& graph) { return rewrite_each_node(graph, fuse_at); }
+bool fuse_pointwise_depthwise(Graph& graph) { return rewrite_each_node(graph, fuse_pointwise_depthwise_at); }
 
 }  // namespace hybgen

@@ -222,7 +222,7 @@ std::optional<Node> strided_node(const Graph& graph, const std::string& name, co
 // Fuses batch_dot `index` when a chain folds: the first combination of sides
 // the op accepts, the longest chains first. Returns the lowest index of a
 // node it removed or replaced, or nullopt.
-std::optional<int> fuse_at(Graph& graph, const LazyValueIndex& values, int index) {
+std::optional<int> fuse_strided_batch_dot_at(Graph& graph, const LazyValueIndex& values, int index) {
   const Node& dot = graph.nodes[index];
   if (find_op(dot.op).name != "batch_dot" || graph.type(dot.outputs[0]).shape.size() != 3) return std::nullopt;
   const Attrs attrs = normalize_attrs(find_op(dot.op), dot.attrs);
@@ -249,6 +249,6 @@ std::optional<int> fuse_at(Graph& graph, const LazyValueIndex& values, int index
 
 }  // namespace
 
-bool fuse_strided_batch_dot(Graph& graph) { return rewrite_each_node(graph, fuse_at); }
+bool fuse_strided_batch_dot(Graph& graph) { return rewrite_each_node(graph, fuse_strided_batch_dot_at); }
 
 }  // namespace hybgen

@@ -23,7 +23,7 @@ namespace {
 using testing::quoted;
 using testing::run_command;
 
-const std::string kHybgen = HYBGEN_BINARY;
+using testing::kHybgen;
 const std::string kMnist = std::string(HYBGEN_SOURCE_DIR) + "/tests/data/mxnet-real/mnist-cnn-gluon-1.6/mnist-symbol.json";
 const std::string kMnistArgs = quoted(kMnist) + " --shape data=1,1,28,28";
 

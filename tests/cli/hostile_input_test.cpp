@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::run_command;
 
-const std::string kHybgen = HYBGEN_BINARY;
+using testing::kHybgen;
 
 // A shell word for any text: single quotes, with each ' written as '\''.
 std::string shell_word(const std::string& s) {

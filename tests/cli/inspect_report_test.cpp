@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 using testing::quoted;
 using testing::run_command;
 
-const std::string kHybgen = HYBGEN_BINARY;
+using testing::kHybgen;
 
 class InspectFiles : public ::testing::Test {
  protected:

@@ -36,7 +36,7 @@ using testing::run_command;
 using testing::SeededFloats;
 
 // The driver after kKernelDriverPrelude: its cases and main().
-const char* kDriver = R"DRV(namespace {
+const char* kConvDriver = R"DRV(namespace {
 
 long g_cases = 0, g_values = 0, g_failures = 0;
 
@@ -440,8 +440,8 @@ void write_packed_cases(const std::string& path, const std::string& target) {
 // Builds the driver with `cxx` and `flags`, runs it (through `runner`, e.g.
 // an emulator, when not empty) on the geometry sweep and on cases packed for
 // `target`.
-void check_kernels(const std::string& flags, const std::string& target, const std::string& cxx = HYBGEN_CXX,
-                   const std::string& runner = "") {
+void check_conv_kernels(const std::string& flags, const std::string& target, const std::string& cxx = HYBGEN_CXX,
+                        const std::string& runner = "") {
   TempDir dir("hybgen-conv-test");
   const std::string d = dir.path() + "/";
   std::set<std::string> seen;
@@ -449,7 +449,7 @@ void check_kernels(const std::string& flags, const std::string& target, const st
   for (const char* k : {"epilogue", "gemm", "conv2d_depthwise", "conv2d_winograd", "conv2d_pixel_gemm", "conv2d_rows",
                         "conv_pointwise_depthwise"})
     add_kernel(k, seen, text);
-  testing::write_kernel_driver(dir.path(), text, kDriver);
+  testing::write_kernel_driver(dir.path(), text, kConvDriver);
   auto r = testing::compile_driver(dir.path(), cxx, flags);
   ASSERT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   const std::string run = testing::driver_command(dir.path(), runner);
@@ -465,12 +465,12 @@ void check_kernels(const std::string& flags, const std::string& target, const st
 TEST(ConvKernel, NativeMatchesReference) {
   const std::string repeats = testing::native_repeats_an_explicit_path();
   if (!repeats.empty()) GTEST_SKIP() << repeats;
-  check_kernels("-O1 -march=native", native_target());
+  check_conv_kernels("-O1 -march=native", native_target());
 }
 
 TEST(ConvKernel, PortablePathMatchesReference) {
 #if defined(__x86_64__)
-  check_kernels("-O1 -march=x86-64", "generic");
+  check_conv_kernels("-O1 -march=x86-64", "generic");
 #else
   GTEST_SKIP() << "the portable path is forced with -march=x86-64 on x86-64 hosts only";
 #endif
@@ -478,12 +478,12 @@ TEST(ConvKernel, PortablePathMatchesReference) {
 
 TEST(ConvKernel, Avx2PathMatchesReference) {
   if (!host_supports("avx2")) GTEST_SKIP() << "this host cannot run AVX2 code";
-  check_kernels("-O1 -march=x86-64-v3", "x86-64-v3");
+  check_conv_kernels("-O1 -march=x86-64-v3", "x86-64-v3");
 }
 
 TEST(ConvKernel, Avx512PathMatchesReference) {
   if (!host_supports("avx512")) GTEST_SKIP() << "this host cannot run AVX-512 code";
-  check_kernels("-O1 -march=x86-64-v4", "x86-64-v4");
+  check_conv_kernels("-O1 -march=x86-64-v4", "x86-64-v4");
 }
 
 // The NEON paths, where an AArch64 cross compiler and qemu are installed.
@@ -491,7 +491,7 @@ TEST(ConvKernel, NeonPathMatchesReferenceUnderQemu) {
   if (!on_path("aarch64-linux-gnu-g++") || !on_path("qemu-aarch64"))
     GTEST_SKIP() << "needs aarch64-linux-gnu-g++ and qemu-aarch64";
   // The zoo test's armv8-a cases run generated NEON code built at -O2.
-  check_kernels("-O1 -static", "armv8-a", "aarch64-linux-gnu-g++", "qemu-aarch64");
+  check_conv_kernels("-O1 -static", "armv8-a", "aarch64-linux-gnu-g++", "qemu-aarch64");
 }
 
 }  // namespace

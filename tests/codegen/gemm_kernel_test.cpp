@@ -107,7 +107,7 @@ TEST(GemmPack, TargetTableMatchesTheKernelBranches) {
 
 // The driver: `program info` prints NR and MR; `program DATA` runs every
 // case of the file through the kernels and checks the results.
-const char* kDriver = R"DRV(#include <cmath>
+const char* kGemmDriver = R"DRV(#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -379,15 +379,15 @@ bool host_has_avx2_fma() {
 
 // Builds the driver with `cxx` and `flags`, runs it (through `runner`, e.g.
 // an emulator, when not empty) on cases packed for `target`.
-void check_kernels(const std::string& cxx, const std::string& flags, const std::string& target,
-                   const std::string& runner = "") {
+void check_gemm_kernels(const std::string& cxx, const std::string& flags, const std::string& target,
+                        const std::string& runner = "") {
   TempDir dir("hybgen-gemm-test");
   const std::string d = dir.path() + "/";
   std::ofstream(d + "epilogue.inc") << template_text("kernels/epilogue");
   std::ofstream(d + "parallel.inc") << template_text("kernels/parallel");
   std::ofstream(d + "gemm.inc") << template_text("kernels/gemm");
   std::ofstream(d + "driver_support.h") << testing::kKernelDriverSupport;
-  std::ofstream(d + "main.cpp") << kDriver;
+  std::ofstream(d + "main.cpp") << kGemmDriver;
   auto r = testing::compile_driver(dir.path(), cxx, flags);
   ASSERT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   const std::string run = testing::driver_command(dir.path(), runner);
@@ -418,12 +418,12 @@ bool compiler_accepts(const std::string& cxx, const std::string& flags) {
 TEST(GemmKernel, NativeMatchesReference) {
   const std::string repeats = testing::native_repeats_an_explicit_path();
   if (!repeats.empty()) GTEST_SKIP() << repeats;
-  check_kernels(HYBGEN_CXX, "-O1 -march=native", native_target());
+  check_gemm_kernels(HYBGEN_CXX, "-O1 -march=native", native_target());
 }
 
 TEST(GemmKernel, PortablePathMatchesReference) {
 #if defined(__x86_64__)
-  check_kernels(HYBGEN_CXX, "-O1 -march=x86-64", "generic");
+  check_gemm_kernels(HYBGEN_CXX, "-O1 -march=x86-64", "generic");
 #else
   GTEST_SKIP() << "the portable path is forced with -march=x86-64 on x86-64 hosts only";
 #endif
@@ -432,7 +432,7 @@ TEST(GemmKernel, PortablePathMatchesReference) {
 // What compilers without GNU vector extensions get on the portable path.
 TEST(GemmKernel, PortablePlainLoopsMatchReference) {
 #if defined(__x86_64__)
-  check_kernels(HYBGEN_CXX, "-O1 -march=x86-64 -DHG_GEMM_PLAIN_LOOPS", "generic");
+  check_gemm_kernels(HYBGEN_CXX, "-O1 -march=x86-64 -DHG_GEMM_PLAIN_LOOPS", "generic");
 #else
   GTEST_SKIP() << "the portable path is forced with -march=x86-64 on x86-64 hosts only";
 #endif
@@ -441,7 +441,7 @@ TEST(GemmKernel, PortablePlainLoopsMatchReference) {
 TEST(GemmKernel, Avx2PathMatchesReference) {
   if (!host_has_avx2_fma()) GTEST_SKIP() << "no AVX2+FMA here";
   if (!compiler_accepts(HYBGEN_CXX, "-march=x86-64-v3")) GTEST_SKIP() << "the compiler does not know -march=x86-64-v3";
-  check_kernels(HYBGEN_CXX, "-O1 -march=x86-64-v3", "x86-64-v3");
+  check_gemm_kernels(HYBGEN_CXX, "-O1 -march=x86-64-v3", "x86-64-v3");
 }
 
 // Out-of-bounds reads in the edge handling (bias, panels, rows past the
@@ -449,14 +449,14 @@ TEST(GemmKernel, Avx2PathMatchesReference) {
 TEST(GemmKernel, NativeCleanUnderSanitizers) {
   const std::string flags = "-O1 -march=native -fsanitize=address,undefined -fno-sanitize-recover=all";
   if (!compiler_accepts(HYBGEN_CXX, flags)) GTEST_SKIP() << "no sanitizers with this compiler";
-  check_kernels(HYBGEN_CXX, flags, native_target());
+  check_gemm_kernels(HYBGEN_CXX, flags, native_target());
 }
 
 // The NEON path, where an AArch64 cross compiler and qemu are installed.
 TEST(GemmKernel, NeonPathMatchesReferenceUnderQemu) {
   if (!on_path("aarch64-linux-gnu-g++") || !on_path("qemu-aarch64"))
     GTEST_SKIP() << "needs aarch64-linux-gnu-g++ and qemu-aarch64";
-  check_kernels("aarch64-linux-gnu-g++", "-O1 -static", "armv8-a", "qemu-aarch64");
+  check_gemm_kernels("aarch64-linux-gnu-g++", "-O1 -static", "armv8-a", "qemu-aarch64");
 }
 
 }  // namespace

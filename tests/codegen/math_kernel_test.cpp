@@ -21,6 +21,7 @@
 
 #include "emit/cpp_emitter.h"
 #include "emit/templates.h"
+#include "graph_builders.h"
 #include "io/file_util.h"
 #include "ops/op.h"
 #include "run_command.h"
@@ -29,10 +30,11 @@
 namespace hybgen {
 namespace {
 
+using testing::attrs_of;
 using testing::quoted;
 using testing::run_command;
 
-const char* kDriver = R"DRV(#if defined(__AVX512F__)
+const char* kMathDriver = R"DRV(#if defined(__AVX512F__)
 #include <immintrin.h>
 #define HG_TARGET_X86_64_V4 1
 #endif
@@ -205,7 +207,7 @@ TEST(MathKernels, ApproximationsStayWithinTheirBoundsOnEveryTarget) {
   const std::string d = dir.path() + "/";
   std::ofstream(d + "epilogue.inc") << template_text("kernels/epilogue");
   std::ofstream(d + "math.inc") << template_text("kernels/math");
-  std::ofstream(d + "main.cpp") << kDriver;
+  std::ofstream(d + "main.cpp") << kMathDriver;
   for (const auto& [target, flags] : host_targets()) {
     const std::string exe = d + "driver_" + target;
     auto r = run_command(quoted(HYBGEN_CXX) + " -std=c++11 -O3 " + flags +
@@ -216,12 +218,6 @@ TEST(MathKernels, ApproximationsStayWithinTheirBoundsOnEveryTarget) {
     EXPECT_EQ(r.exit_code, 0) << target << "\n" << r.output;
     EXPECT_NE(r.output.find("RESULT failures 0"), std::string::npos) << target << "\n" << r.output;
   }
-}
-
-Attrs attrs_of(std::initializer_list<std::pair<const char*, AttrValue>> values) {
-  Attrs a;
-  for (const auto& [name, value] : values) a.set(name, value);
-  return a;
 }
 
 TEST(MathKernels, ChangedKernelsVerifyOnEveryTargetAtO3) {

@@ -28,7 +28,7 @@ using testing::quoted;
 using testing::run_command;
 
 // The driver after kKernelDriverPrelude: its cases and main().
-const char* kDriver = R"DRV(namespace {
+const char* kPoolDriver = R"DRV(namespace {
 
 long g_cases = 0, g_failures = 0;
 
@@ -123,7 +123,7 @@ void check_pooling(const std::string& flags, const std::string& cxx = HYBGEN_CXX
   std::string text;
   for (const std::string& kernel : kernel_templates_with_needs("pool2d"))
     text += template_text("kernels/" + kernel) + "\n";
-  testing::write_kernel_driver(dir.path(), text, kDriver);
+  testing::write_kernel_driver(dir.path(), text, kPoolDriver);
   auto r = testing::compile_driver(dir.path(), cxx, flags);
   ASSERT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   r = run_command(testing::driver_command(dir.path(), runner));

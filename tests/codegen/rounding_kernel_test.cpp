@@ -19,7 +19,7 @@ namespace {
 using testing::quoted;
 using testing::run_command;
 
-const char* kDriver = R"DRV(#include <cmath>
+const char* kRoundingDriver = R"DRV(#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -93,7 +93,7 @@ TEST(RoundingKernels, ExactOnEveryTarget) {
   std::ofstream(d + "epilogue.inc") << template_text("kernels/epilogue");
   std::ofstream(d + "math.inc") << template_text("kernels/math");
   std::ofstream(d + "rounding.inc") << template_text("kernels/rounding");
-  std::ofstream(d + "main.cpp") << kDriver;
+  std::ofstream(d + "main.cpp") << kRoundingDriver;
   std::vector<std::pair<std::string, std::string>> targets = {{"generic", ""}};
 #if defined(__x86_64__)
   if (__builtin_cpu_supports("avx2")) targets.push_back({"x86-64-v3", "-march=x86-64-v3"});

@@ -85,7 +85,7 @@ Graph splittable_net() {
 
 // Runs the model on the calling thread, then repeatedly on a pool of 3
 // threads that counts the parts it was given, and compares the bits.
-const char* kDriver = R"DRV(#include <cstdio>
+const char* kThreadPoolDriver = R"DRV(#include <cstdio>
 #include <cstring>
 
 #include "split.h"
@@ -155,7 +155,7 @@ std::string build_and_run(const std::string& target, const std::string& flags) {
   write_generated(files, dir.path());
   const std::string d = dir.path() + "/";
   std::ofstream(d + "hg_spin_pool.h") << template_text("hg_spin_pool.h");
-  std::ofstream(d + "main.cpp") << kDriver;
+  std::ofstream(d + "main.cpp") << kThreadPoolDriver;
   const std::string target_flags = find_target(target).compiler_flags;
   auto r = run_command(quoted(HYBGEN_CXX) + " -std=c++11 -Wall -Wextra -Wpedantic -Werror -pthread " + flags + " " +
                        target_flags + " -I" + quoted(dir.path()) + " " + quoted(d + "main.cpp") + " " +

@@ -29,8 +29,6 @@ std::map<std::string, Constant> sample_tensors() {
           {"aux:bn_running_mean", Constant::f32({1}, {7})}};
 }
 
-void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
 TEST(MxnetParams, EveryRecordLayoutRoundTrips) {
   for (auto layout : {MxnetRecordLayout::kV1, MxnetRecordLayout::kV2, MxnetRecordLayout::kV3,
                       MxnetRecordLayout::kLegacy}) {
@@ -109,7 +107,7 @@ TEST(MxnetSymbol, OldLayoutsAndAllUnsupportedOpsInOneError) {
   TempDir tmp("hybgen-mxnet-test");
   // MXNet 0.8: `param` attributes, two-element entries, several heads.
   const std::string old_format = tmp.path() + "/old-symbol.json";
-  write_text(old_format, R"({"nodes": [
+  write_file_atomic(old_format, R"({"nodes": [
       {"op": "null", "name": "data", "inputs": []},
       {"op": "Activation", "name": "act", "param": {"act_type": "tanh"}, "inputs": [[0, 0]]},
       {"op": "_mul_scalar", "name": "twice", "attr": {"scalar": "2"}, "inputs": [[1, 0]]}],
@@ -122,7 +120,7 @@ TEST(MxnetSymbol, OldLayoutsAndAllUnsupportedOpsInOneError) {
   EXPECT_DOUBLE_EQ(g.nodes[1].attrs.get_float("scalar"), 2.0);
 
   const std::string unsupported = tmp.path() + "/bad-symbol.json";
-  write_text(unsupported, R"({"nodes": [
+  write_file_atomic(unsupported, R"({"nodes": [
       {"op": "null", "name": "data", "inputs": []},
       {"op": "FancyConv", "name": "c1", "inputs": [[0, 0, 0]]},
       {"op": "Mystery", "name": "m1", "inputs": [[1, 0, 0]]}],
@@ -135,7 +133,7 @@ TEST(MxnetSymbol, OldLayoutsAndAllUnsupportedOpsInOneError) {
 TEST(MxnetSymbol, WeightMissingFromParamsIsNamed) {
   TempDir tmp("hybgen-mxnet-test");
   const std::string symbol = tmp.path() + "/net-symbol.json";
-  write_text(symbol, R"({"nodes": [
+  write_file_atomic(symbol, R"({"nodes": [
       {"op": "null", "name": "data", "inputs": []},
       {"op": "null", "name": "fc_weight", "inputs": []},
       {"op": "null", "name": "fc_bias", "inputs": []},
@@ -194,7 +192,7 @@ TEST(MxnetLegacy, TheMxnet08FileImportsWithRandomWeights) {
 // bn-symbol.json (kLegacyBatchNorm) and bn-0000.params in `tmp`, and the
 // options that import them quietly.
 MxnetImportOptions write_legacy_batch_norm(const TempDir& tmp, bool with_stats) {
-  write_text(tmp.path() + "/bn-symbol.json", kLegacyBatchNorm);
+  write_file_atomic(tmp.path() + "/bn-symbol.json", kLegacyBatchNorm);
   write_mxnet_params(tmp.path() + "/bn-0000.params", legacy_batch_norm_params(with_stats));
   MxnetImportOptions options;
   options.input_shapes["data"] = {2, 3, 4};
@@ -228,7 +226,7 @@ TEST(MxnetLegacy, ThreeInputBatchNormWithoutStatisticsIsACleanError) {
 TEST(MxnetLegacy, BatchNormWithAnotherInputCountIsAnErrorNotACrash) {
   // Four inputs: neither form. The shape rule must refuse it, whoever calls it first.
   TempDir tmp("hybgen-mxnet-test");
-  write_text(tmp.path() + "/bn4-symbol.json", R"({"nodes": [
+  write_file_atomic(tmp.path() + "/bn4-symbol.json", R"({"nodes": [
       {"op": "null", "name": "data", "inputs": []},
       {"op": "null", "name": "bn_gamma", "inputs": []},
       {"op": "null", "name": "bn_beta", "inputs": []},
@@ -248,7 +246,7 @@ TEST(MxnetLegacy, BatchNormWithAnotherInputCountIsAnErrorNotACrash) {
 
 TEST(MxnetLegacy, KeysMxnetIgnoresAreSkippedWithOneNoteEach) {
   TempDir tmp("hybgen-mxnet-test");
-  write_text(tmp.path() + "/k-symbol.json", R"({"nodes": [
+  write_file_atomic(tmp.path() + "/k-symbol.json", R"({"nodes": [
       {"op": "null", "name": "data", "inputs": []},
       {"op": "Activation", "name": "a1", "attrs": {"act_type": "relu", "__force_mirroring__": "True",
        "__profiler_scope__": "net:", "ctx_group": "g1"}, "inputs": [[0, 0, 0]]},
@@ -273,7 +271,7 @@ TEST(MxnetLegacy, KeysMxnetIgnoresAreSkippedWithOneNoteEach) {
                            "node 'a2' (Activation): attribute 'lr_mult'"})
     EXPECT_NE(all.find(text), std::string::npos) << all;
   // A key MXNet would not ignore is still refused.
-  write_text(tmp.path() + "/u-symbol.json", R"({"nodes": [
+  write_file_atomic(tmp.path() + "/u-symbol.json", R"({"nodes": [
       {"op": "null", "name": "data", "inputs": []},
       {"op": "Activation", "name": "a1", "attrs": {"act_type": "relu", "slope": "0.1"}, "inputs": [[0, 0, 0]]}],
     "arg_nodes": [0], "heads": [[1, 0, 0]]})");
@@ -285,7 +283,7 @@ TEST(MxnetLegacy, KeysMxnetIgnoresAreSkippedWithOneNoteEach) {
 // Gluon's F.relu(x), F.sigmoid(x), ... export ops of their own; Swish is x * sigmoid(x).
 TEST(MxnetSymbol, StandaloneActivationsBecomeActivation) {
   TempDir tmp("hybgen-mxnet-test");
-  write_text(tmp.path() + "/act-symbol.json", R"({"nodes": [
+  write_file_atomic(tmp.path() + "/act-symbol.json", R"({"nodes": [
       {"op": "null", "name": "data", "inputs": []},
       {"op": "relu", "name": "r", "inputs": [[0, 0, 0]]},
       {"op": "sigmoid", "name": "s", "inputs": [[1, 0, 0]]},
@@ -312,11 +310,13 @@ TEST(MxnetSymbol, AxisNoneIsTheFlattenedInputNotTheDefaultAxis) {
   TempDir tmp("hybgen-mxnet-test");
   for (const std::string op : {"topk", "pick"}) {
     const bool pick = op == "pick";
-    write_text(tmp.path() + "/" + op + "-symbol.json", R"({"nodes": [
+    write_file_atomic(tmp.path() + "/" + op + "-symbol.json", R"({"nodes": [
         {"op": "null", "name": "data", "inputs": []},
         {"op": "null", "name": "index", "inputs": []},
-        {"op": ")" + op + R"(", "name": "sel", "attrs": {"axis": "None")" + (pick ? "" : R"(, "k": "3")") +
-                                                                 R"(}, "inputs": [[0, 0, 0])" + (pick ? ", [1, 0, 0]" : "") + R"(]}],
+        {"op": ")" + op + R"(", "name": "sel", "attrs": {"axis": "None")" +
+                                                                  (pick ? "" : R"(, "k": "3")") +
+                                                                  R"(}, "inputs": [[0, 0, 0])" +
+                                                                  (pick ? ", [1, 0, 0]" : "") + R"(]}],
       "arg_nodes": [0, 1], "heads": [[2, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}})");
     MxnetImportOptions options;
     options.input_shapes["data"] = {2, 5};

@@ -17,8 +17,6 @@ namespace {
 
 using testing::error_of;
 
-void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
 // The shape of every value of an imported graph, by the ops' own rules.
 std::map<std::string, Shape> shapes_of(const Graph& g) {
   std::map<std::string, Shape> shapes;
@@ -36,7 +34,7 @@ std::map<std::string, Shape> shapes_of(const Graph& g) {
 std::map<std::string, Shape> import_text(const std::string& text, const std::map<std::string, Shape>& shapes) {
   TempDir tmp("hybgen-mxnet-nd-test");
   const std::string path = tmp.path() + "/m-symbol.json";
-  write_text(path, text);
+  write_file_atomic(path, text);
   MxnetImportOptions options;
   for (const auto& [name, shape] : shapes) options.input_shapes[name] = shape;
   options.random_weights_seed = 1;

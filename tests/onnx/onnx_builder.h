@@ -11,11 +11,13 @@
 //   std::vector<Tensor> out = run_graph(g, {{"x", Tensor::random_uniform({1, 3, 8, 8}, -1, 1, 7)}});
 #pragma once
 
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML=1)
+
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
-
-#include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML=1)
 
 #include "error_matchers.h"
 #include "io/onnx/onnx_model.h"
@@ -165,6 +167,22 @@ class OnnxBuilder {
 
   onnx::ModelProto model;
 };
+
+// n values drawn uniformly from [-1, 1) with `seed`.
+inline std::vector<float> seeded(std::size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+inline std::vector<float> values(const Tensor& t) { return std::vector<float>(t.data(), t.data() + t.size()); }
+
+inline void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-5f) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "element " << i;
+}
 
 // Runs a graph with the reference interpreter.
 inline std::vector<Tensor> run_graph(const Graph& graph, const std::map<std::string, Tensor>& inputs) {

@@ -19,16 +19,9 @@ namespace fs = std::filesystem;
 using testing::quoted;
 using testing::run_command;
 using testing_onnx::OnnxBuilder;
+using testing_onnx::seeded;
 
-const std::string kHybgen = HYBGEN_BINARY;
-
-std::vector<float> seeded(std::size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+using testing::kHybgen;
 
 // A small conv net as torch.onnx.export writes it: symbolic batch, the
 // flatten as Shape/Gather/Unsqueeze/Concat/Reshape, Gemm with transB.

@@ -13,24 +13,12 @@
 namespace hybgen {
 namespace {
 
+using testing_onnx::expect_near;
 using testing_onnx::import_error;
 using testing_onnx::OnnxBuilder;
 using testing_onnx::run_graph;
-
-std::vector<float> seeded(std::size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-std::vector<float> values(const Tensor& t) { return std::vector<float>(t.data(), t.data() + t.size()); }
-
-void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-5f) {
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "element " << i;
-}
+using testing_onnx::seeded;
+using testing_onnx::values;
 
 // Gemm over every combination of transA, transB, a constant or runtime B and
 // the shapes C may have.

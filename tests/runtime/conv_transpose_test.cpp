@@ -7,17 +7,11 @@
 #include <cmath>
 
 #include "runtime-lite/hybgen.h"
+#include "runtime/tensor_compare.h"
 #include "zoo.h"
 
 namespace hybgen {
 namespace {
-
-float max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  float d = 0;
-  for (int64_t i = 0; i < a.size(); ++i) d = std::fmax(d, std::fabs(a.data()[i] - b.data()[i]));
-  return d;
-}
 
 TEST(ConvTranspose, OneDimensionalByHand) {
   // Each input value lays a copy of the kernel down, `stride` apart; overlaps add.

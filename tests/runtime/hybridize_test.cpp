@@ -7,6 +7,7 @@
 #include "error_matchers.h"
 #include "io/file_util.h"
 #include "runtime-lite/hybgen.h"
+#include "runtime/tensor_compare.h"
 
 namespace hybgen {
 namespace {
@@ -24,13 +25,6 @@ class Counted : public HybridBlock {
   std::shared_ptr<nn::Dense> fc1, fc2;
   int calls = 0;
 };
-
-float max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  float d = 0;
-  for (int64_t i = 0; i < a.size(); ++i) d = std::fmax(d, std::fabs(a.data()[i] - b.data()[i]));
-  return d;
-}
 
 TEST(Hybridize, ReinitializedParametersAreRebound) {
   auto net = std::make_shared<Counted>();

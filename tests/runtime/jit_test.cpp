@@ -3,21 +3,21 @@
 // rebuilt, two processes on one entry) and the interpreter where no
 // compiler is found or compiling fails.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "io/file_util.h"
 #include "run_command.h"
 #include "runtime-lite/hybgen.h"
+#include "runtime/tensor_compare.h"
 
 namespace hybgen {
 namespace {
@@ -32,13 +32,6 @@ class Mlp : public HybridBlock {
   Tensor hybrid_forward(const Ops& F, const Tensor& x) override { return F.softmax((*fc2)((*fc1)(x))); }
   std::shared_ptr<nn::Dense> fc1, fc2;
 };
-
-float max_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  float d = 0;
-  for (int64_t i = 0; i < a.size(); ++i) d = std::fmax(d, std::fabs(a.data()[i] - b.data()[i]));
-  return d;
-}
 
 // The compiled graphs under `cache` (folders named by 32 hex digits). Besides
 // them the cache holds only precompiled headers ("pch-...", built in the
@@ -85,7 +78,7 @@ TEST(Jit, CompiledOutputsEqualEagerAndTheWarmCacheIsHit) {
   TempDir cache("jit-cache");
   Case c;
   c.net->hybridize(true, compiling(cache.path()));
-  EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f);
+  EXPECT_LE(max_abs_diff((*c.net)(c.x), c.eager), 1e-6f);
   const JitTimings cold = *c.net->first_call_cost();
   EXPECT_TRUE(cold.compiled) << cold.why_not_compiled;
   EXPECT_FALSE(cold.cache_hit);
@@ -94,7 +87,7 @@ TEST(Jit, CompiledOutputsEqualEagerAndTheWarmCacheIsHit) {
   EXPECT_NE(cold.str().find("(compiled)"), std::string::npos) << cold.str();
 
   c.net->hybridize(true, compiling(cache.path()));  // forgets the traced graph: the next call traces again
-  EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f);
+  EXPECT_LE(max_abs_diff((*c.net)(c.x), c.eager), 1e-6f);
   const JitTimings warm = *c.net->first_call_cost();
   EXPECT_TRUE(warm.compiled);
   EXPECT_TRUE(warm.cache_hit);
@@ -114,7 +107,7 @@ TEST(Jit, AbandonedBuildFoldersAreRemoved) {
   fs::last_write_time(old_build, fs::file_time_type::clock::now() - std::chrono::hours(25));
   Case c;
   c.net->hybridize(true, compiling(cache.path()));
-  EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f);
+  EXPECT_LE(max_abs_diff((*c.net)(c.x), c.eager), 1e-6f);
   EXPECT_FALSE(fs::exists(old_build));
   EXPECT_TRUE(fs::exists(fresh_build));
 }
@@ -132,8 +125,8 @@ TEST(Jit, NewParameterValuesRunWithoutRecompiling) {
   const Tensor changed = (*c.net)(c.x);
   c.net->hybridize(false);
   const Tensor eager = (*c.net)(c.x);
-  EXPECT_GT(max_diff(eager, c.eager), 1e-3f);
-  EXPECT_LE(max_diff(changed, eager), 1e-6f);
+  EXPECT_GT(max_abs_diff(eager, c.eager), 1e-3f);
+  EXPECT_LE(max_abs_diff(changed, eager), 1e-6f);
   EXPECT_EQ(entries(cache.path()).size(), 1u);  // the same library, new packed weights
   EXPECT_EQ(fs::last_write_time(library), built);
 
@@ -143,7 +136,7 @@ TEST(Jit, NewParameterValuesRunWithoutRecompiling) {
   c.net->hybridize(true, compiling(cache.path()));
   (*c.net)(c.x);
   c.net->load_parameters(cache.path() + "/../jit-other.safetensors");
-  EXPECT_LE(max_diff((*c.net)(c.x), other.eager), 1e-6f);
+  EXPECT_LE(max_abs_diff((*c.net)(c.x), other.eager), 1e-6f);
   EXPECT_EQ(entries(cache.path()).size(), 1u);
   fs::remove(cache.path() + "/../jit-other.safetensors");
 }
@@ -170,7 +163,7 @@ TEST(Jit, ADamagedCacheEntryIsRebuilt) {
     c.net->hybridize(false);  // unloads the library before it is damaged
     damages[i]();
     c.net->hybridize(true, compiling(cache.path()));
-    EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f) << "damage " << i;
+    EXPECT_LE(max_abs_diff((*c.net)(c.x), c.eager), 1e-6f) << "damage " << i;
     EXPECT_TRUE(c.net->first_call_cost()->compiled) << "damage " << i;
     EXPECT_FALSE(c.net->first_call_cost()->cache_hit) << "damage " << i;
     EXPECT_EQ(entries(cache.path()), std::vector<std::string>{fs::path(entry).filename().string()});
@@ -187,7 +180,7 @@ TEST(Jit, RaceChild) {
   c.net->hybridize(true, compiling(cache));
   const Tensor y = (*c.net)(c.x);
   ASSERT_TRUE(c.net->first_call_cost()->compiled) << c.net->first_call_cost()->why_not_compiled;
-  ASSERT_LE(max_diff(y, c.eager), 1e-6f);
+  ASSERT_LE(max_abs_diff(y, c.eager), 1e-6f);
   std::ofstream(out) << y.str();
 }
 
@@ -215,7 +208,7 @@ TEST(Jit, WithoutACompilerTheOptimizedGraphRunsOnTheInterpreter) {
   HybridizeOptions missing = compiling(cache.path());
   missing.cxx = "/nonexistent/c++";
   c.net->hybridize(true, missing);
-  EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f);
+  EXPECT_LE(max_abs_diff((*c.net)(c.x), c.eager), 1e-6f);
   const JitTimings* cost = c.net->first_call_cost();
   EXPECT_FALSE(cost->compiled);
   EXPECT_NE(cost->why_not_compiled.find("no C++ compiler: '/nonexistent/c++'"), std::string::npos)
@@ -224,7 +217,7 @@ TEST(Jit, WithoutACompilerTheOptimizedGraphRunsOnTheInterpreter) {
   HybridizeOptions failing = compiling(cache.path());
   failing.cxx = "false";  // runs, and fails
   c.net->hybridize(true, failing);
-  EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f);
+  EXPECT_LE(max_abs_diff((*c.net)(c.x), c.eager), 1e-6f);
   EXPECT_FALSE(c.net->first_call_cost()->compiled);
   EXPECT_NE(c.net->first_call_cost()->why_not_compiled.find("did not compile"), std::string::npos);
   EXPECT_TRUE(entries(cache.path()).empty());  // the failed build left nothing
@@ -232,7 +225,7 @@ TEST(Jit, WithoutACompilerTheOptimizedGraphRunsOnTheInterpreter) {
   HybridizeOptions off = compiling(cache.path());
   off.compile = false;
   c.net->hybridize(true, off);
-  EXPECT_LE(max_diff((*c.net)(c.x), c.eager), 1e-6f);
+  EXPECT_LE(max_abs_diff((*c.net)(c.x), c.eager), 1e-6f);
   EXPECT_NE(c.net->first_call_cost()->why_not_compiled.find("compiling is off"), std::string::npos);
 }
 

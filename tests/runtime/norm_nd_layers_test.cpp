@@ -8,16 +8,10 @@
 
 #include "error_matchers.h"
 #include "runtime-lite/hybgen.h"
+#include "runtime/tensor_compare.h"
 
 namespace hybgen {
 namespace {
-
-float max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  float d = 0;
-  for (int64_t i = 0; i < a.size(); ++i) d = std::fmax(d, std::fabs(a.data()[i] - b.data()[i]));
-  return d;
-}
 
 class Net1D : public HybridBlock {
  public:

@@ -7,18 +7,12 @@
 
 #include "error_matchers.h"
 #include "runtime-lite/hybgen.h"
+#include "runtime/tensor_compare.h"
 
 namespace hybgen {
 namespace {
 
 float sig(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-
-float max_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  float d = 0;
-  for (int64_t i = 0; i < a.size(); ++i) d = std::fmax(d, std::fabs(a.data()[i] - b.data()[i]));
-  return d;
-}
 
 TEST(RnnOp, LstmAndGruStepsByHand) {
   const Ops F;
@@ -119,7 +113,7 @@ TEST(RnnLayers, StatesInAndOutAndLayouts) {
     ntc->collect_params()[i]->set_data(gru->collect_params()[i]->data());
   const Tensor y = (*ntc)(Ops().transpose(x, {1, 0, 2}));
   EXPECT_EQ(y.shape(), (Shape{2, 4, 5}));
-  EXPECT_LE(max_diff(Ops().transpose(y, {1, 0, 2}), out), 0.0f);
+  EXPECT_LE(max_abs_diff(Ops().transpose(y, {1, 0, 2}), out), 0.0f);
 }
 
 // Eager and hybridized (the optimized graph on the interpreter): the same
@@ -136,7 +130,7 @@ TEST(RnnLayers, HybridizedMatchesEager) {
     HybridizeOptions interpreted;
     interpreted.compile = false;
     layers[i]->hybridize(true, interpreted);
-    EXPECT_LE(max_diff((*layers[i])(x), eager), 1e-6f);
+    EXPECT_LE(max_abs_diff((*layers[i])(x), eager), 1e-6f);
     EXPECT_FALSE(layers[i]->first_call_cost()->compiled);
   }
 }

@@ -8,6 +8,7 @@
 #include "io/file_util.h"
 #include "ops/op_util.h"
 #include "runtime-lite/hybgen.h"
+#include "runtime/tensor_compare.h"
 
 namespace hybgen {
 namespace {
@@ -28,12 +29,6 @@ class Net : public HybridBlock {
   std::shared_ptr<nn::Dense> fc1, fc2, fc3;
   int calls = 0;
 };
-
-double max_diff(const Tensor& a, const Tensor& b) {
-  double d = 0;
-  for (int64_t i = 0; i < a.size(); ++i) d = std::max(d, static_cast<double>(std::fabs(a.data()[i] - b.data()[i])));
-  return d;
-}
 
 TEST(Tensor, CreationArithmeticAndPrinting) {
   const Tensor a = Tensor::from_vector({2, 3}, {1, 2, 3, 4, 5, 6});
@@ -101,8 +96,8 @@ TEST(Hybridize, TracesOnceThenRunsTheCachedGraph) {
   const Tensor traced = (*net)(x);
   const Tensor cached = (*net)(x);
   EXPECT_EQ(net->calls, 2);  // the third call ran the graph
-  EXPECT_LE(max_diff(eager, traced), 1e-6);
-  EXPECT_LE(max_diff(eager, cached), 1e-6);
+  EXPECT_LE(max_abs_diff(eager, traced), 1e-6);
+  EXPECT_LE(max_abs_diff(eager, cached), 1e-6);
   (*net)(Tensor::random_normal({3, 512}, 0.0f, 1.0f, 1));  // a new shape traces again
   EXPECT_EQ(net->calls, 3);
   // Parameter changes are seen by the cached graph (it binds live tensors).
@@ -191,7 +186,7 @@ TEST(Export, RoundTripThroughFilesReproducesTheBlock) {
   EXPECT_EQ(g.nodes.size(), 4u);  // Dropout is still in the exported graph
   Interpreter interp(g);
   EXPECT_EQ(interp.graph().nodes.size(), 3u);  // and gone after the passes
-  EXPECT_LE(max_diff(interp.run({{"data", x}})[0], y), 1e-6);
+  EXPECT_LE(max_abs_diff(interp.run({{"data", x}})[0], y), 1e-6);
 }
 
 TEST(Interpreter, InputErrorsNameTheInput) {

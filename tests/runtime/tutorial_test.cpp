@@ -9,6 +9,7 @@
 
 #include "io/file_util.h"
 #include "runtime-lite/hybgen.h"
+#include "runtime/tensor_compare.h"
 
 namespace {
 
@@ -30,13 +31,6 @@ class Net : public HybridBlock {
   std::shared_ptr<nn::Dense> fc1, fc2, fc3;
   int calls = 0;
 };
-
-float max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  float d = 0;
-  for (int64_t i = 0; i < a.size(); ++i) d = std::fmax(d, std::fabs(a.data()[i] - b.data()[i]));
-  return d;
-}
 
 TEST(Tutorial, NetRunsEagerHybridizedCachedAndSymbolically) {
   TempDir tmp("hybgen-tutorial-test");

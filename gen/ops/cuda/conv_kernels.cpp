@@ -67,8 +67,6 @@ int64_t partial_floats(const ConvGeometry& g, Path path) {
   return splits > 1 ? splits * s.batch * s.m * s.n : 0;
 }
 
-std::string n(int64_t v) { return std::to_string(v); }
-
 KernelCall emit(const EmitContext& ctx) {
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1])
     throw Error("the CUDA convolution reads weights as given: Convolution got packed ones");
@@ -81,23 +79,26 @@ KernelCall emit(const EmitContext& ctx) {
     const std::vector<int64_t> geo{g.n,  g.c,  g.d,  g.h,  g.w,  g.f,  g.kd, g.kh, g.kw, g.od, g.oh,
                                    g.ow, g.sd, g.sh, g.sw, g.pd, g.ph, g.pw, g.dd, g.dh, g.dw, g.groups};
     std::string list;
-    for (int64_t v : geo) list += (list.empty() ? "" : ", ") + n(v) + "L";
+    for (int64_t v : geo) list += (list.empty() ? "" : ", ") + int_str(v) + "L";
     return {{"conv3d"}, "HG_CHECK(hg_conv3d(" + ctx.stream + ", " + x + ", " + w + ", " + bias + ", " + y +
                             ", HgConv3dGeometry{{" + list + "}}, " + epilogue + "));"};
   }
   if (path == Path::kDepthwise)
-    return {{"depthwise"}, "HG_CHECK(hg_depthwise_conv2d(" + ctx.stream + ", " + x + ", " + w + ", " + bias + ", " +
-                               y + ", " + n(g.n) + ", " + n(g.c) + ", " + n(g.h) + ", " + n(g.w) + ", " + n(g.oh) +
-                               ", " + n(g.ow) + ", " + n(g.kh) + ", " + n(g.kw) + ", " + n(g.sh) + ", " + n(g.sw) +
-                               ", " + n(g.ph) + ", " + n(g.pw) + ", " + n(g.dh) + ", " + n(g.dw) + ", " + epilogue +
-                               "));"};
+    return {{"depthwise"},
+            "HG_CHECK(hg_depthwise_conv2d(" + ctx.stream + ", " + x + ", " + w + ", " + bias + ", " + y + ", " +
+                int_str(g.n) + ", " + int_str(g.c) + ", " + int_str(g.h) + ", " + int_str(g.w) + ", " + int_str(g.oh) +
+                ", " + int_str(g.ow) + ", " + int_str(g.kh) + ", " + int_str(g.kw) + ", " + int_str(g.sh) + ", " +
+                int_str(g.sw) + ", " + int_str(g.ph) + ", " + int_str(g.pw) + ", " + int_str(g.dh) + ", " +
+                int_str(g.dw) + ", " + epilogue + "));"};
   if (path == Path::kDense) {
     // y[img, f] = sum_c x[img, c] W[f, c]: B K-contiguous, channel = column.
-    const std::string operands = x + ", " + n(g.c) + ", 0, " + w + ", " + n(g.c) + ", 0, " + bias + ", " + y + ", " +
-                                 n(g.f) + ", 0, " + n(g.f) + ", 1, " + n(g.n) + ", " + n(g.f) + ", " + n(g.c) + ", ";
+    const std::string operands = x + ", " + int_str(g.c) + ", 0, " + w + ", " + int_str(g.c) + ", 0, " + bias + ", " +
+                                 y + ", " + int_str(g.f) + ", 0, " + int_str(g.f) + ", 1, " + int_str(g.n) + ", " +
+                                 int_str(g.f) + ", " + int_str(g.c) + ", ";
     if (dense_gemv(g)) {
       const int64_t mr = g.n <= 1 ? 1 : g.n <= 2 ? 2 : g.n <= 4 ? 4 : 8;
-      return {{"gemm"}, "HG_CHECK((hg_gemv<" + n(mr) + ", 0, 0>(" + ctx.stream + ", " + operands + epilogue + ")));"};
+      return {{"gemm"},
+              "HG_CHECK((hg_gemv<" + int_str(mr) + ", 0, 0>(" + ctx.stream + ", " + operands + epilogue + ")));"};
     }
   }
   const Shape4 s = gemm_shape(g, path);
@@ -105,30 +106,35 @@ KernelCall emit(const EmitContext& ctx) {
   cuda_gemm_plan(s.batch, s.m, s.n, s.k, path == Path::kImplicit, &config, &splits);
   const int64_t need = partial_floats(g, path);
   const bool scratch = need > 0 && !ctx.scratch.empty() && ctx.scratch_floats >= need;
-  const std::string split_args = n(scratch ? splits : 1) + ", " + (scratch ? ctx.scratch : std::string("nullptr"));
+  const std::string split_args =
+      int_str(scratch ? splits : 1) + ", " + (scratch ? ctx.scratch : std::string("nullptr"));
   const std::string split_k = scratch ? "" : ", false";  // no reduction kernel to compile
   if (path == Path::kDense)
-    return {{"gemm"}, "HG_CHECK((hg_gemm<" + n(config) + ", 0, 0" + split_k + ">(" + ctx.stream + ", " + x + ", " + n(g.c) + ", 0, " +
-                          w + ", " + n(g.c) + ", 0, " + bias + ", " + y + ", " + n(g.f) + ", 0, " + n(g.f) + ", 1, " +
-                          n(g.n) + ", " + n(g.f) + ", " + n(g.c) + ", " + split_args + ", " + epilogue + ")));"};
+    return {{"gemm"},
+            "HG_CHECK((hg_gemm<" + int_str(config) + ", 0, 0" + split_k + ">(" + ctx.stream + ", " + x + ", " +
+                int_str(g.c) + ", 0, " + w + ", " + int_str(g.c) + ", 0, " + bias + ", " + y + ", " + int_str(g.f) +
+                ", 0, " + int_str(g.f) + ", 1, " + int_str(g.n) + ", " + int_str(g.f) + ", " + int_str(g.c) + ", " +
+                split_args + ", " + epilogue + ")));"};
   if (path == Path::kDirect1x1)
-    return {{"gemm", "conv"}, "HG_CHECK((hg_conv2d_1x1<" + n(config) + split_k + ">(" + ctx.stream + ", " + x + ", " + w + ", " +
-                                  bias + ", " + y + ", " + n(g.n) + ", " + n(g.c) + ", " + n(g.h * g.w) + ", " +
-                                  n(g.f) + ", " + n(g.groups) + ", " + split_args + ", " + epilogue + ")));"};
+    return {{"gemm", "conv"},
+            "HG_CHECK((hg_conv2d_1x1<" + int_str(config) + split_k + ">(" + ctx.stream + ", " + x + ", " + w + ", " +
+                bias + ", " + y + ", " + int_str(g.n) + ", " + int_str(g.c) + ", " + int_str(g.h * g.w) + ", " +
+                int_str(g.f) + ", " + int_str(g.groups) + ", " + split_args + ", " + epilogue + ")));"};
   return {{"gemm", "conv"},
-          "HG_CHECK((hg_conv2d_gemm<" + n(config) + ", " + n(g.kh) + ", " + n(g.kw) + split_k + ">(" + ctx.stream + ", " + x +
-              ", " + w + ", " + bias + ", " + y + ", " + n(g.n) + ", " + n(g.c) + ", " + n(g.h) + ", " + n(g.w) +
-              ", " + n(g.f) + ", " + n(g.oh) + ", " + n(g.ow) + ", " + n(g.sh) + ", " + n(g.sw) + ", " + n(g.ph) +
-              ", " + n(g.pw) + ", " + n(g.dh) + ", " + n(g.dw) + ", " + n(g.groups) + ", " + split_args + ", " +
-              epilogue + ")));"};
+          "HG_CHECK((hg_conv2d_gemm<" + int_str(config) + ", " + int_str(g.kh) + ", " + int_str(g.kw) + split_k + ">(" +
+              ctx.stream + ", " + x + ", " + w + ", " + bias + ", " + y + ", " + int_str(g.n) + ", " + int_str(g.c) +
+              ", " + int_str(g.h) + ", " + int_str(g.w) + ", " + int_str(g.f) + ", " + int_str(g.oh) + ", " +
+              int_str(g.ow) + ", " + int_str(g.sh) + ", " + int_str(g.sw) + ", " + int_str(g.ph) + ", " +
+              int_str(g.pw) + ", " + int_str(g.dh) + ", " + int_str(g.dw) + ", " + int_str(g.groups) + ", " +
+              split_args + ", " + epilogue + ")));"};
 }
 
-const CudaKernelRegistrar reg("Convolution",
-                              CudaOpKernel{emit, [](const Attrs& a, const std::vector<TensorType>& in,
-                                                    const std::vector<TensorType>&) {
-                                             const ConvGeometry g = conv_geometry(a, in[0].shape);
-                                             return partial_floats(g, path_of(g)) * 4;
-                                           }});
+const CudaKernelRegistrar conv_kernels_registrar(
+    "Convolution",
+    CudaOpKernel{emit, [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
+                   const ConvGeometry g = conv_geometry(a, in[0].shape);
+                   return partial_floats(g, path_of(g)) * 4;
+                 }});
 
 }  // namespace
 }  // namespace hybgen

@@ -76,7 +76,8 @@ int64_t scratch_bytes(const Attrs& a, const std::vector<TensorType>& in, const s
   return fused_fits(g) ? 0 : g.n * g.mid * g.h * g.w * static_cast<int64_t>(sizeof(float));
 }
 
-const CudaKernelRegistrar reg("_pointwise_depthwise_conv", CudaOpKernel{emit_pointwise_depthwise, scratch_bytes});
+const CudaKernelRegistrar depthwise_kernels_registrar("_pointwise_depthwise_conv",
+                                                      CudaOpKernel{emit_pointwise_depthwise, scratch_bytes});
 
 }  // namespace
 }  // namespace hybgen

@@ -147,24 +147,25 @@ int64_t scratch_of(const Gemm& g) {
   return splits > 1 ? int64_t{splits} * g.batch * g.m * g.n * 4 : 0;
 }
 
-std::string n(int64_t v) { return std::to_string(v); }
-
 KernelCall emit(const Gemm& g, const EmitContext& ctx, const std::string& bias) {
-  const std::string operands = ctx.in[0] + ", " + n(g.a_ld) + ", " + n(g.a_sb) + ", " + ctx.in[1] + ", " + n(g.b_ld) +
-                               ", " + n(g.b_sb) + ", " + bias + ", " + ctx.out[0] + ", " + n(g.c_ld) + ", " +
-                               n(g.c_sb) + ", " + n(g.channels) + ", " + n(g.batch) + ", " + n(g.m) + ", " + n(g.n) +
-                               ", " + n(g.k) + ", ";
-  const std::string layouts = n(g.am) + ", " + n(g.bm);
+  const std::string operands = ctx.in[0] + ", " + int_str(g.a_ld) + ", " + int_str(g.a_sb) + ", " + ctx.in[1] + ", " +
+                               int_str(g.b_ld) + ", " + int_str(g.b_sb) + ", " + bias + ", " + ctx.out[0] + ", " +
+                               int_str(g.c_ld) + ", " + int_str(g.c_sb) + ", " + int_str(g.channels) + ", " +
+                               int_str(g.batch) + ", " + int_str(g.m) + ", " + int_str(g.n) + ", " + int_str(g.k) +
+                               ", ";
+  const std::string layouts = int_str(g.am) + ", " + int_str(g.bm);
   if (use_gemv(g))
-    return {{"gemm"}, "HG_CHECK((hg_gemv<" + n(gemv_rows(g.m)) + ", " + layouts + ">(" + ctx.stream + ", " + operands +
-                          epilogue_argument(ctx) + ")));"};
+    return {{"gemm"},
+            "HG_CHECK((hg_gemv<" + int_str(gemv_rows(g.m)) + ", " + layouts + ">(" + ctx.stream + ", " + operands +
+                epilogue_argument(ctx) + ")));"};
   int config = 0, splits = 1;
   cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, &config, &splits);
   const bool scratch = splits > 1 && !ctx.scratch.empty() && ctx.scratch_floats >= splits * g.batch * g.m * g.n;
   const std::string split_k = scratch ? "" : ", false";  // no reduction kernel to compile
-  return {{"gemm"}, "HG_CHECK((hg_gemm<" + n(config) + ", " + layouts + split_k + ">(" + ctx.stream + ", " + operands +
-                        n(scratch ? splits : 1) + ", " + (scratch ? ctx.scratch : std::string("nullptr")) + ", " +
-                        epilogue_argument(ctx) + ")));"};
+  return {{"gemm"},
+          "HG_CHECK((hg_gemm<" + int_str(config) + ", " + layouts + split_k + ">(" + ctx.stream + ", " + operands +
+              int_str(scratch ? splits : 1) + ", " + (scratch ? ctx.scratch : std::string("nullptr")) + ", " +
+              epilogue_argument(ctx) + ")));"};
 }
 
 void check_unpacked(const EmitContext& ctx) {

@@ -16,15 +16,6 @@
 namespace hybgen {
 namespace {
 
-struct AxisView {
-  int64_t outer, n, inner;
-};
-
-AxisView axis_view(const Shape& s, int64_t axis_attr) {
-  const int axis = normalize_axis(axis_attr, s.size());
-  return {dims_product(s, 0, axis), s[axis], dims_product(s, axis + 1, s.size())};
-}
-
 std::string sizes(const AxisView& v) {
   return std::to_string(v.outer) + "L, " + std::to_string(v.n) + "L, " + std::to_string(v.inner) + "L";
 }

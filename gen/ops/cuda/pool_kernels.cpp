@@ -40,7 +40,7 @@ KernelCall emit_pooling(const EmitContext& ctx) {
                         std::to_string(g.type) + ", " + include_pad + ", " + (global ? "true" : "false") + "));"};
 }
 
-const CudaKernelRegistrar reg("Pooling", CudaOpKernel{emit_pooling, nullptr});
+const CudaKernelRegistrar pool_kernels_registrar("Pooling", CudaOpKernel{emit_pooling, nullptr});
 
 }  // namespace
 }  // namespace hybgen

@@ -10,17 +10,16 @@
 namespace hybgen {
 namespace {
 
-std::string n(int64_t v) { return std::to_string(v); }
-
 KernelCall emit_resize2d(const EmitContext& ctx) {
   const Resize2DParams p = resize2d_params(ctx.node.attrs, ctx.in_types[0].shape);
-  return {{"resize2d"}, "HG_CHECK(hg_resize2d(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                            n(p.planes) + ", " + n(p.ih) + ", " + n(p.iw) + ", " + n(p.oh) + ", " + n(p.ow) + ", " +
-                            cpp_float(p.scale_h) + ", " + cpp_float(p.scale_w) + ", " +
-                            (p.linear ? "true" : "false") + ", " + n(p.transform) + ", " + n(p.rounding) + "));"};
+  return {{"resize2d"},
+          "HG_CHECK(hg_resize2d(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " + int_str(p.planes) +
+              ", " + int_str(p.ih) + ", " + int_str(p.iw) + ", " + int_str(p.oh) + ", " + int_str(p.ow) + ", " +
+              cpp_float(p.scale_h) + ", " + cpp_float(p.scale_w) + ", " + (p.linear ? "true" : "false") + ", " +
+              int_str(p.transform) + ", " + int_str(p.rounding) + "));"};
 }
 
-const CudaKernelRegistrar reg("Resize2D", CudaOpKernel{emit_resize2d, nullptr});
+const CudaKernelRegistrar resize2d_kernels_registrar("Resize2D", CudaOpKernel{emit_resize2d, nullptr});
 
 }  // namespace
 }  // namespace hybgen

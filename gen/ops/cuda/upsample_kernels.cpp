@@ -24,8 +24,6 @@ KernelCall deconv_cuda(const DeconvGeometry& g, const EmitContext& ctx) {
 
 namespace {
 
-std::string n(int64_t v) { return std::to_string(v); }
-
 KernelCall emit_deconvolution(const EmitContext& ctx) {
   return deconv_cuda(deconv_geometry(ctx.node.attrs, ctx.in_types[0].shape), ctx);
 }
@@ -42,8 +40,9 @@ KernelCall emit_upsampling(const EmitContext& ctx) {
     const Shape& s = ctx.in_types[i].shape;
     if (!code.empty()) code += "\n";
     code += "HG_CHECK(hg_upsample_nearest(" + ctx.stream + ", " + ctx.in[i] + ", " + ctx.out[0] + " + " +
-            n(channel0 * out[2] * out[3]) + ", " + n(s[0]) + ", " + n(s[1]) + ", " + n(s[2]) + ", " + n(s[3]) + ", " +
-            n(out[2] / s[2]) + ", " + n(out[1] * out[2] * out[3]) + ", " + (sum && i > 0 ? "true" : "false") + "));";
+            int_str(channel0 * out[2] * out[3]) + ", " + int_str(s[0]) + ", " + int_str(s[1]) + ", " + int_str(s[2]) +
+            ", " + int_str(s[3]) + ", " + int_str(out[2] / s[2]) + ", " + int_str(out[1] * out[2] * out[3]) + ", " +
+            (sum && i > 0 ? "true" : "false") + "));";
     if (!sum) channel0 += s[1];
   }
   return {{"upsample"}, code};
@@ -63,13 +62,15 @@ KernelCall emit_resize(const EmitContext& ctx) {
   // Mode like reads only the second input's shape.
   const std::string like = ctx.in.size() > 1 ? "(void)(" + ctx.in[1] + ");  // only its shape is used\n" : "";
   if (s[2] == o[2] && s[3] == o[3])
-    return {{"copy"}, like + "HG_CHECK(hg_copy(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                          n(planes * s[2] * s[3]) + "));"};
+    return {{"copy"},
+            like + "HG_CHECK(hg_copy(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                int_str(planes * s[2] * s[3]) + "));"};
   const bool align = ctx.node.attrs.get_bool("align_corners");
-  return {{"upsample"}, like + "HG_CHECK(hg_bilinear_resize(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                            n(planes) + ", " + n(s[2]) + ", " + n(s[3]) + ", " + n(o[2]) + ", " + n(o[3]) + ", " +
-                            cpp_float(resize_scale(s[2], o[2], align)) + ", " +
-                            cpp_float(resize_scale(s[3], o[3], align)) + ", " + (align ? "true" : "false") + "));"};
+  return {{"upsample"},
+          like + "HG_CHECK(hg_bilinear_resize(" + ctx.stream + ", " + ctx.in[0] + ", " + ctx.out[0] + ", " +
+              int_str(planes) + ", " + int_str(s[2]) + ", " + int_str(s[3]) + ", " + int_str(o[2]) + ", " +
+              int_str(o[3]) + ", " + cpp_float(resize_scale(s[2], o[2], align)) + ", " +
+              cpp_float(resize_scale(s[3], o[3], align)) + ", " + (align ? "true" : "false") + "));"};
 }
 
 const CudaKernelRegistrar reg_deconvolution("Deconvolution", CudaOpKernel{emit_deconvolution, nullptr});
