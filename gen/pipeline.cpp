@@ -5,11 +5,12 @@
 namespace hybgen {
 
 std::vector<std::string> pass_names(const CompileOptions& options) {
-  if (!options.optimize) return {"validate", "infer_shapes", "remove_identities", "schedule", "plan_memory"};
+  if (!options.optimize)
+    return {"validate", "infer_shapes", "remove_identities", "schedule", "choose_algorithms", "plan_memory"};
   return {"validate",         "infer_shapes",   "remove_identities",        "remove_dead_code",
           "lower_batch_norm", "fold_scale_shift", "fold_constants",         "fuse_pointwise_depthwise",
-          "fuse_strided_batch_dot", "schedule",   "fuse",                   "schedule_kernels",
-          "plan_memory"};
+          "fuse_strided_batch_dot", "schedule",   "fuse",                   "choose_algorithms",
+          "schedule_kernels", "plan_memory"};
 }
 
 CompileOptions CompileOptions::for_target(const Target& target, bool optimize) {
@@ -49,10 +50,13 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
   if (options.optimize) {
     state.kernels = fuse(state.graph);
     after("fuse");
+    state.kernels = choose_algorithms(state.graph, std::move(state.kernels), options.target);
+    after("choose_algorithms");
     state.kernels = schedule_kernels(state.graph, std::move(state.kernels), options.target, options.small_arena);
     after("schedule_kernels");
   } else {
-    state.kernels = unfused_kernels(state.graph);
+    state.kernels = choose_algorithms(state.graph, unfused_kernels(state.graph), options.target);
+    after("choose_algorithms");
   }
   state.plan = plan_memory(state.graph, state.kernels, options.target, options.optimize, options.small_arena);
   state.plan.verify();

@@ -176,7 +176,7 @@ LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
           // kernel reads (C++'s packed GEMM panels).
           std::optional<std::vector<float>> packed;
           if (anchor && target.backend == Backend::kCpp && def.pack_constant && g.constants.at(in).has_data())
-            packed = def.pack_constant(node.attrs, i, in_types, g.constants.at(in).f32_data(), target);
+            packed = def.pack_constant(node.attrs, i, in_types, g.constants.at(in).f32_data(), target, kernel.algorithm);
           if (!packed) {
             add_constant(in);
             if (anchor) lowered.op.in.push_back(in), lowered.op.in_packed.push_back(false);
@@ -236,6 +236,7 @@ EmitContext LoweredModel::op_context(const LoweredKernel& k) {
     ctx.in_types.push_back(graph.type(node.inputs[i]));
   }
   ctx.in_packed = k.op.in_packed;
+  ctx.algorithm = k.kernel->algorithm;
   ctx.in_placed = k.op.in_placed;
   for (std::size_t i = 0; i < k.op.out.size(); ++i) {
     ctx.out.push_back(pointer(k.op.out[i]));

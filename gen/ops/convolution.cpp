@@ -26,7 +26,9 @@
 //     (conv2d.inc).
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ir/error.h"
@@ -265,12 +267,31 @@ ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights
   return is_depthwise(g) ? ConvKernel::kDepthwise : ConvKernel::kDirect;
 }
 
-// The scratch of the kernel chosen for weights known at generation time, as
-// a model's are (weights fed as inputs take a kernel that needs none).
+// The names OpDef::choose_kernel records, in ConvKernel's order.
+const char* const kConvKernelNames[] = {"dense",     "winograd", "rows",           "pixel_gemm", "im2col_gemm",
+                                        "depthwise", "direct",   "im2col_gemm_3d", "direct_3d"};
+
+std::string convolution_choose_kernel(const Attrs& a, const std::vector<TensorType>& in,
+                                      const std::vector<bool>& constant, const Target& target) {
+  const bool weights_known = constant.size() > 1 && constant[1];
+  return kConvKernelNames[static_cast<int>(conv_kernel(conv_geometry(a, in[0].shape), target, weights_known))];
+}
+
+// The kernel choose_kernel recorded; nullopt where none was (the
+// interpreter's memory plan, the CUDA backend).
+std::optional<ConvKernel> recorded_kernel(const std::string& algorithm) {
+  if (algorithm.empty()) return std::nullopt;
+  for (std::size_t i = 0; i < std::size(kConvKernelNames); ++i)
+    if (algorithm == kConvKernelNames[i]) return static_cast<ConvKernel>(i);
+  throw Error("no convolution kernel is named '" + algorithm + "'");
+}
+
 int64_t convolution_scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                                   const Target& target) {
+                                   const Target& target, const std::string& algorithm) {
+  const std::optional<ConvKernel> kernel = recorded_kernel(algorithm);
+  if (!kernel) return 0;
   const ConvGeometry g = conv_geometry(a, in[0].shape);
-  switch (conv_kernel(g, target, true)) {
+  switch (*kernel) {
     case ConvKernel::kWinograd:
       return winograd_positions(g, target) * winograd_block(g, target) * (g.c + g.f);
     case ConvKernel::kPixelGemm:
@@ -286,21 +307,23 @@ int64_t convolution_scratch_floats(const Attrs& a, const std::vector<TensorType>
 
 // Im2col columns shrink to tiles within the budget; other kernels' scratch is fixed.
 int64_t convolution_fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
-                                const Target& target, int64_t budget) {
+                                const Target& target, const std::string& algorithm, int64_t budget) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
-  const ConvKernel kernel = conv_kernel(g, target, true);
-  if ((kernel != ConvKernel::kGemm || reads_input_directly(g)) && kernel != ConvKernel::kGemm3d)
-    return convolution_scratch_floats(a, in, out, target);
+  const std::optional<ConvKernel> kernel = recorded_kernel(algorithm);
+  if (!kernel || ((*kernel != ConvKernel::kGemm || reads_input_directly(g)) && *kernel != ConvKernel::kGemm3d))
+    return convolution_scratch_floats(a, in, out, target, algorithm);
   return reduction(g) * im2col_tile_within(g, budget);
 }
 
 // The weights [f, c/groups, kh, kw] as each group's [f/groups x c/groups*kh*kw]
 // matrix in hg_gemm_packed_a's row panels, group after group.
 std::optional<std::vector<float>> convolution_pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
-                                                           const float* data, const Target& target) {
+                                                           const float* data, const Target& target,
+                                                           const std::string& algorithm) {
   const ConvGeometry g = conv_geometry(a, in[0].shape);
-  if (index != 1) return std::nullopt;
-  switch (conv_kernel(g, target, true)) {
+  const std::optional<ConvKernel> kernel = recorded_kernel(algorithm);
+  if (index != 1 || !kernel) return std::nullopt;
+  switch (*kernel) {
     case ConvKernel::kDense:
       return pack_w_transposed_panels(data, g.f, g.c, target.gemm_nr);
     case ConvKernel::kWinograd:
@@ -325,17 +348,14 @@ std::optional<std::vector<float>> convolution_pack_weights(const Attrs& a, int i
 }
 
 // 3-D: geometry = the 2-D one of a depth slice, then {d, kd, od, sd, pd, dd}.
-KernelCall emit_cpp_3d(const EmitContext& ctx, const ConvGeometry& g, bool packed) {
+KernelCall emit_cpp_3d(const EmitContext& ctx, const ConvGeometry& g, ConvKernel kernel) {
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   const std::vector<int64_t> dims{g.n,  g.c,  g.h,  g.w,  g.f,  g.kh, g.kw, g.oh, g.ow, g.sh, g.sw,
                                   g.ph, g.pw, g.dh, g.dw, g.groups, g.d, g.kd, g.od, g.sd, g.pd, g.dd};
   const std::string geometry = "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  ";
-  if (!packed) {
-    // The plan sized scratch for packed weights (scratch_floats); the direct kernel needs none.
-    const std::string unused = ctx.scratch.empty() ? "" : "(void)" + ctx.scratch + ";\n  ";
-    return {{"epilogue", "conv3d"}, geometry + unused + "hg_conv3d(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias +
-                                        ", " + ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ");\n}"};
-  }
+  if (kernel != ConvKernel::kGemm3d)
+    return {{"epilogue", "conv3d"}, geometry + "hg_conv3d(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
+                                        ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ");\n}"};
   const int64_t fg = g.f / g.groups, k = reduction(g);
   const int64_t mr = ctx.target.gemm_mr, group_stride = (fg + mr - 1) / mr * mr * k;
   const std::string scratch = ctx.scratch.empty() ? "nullptr" : ctx.scratch;
@@ -352,12 +372,10 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
   const std::vector<int64_t> dims{g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw,
                                   g.groups};
   const std::string geometry = "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  ";
-  const bool packed = ctx.in_packed.size() > 1 && ctx.in_packed[1];
-  if (g.spatial == 3) return emit_cpp_3d(ctx, g, packed);
-  // Weights fed as inputs: the plan sized scratch for packed ones
-  // (scratch_floats); the depthwise and direct kernels need none.
-  const std::string unused = !packed && !ctx.scratch.empty() ? "(void)" + ctx.scratch + ";\n  " : "";
-  switch (conv_kernel(g, ctx.target, packed)) {
+  const std::optional<ConvKernel> kernel = recorded_kernel(ctx.algorithm);
+  if (!kernel) throw Error("no kernel was chosen for this convolution (choose_algorithms)");
+  if (g.spatial == 3) return emit_cpp_3d(ctx, g, *kernel);
+  switch (*kernel) {
     case ConvKernel::kDense:
       return {{"epilogue", "gemm"}, "hg_gemm_packed_b(" + ctx.in[0] + ", " + std::to_string(g.c) + ", " + ctx.in[1] +
                                         ", " + bias + ", " + ctx.out[0] + ", " + std::to_string(g.f) + ", " +
@@ -394,14 +412,14 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
     }
     case ConvKernel::kDepthwise:
       return {{"epilogue", "gemm", "conv2d_depthwise"},
-              geometry + unused + "hg_conv2d_depthwise(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
+              geometry + "hg_conv2d_depthwise(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
                   ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
     case ConvKernel::kDirect:
     case ConvKernel::kGemm3d:
     case ConvKernel::kDirect3d:
       break;
   }
-  return {{"epilogue", "conv2d"}, geometry + unused + "hg_conv2d(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
+  return {{"epilogue", "conv2d"}, geometry + "hg_conv2d(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
                                       ctx.out[0] + ", geometry, " + epilogue_argument(ctx) + ");\n}"};
 }
 
@@ -443,6 +461,7 @@ const OpRegistrar convolution_op([] {
   d.infer = convolution_infer;
   d.reference = convolution_reference;
   d.emit_cpp = convolution_emit_cpp;
+  d.choose_kernel = convolution_choose_kernel;
   d.pack_constant = convolution_pack_weights;
   d.scratch_floats = convolution_scratch_floats;
   d.fit_scratch = convolution_fit_scratch;

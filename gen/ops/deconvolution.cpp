@@ -199,13 +199,13 @@ void deconvolution_reference(const KernelIO& io) {
 }
 
 int64_t deconvolution_scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                                     const Target&) {
+                                     const Target&, const std::string&) {
   const DeconvGeometry g = deconv_geometry(a, in[0].shape);
   return uses_gemm(g) ? column_floats(g, tile_rows(g)) : 0;
 }
 
 int64_t deconvolution_fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                                  const Target&, int64_t budget) {
+                                  const Target&, const std::string&, int64_t budget) {
   const DeconvGeometry g = deconv_geometry(a, in[0].shape);
   return uses_gemm(g) ? column_floats(g, tile_rows_within(g, budget)) : 0;
 }
@@ -214,7 +214,7 @@ int64_t deconvolution_fit_scratch(const Attrs& a, const std::vector<TensorType>&
 // after group.
 std::optional<std::vector<float>> deconvolution_pack_weights(const Attrs& a, int index,
                                                              const std::vector<TensorType>& in, const float* data,
-                                                             const Target& target) {
+                                                             const Target& target, const std::string&) {
   if (index != 1) return std::nullopt;
   const DeconvGeometry g = deconv_geometry(a, in[0].shape);
   if (!uses_gemm(g)) return std::nullopt;

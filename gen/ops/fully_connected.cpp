@@ -63,7 +63,7 @@ void fully_connected_reference(const KernelIO& io) {
 
 // The weight [hidden x k] as W^T in hg_gemm_packed_b's column panels.
 std::optional<std::vector<float>> pack_weight(const Attrs& a, int index, const std::vector<TensorType>& in,
-                                              const float* data, const Target& target) {
+                                              const float* data, const Target& target, const std::string&) {
   if (index != 1) return std::nullopt;
   const FcDims d = fc_dims(a, in[0].shape);
   return pack_w_transposed_panels(data, d.hidden, d.k, target.gemm_nr);

@@ -177,7 +177,9 @@ OpDef matmul_op(const std::string& name, MatmulCall (*call)(const Attrs&, const 
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = -1;
   d.scratch_floats = [call](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                            const Target&) { return matmul_scratch_floats(call(a, in[0].shape, in[1].shape)); };
+                            const Target&, const std::string&) {
+    return matmul_scratch_floats(call(a, in[0].shape, in[1].shape));
+  };
   d.reference = [call](const KernelIO& io) {
     run_reference(call(io.attrs, io.in_types[0].shape, io.in_types[1].shape), io);
   };
@@ -262,7 +264,9 @@ const OpRegistrar strided_batch_dot([] {
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
   d.scratch_floats = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out,
-                        const Target&) { return matmul_scratch_floats(strided_call(a, out[0].shape)); };
+                        const Target&, const std::string&) {
+    return matmul_scratch_floats(strided_call(a, out[0].shape));
+  };
   d.reference = [](const KernelIO& io) {
     run_reference(strided_call(io.attrs, io.out_types[0].shape), io);
   };

@@ -93,6 +93,8 @@ struct EmitContext {
   int64_t scratch_floats = 0;
   // CUDA: the `cudaStream_t` every launch goes to.
   std::string stream = "stream";
+  // C++: the kernel OpDef::choose_kernel chose for this node (Kernel::algorithm).
+  std::string algorithm{};
 };
 
 // What an op's printer returns: the statements of one kernel call and the
@@ -198,11 +200,22 @@ struct OpDef {
   // The output is input 0's bytes under another shape (Reshape, Flatten):
   // the memory planner lets it share input 0's buffer, no copy.
   bool view = false;
+  // Ops with several C++ kernels (convolution: direct, im2col GEMM,
+  // Winograd, ...): the name of the one for these inputs on `target`, where
+  // `constant` says per input whether its values are known at generation
+  // time (weights, which can be packed). Called once per node, by the pass
+  // choose_algorithms (passes/kernels.h), which records the choice as
+  // Kernel::algorithm; scratch_floats, fit_scratch, pack_constant and
+  // emit_cpp (EmitContext::algorithm) get that record. Unset: one kernel.
+  std::function<std::string(const Attrs&, const std::vector<TensorType>& in, const std::vector<bool>& constant,
+                            const Target& target)>
+      choose_kernel;
   // Floats of scratch memory the C++ kernel needs (an im2col tile) on the
-  // target the code is generated for: the memory planner gives it arena
-  // bytes live during that kernel alone. Unset or 0: none.
+  // target the code is generated for, given its `algorithm` (choose_kernel):
+  // the memory planner gives it arena bytes live during that kernel alone.
+  // Unset or 0: none.
   std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
-                        const Target& target)>
+                        const Target& target, const std::string& algorithm)>
       scratch_floats;
   // Ops whose kernel can also work in less scratch (smaller im2col tiles):
   // the floats it takes within `budget` floats, between its smallest tile's
@@ -210,13 +223,14 @@ struct OpDef {
   // where the scratch, not the activations, sets the arena; emit_cpp then
   // sizes its tiles from EmitContext::scratch_floats. Unset: fixed.
   std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
-                        const Target& target, int64_t budget)>
+                        const Target& target, const std::string& algorithm, int64_t budget)>
       fit_scratch;
   // Constant inputs re-laid out at generation time into the layout the C++
   // kernel reads (packed GEMM panels), so nothing is packed at run time:
   // the packed floats of input `index` given its data, or nullopt to keep it.
   std::function<std::optional<std::vector<float>>(const Attrs&, int index, const std::vector<TensorType>& in,
-                                                  const float* data, const Target& target)>
+                                                  const float* data, const Target& target,
+                                                  const std::string& algorithm)>
       pack_constant;
   // Ops that only gather their inputs into the output (Concat): the byte
   // offset at which each input lies as one contiguous block of the output,

@@ -157,7 +157,8 @@ int64_t target_scratch_floats(const Geometry& g, const Target& target) {
 }
 
 int64_t pointwise_depthwise_conv_scratch_floats(const Attrs& a, const std::vector<TensorType>& in,
-                                                const std::vector<TensorType>&, const Target& target) {
+                                                const std::vector<TensorType>&, const Target& target,
+                                                const std::string&) {
   return target_scratch_floats(geometry(a, in[0].shape), target);
 }
 
@@ -166,7 +167,8 @@ int64_t pointwise_depthwise_conv_scratch_floats(const Attrs& a, const std::vecto
 // weight2 is then tap-major (see the kernel). The rest as given.
 std::optional<std::vector<float>> pointwise_depthwise_conv_pack_weights(const Attrs& a, int index,
                                                                         const std::vector<TensorType>& in,
-                                                                        const float* data, const Target& target) {
+                                                                        const float* data, const Target& target,
+                                                                        const std::string&) {
   const Geometry g = geometry(a, in[0].shape);
   const bool pixels = uses_pixel_major(g, target);
   if (index == 1) return pixels ? pack_w_transposed_panels(data, g.f, g.in, target.gemm_nr)

@@ -162,7 +162,7 @@ std::vector<TensorType> rnn_infer(const Attrs& a, const std::vector<TensorType>&
 // `parameters` re-laid out for the kernel: per layer and direction, W_i2h^T
 // then W_h2h^T in hg_gemm_packed_b's column panels; then the biases as they are.
 std::optional<std::vector<float>> pack_parameters(const Attrs& a, int index, const std::vector<TensorType>& in,
-                                                  const float* data, const Target& target) {
+                                                  const float* data, const Target& target, const std::string&) {
   if (index != 1) return std::nullopt;
   const RnnDims d = rnn_dims(a, in[0].shape);
   const int64_t GH = d.gates() * d.hidden;
@@ -180,7 +180,7 @@ std::optional<std::vector<float>> pack_parameters(const Attrs& a, int index, con
 }
 
 int64_t rnn_scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                           const Target&) {
+                           const Target&, const std::string&) {
   const RnnDims d = rnn_dims(a, in[0].shape);
   const int64_t GH = d.gates() * d.hidden, TN = d.steps * d.batch;
   return TN * GH + d.batch * GH + (d.mode == "lstm" ? d.batch * d.hidden : 0) +

@@ -77,10 +77,11 @@ std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const
     return static_cast<std::size_t>(cuda->scratch_bytes(node.attrs, in, out));
   }
   if (!def.scratch_floats) return 0;
-  const int64_t full = def.scratch_floats(node.attrs, in, out, target);
+  const int64_t full = def.scratch_floats(node.attrs, in, out, target, kernel.algorithm);
   if (!def.fit_scratch || budget >= static_cast<std::size_t>(full) * sizeof(float))
     return static_cast<std::size_t>(full) * sizeof(float);
-  const int64_t fitted = def.fit_scratch(node.attrs, in, out, target, static_cast<int64_t>(budget / sizeof(float)));
+  const int64_t fitted =
+      def.fit_scratch(node.attrs, in, out, target, kernel.algorithm, static_cast<int64_t>(budget / sizeof(float)));
   return static_cast<std::size_t>(std::min(fitted, full)) * sizeof(float);
 }
 
@@ -129,6 +130,7 @@ nlohmann::ordered_json kernels_to_json(const Graph& graph, const std::vector<Ker
                     {"outputs", k.outputs},
                     {"flops", kernel_flops(graph, k)},
                     {"bytes", kernel_bytes(graph, k)}});
+    if (!k.algorithm.empty()) list.back()["algorithm"] = k.algorithm;
   }
   return list;
 }

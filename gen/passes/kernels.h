@@ -33,10 +33,14 @@ struct Kernel {
   std::vector<int> nodes;            // indices into Graph::nodes, in evaluation order
   std::vector<std::string> inputs;   // values read from outside the kernel, in first-use order
   std::vector<std::string> outputs;  // values it stores: read by a later kernel, or graph outputs
+  // The C++ kernel its first node's op chose (OpDef::choose_kernel, recorded
+  // by choose_algorithms); empty when the op has one.
+  std::string algorithm;
 };
 
 // The kernels as JSON: name, kind, the names and ops of their nodes, inputs,
-// outputs, FLOPs and the bytes they read and write.
+// outputs, FLOPs, the bytes they read and write, and the algorithm where one
+// was chosen.
 nlohmann::ordered_json kernels_to_json(const Graph& graph, const std::vector<Kernel>& kernels);
 
 // How an epilogue reads one operand element for output element (channel, index).
@@ -60,8 +64,8 @@ Kernel single_node_kernel(const Graph& graph, int index);
 
 // The name under which MemoryPlan lists a kernel's scratch memory.
 std::string scratch_value(const Kernel& kernel);
-// Bytes of scratch memory the kernel's anchor op asks for on `target`
-// (OpDef::scratch_floats); within `budget` bytes where its op can shrink it
+// Bytes of scratch memory the kernel's anchor op asks for on `target` for
+// its recorded algorithm (OpDef::scratch_floats); within `budget` bytes where its op can shrink it
 // (OpDef::fit_scratch), possibly still over the budget (its smallest tile).
 std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const Target& target,
                                  std::size_t budget = static_cast<std::size_t>(-1));

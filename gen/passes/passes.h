@@ -75,6 +75,11 @@ std::vector<int> topological_order(const Graph& graph);
 // code (passes/kernels.h). Ordered by their last node, so still topological.
 std::vector<Kernel> fuse(const Graph& graph);
 
+// Records in each op kernel the C++ kernel its op chooses for `target`
+// (OpDef::choose_kernel; Kernel::algorithm), which the memory plan, the
+// packing of weights and the printers then read.
+std::vector<Kernel> choose_algorithms(const Graph& graph, std::vector<Kernel> kernels, const Target& target);
+
 // Reorders kernels, among valid orders, to the one whose memory plan for
 // `target` (with small_arena, as plan_memory) needs the smallest arena.
 std::vector<Kernel> schedule_kernels(const Graph& graph, std::vector<Kernel> kernels, const Target& target,

@@ -135,9 +135,13 @@ TEST(BoardFit, TheLinkerScriptUsesTheTargetsThreeRegions) {
     EXPECT_NE(link.find("WEIGHTS (r)"), std::string::npos) << t.name;
     EXPECT_NE(link.find(".rodata : { *(.rodata .rodata.*) } > WEIGHTS"), std::string::npos) << t.name;
     const MemoryRegion* regions[] = {&t.code, &t.weights, &t.ram};
-    for (const MemoryRegion* a : regions)
-      for (const MemoryRegion* b : regions)
-        if (a != b) EXPECT_TRUE(a->origin + a->bytes <= b->origin || b->origin + b->bytes <= a->origin) << t.name;
+    for (const MemoryRegion* a : regions) {
+      for (const MemoryRegion* b : regions) {
+        if (a != b) {
+          EXPECT_TRUE(a->origin + a->bytes <= b->origin || b->origin + b->bytes <= a->origin) << t.name;
+        }
+      }
+    }
   }
 }
 

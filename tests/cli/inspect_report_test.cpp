@@ -98,8 +98,11 @@ TEST_F(InspectFiles, DumpAfterAllWritesOnePerPassIntoTheCurrentFolder) {
   const auto fused = nlohmann::json::parse(read_file_text(path("work/") + dump_name("fuse")));
   EXPECT_EQ(fused["kernels"].size(), 2u) << "conv-BN-relu and conv-BN-add-relu";
   EXPECT_FALSE(fused.contains("memory_plan"));
+  // choose_algorithms records each convolution's kernel, which the plan keeps.
+  const auto chosen = nlohmann::json::parse(read_file_text(path("work/") + dump_name("choose_algorithms")));
+  for (const auto& kernel : chosen["kernels"]) EXPECT_TRUE(kernel.contains("algorithm")) << kernel;
   const auto planned = nlohmann::json::parse(read_file_text(path("work/") + dump_name("plan_memory")));
-  EXPECT_EQ(planned["kernels"], fused["kernels"]);
+  EXPECT_EQ(planned["kernels"], chosen["kernels"]);
   EXPECT_GT(planned["memory_plan"]["arena_bytes"].get<std::size_t>(), 0u);
 
   // Byte-identical on a second run.
