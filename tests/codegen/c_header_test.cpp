@@ -38,7 +38,7 @@ Graph hostile_names() {
 }
 
 // Prints both models' status codes, their macros, then every output value.
-const char* const kDriver = R"(#include <stdio.h>
+const char* const kCDriver = R"(#include <stdio.h>
 #include "names.h"
 #include "ext.h"
 
@@ -95,7 +95,7 @@ TEST(CHeader, TwoModelsFromC99MatchTheInterpreter) {
   const auto ext = generate_cpp(graph, external);
   write_generated(names, dir.path());
   write_generated(ext, dir.path());
-  std::ofstream(d + "main.c") << kDriver;
+  std::ofstream(d + "main.c") << kCDriver;
 
   const std::string cxx = quoted(HYBGEN_CXX) + " -std=c++11 -O1 -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti";
   const std::string cc = quoted(HYBGEN_CC) + " -std=c99 -O1 -Wall -Wextra -pedantic -Werror -I" + quoted(d);

@@ -38,7 +38,7 @@ std::string driver(const std::string& includes_and_globals, const std::string& m
 }
 
 // Runs the model into two arenas and once misaligned, and with a null input.
-const std::string kDriver = driver(R"(#include <cstring>
+const std::string kMlpDriver = driver(R"(#include <cstring>
 #include "mlp.h"
 alignas(64) static unsigned char arena_a[mlp::kArenaBytes];
 alignas(64) static unsigned char arena_b[mlp::kArenaBytes + 64];
@@ -54,7 +54,7 @@ TEST(MlpCodegen, StrictCpp11NoHeapMatchesReferenceReentrant) {
   TempDir dir("hybgen-codegen-test");
   const Graph graph = testing::seed_mlp();
   write_generated(generate_cpp(graph, {"mlp", "mlp", "mlp.json"}), dir.path());
-  std::ofstream(dir.path() + "/main.cpp") << kDriver;
+  std::ofstream(dir.path() + "/main.cpp") << kMlpDriver;
   const std::string flags = " -std=c++11 -O2 -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path());
   const std::string cxx = quoted(HYBGEN_CXX);
   const std::string d = dir.path() + "/";

@@ -128,7 +128,7 @@ TEST(Symbols, PrintSerialiseAndRefuseValueReads) {
   }
 }
 
-class Peeker : public HybridBlock {
+class ElementPeeker : public HybridBlock {
  public:
   Tensor hybrid_forward(const Ops& F, const Tensor& x) override {
     if (x.at({0}) > 0) return F.relu(x);  // a data-dependent branch cannot be traced
@@ -137,7 +137,7 @@ class Peeker : public HybridBlock {
 };
 
 TEST(Symbols, ReadingValuesWhileTracingIsAClearError) {
-  auto p = std::make_shared<Peeker>();
+  auto p = std::make_shared<ElementPeeker>();
   const Tensor x = Tensor::from_vector({1}, {2.0f});
   EXPECT_EQ((*p)(x).at({0}), 2.0f);  // eager works
   p->hybridize();
