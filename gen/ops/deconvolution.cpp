@@ -198,26 +198,34 @@ void deconvolution_reference(const KernelIO& io) {
   deconv_reference(g, io.in[0], io.in[1], io.in.size() > 2 ? io.in[2] : nullptr, io.out[0]);
 }
 
+// "gemm" where the weights are known at generation time (to be packed) and
+// uses_gemm holds, else "direct".
+std::string deconvolution_choose_kernel(const Attrs& a, const std::vector<TensorType>& in,
+                                        const std::vector<bool>& constant, const Target&) {
+  const bool weights_known = constant.size() > 1 && constant[1];
+  return weights_known && uses_gemm(deconv_geometry(a, in[0].shape)) ? "gemm" : "direct";
+}
+
 int64_t deconvolution_scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                                     const Target&, const std::string&) {
+                                     const Target&, const std::string& algorithm) {
+  if (algorithm != "gemm") return 0;
   const DeconvGeometry g = deconv_geometry(a, in[0].shape);
-  return uses_gemm(g) ? column_floats(g, tile_rows(g)) : 0;
+  return column_floats(g, tile_rows(g));
 }
 
 int64_t deconvolution_fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                                  const Target&, const std::string&, int64_t budget) {
+                                  const Target&, const std::string& algorithm, int64_t budget) {
   const DeconvGeometry g = deconv_geometry(a, in[0].shape);
-  return uses_gemm(g) ? column_floats(g, tile_rows_within(g, budget)) : 0;
+  return algorithm == "gemm" ? column_floats(g, tile_rows_within(g, budget)) : 0;
 }
 
 // Each group's W^T [fg*kh*kw x cg] in hg_gemm_packed_a's row panels, group
 // after group.
 std::optional<std::vector<float>> deconvolution_pack_weights(const Attrs& a, int index,
                                                              const std::vector<TensorType>& in, const float* data,
-                                                             const Target& target, const std::string&) {
-  if (index != 1) return std::nullopt;
+                                                             const Target& target, const std::string& algorithm) {
+  if (index != 1 || algorithm != "gemm") return std::nullopt;
   const DeconvGeometry g = deconv_geometry(a, in[0].shape);
-  if (!uses_gemm(g)) return std::nullopt;
   const int64_t cg = g.c / g.groups, m = (g.f / g.groups) * g.kh * g.kw;
   std::vector<float> packed, wt(static_cast<std::size_t>(m * cg));
   for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -232,8 +240,7 @@ std::optional<std::vector<float>> deconvolution_pack_weights(const Attrs& a, int
 
 KernelCall deconvolution_emit_cpp(const EmitContext& ctx) {
   const DeconvGeometry g = deconv_geometry(ctx.node.attrs, ctx.in_types[0].shape);
-  const bool packed = ctx.in_packed.size() > 1 && ctx.in_packed[1];
-  if (!packed || !uses_gemm(g)) return deconv_direct_cpp(g, ctx);
+  if (ctx.algorithm != "gemm") return deconv_direct_cpp(g, ctx);
   if (ctx.scratch.empty()) throw Error("Deconvolution: the GEMM kernel got no scratch for its columns");
   const int64_t m = (g.f / g.groups) * g.kh * g.kw, cg = g.c / g.groups, mr = ctx.target.gemm_mr;
   const int64_t group_stride = (m + mr - 1) / mr * mr * cg;
@@ -289,6 +296,7 @@ const OpRegistrar deconvolution_op([] {
   d.infer = deconvolution_infer;
   d.reference = deconvolution_reference;
   d.emit_cpp = deconvolution_emit_cpp;
+  d.choose_kernel = deconvolution_choose_kernel;
   d.pack_constant = deconvolution_pack_weights;
   d.scratch_floats = deconvolution_scratch_floats;
   d.fit_scratch = deconvolution_fit_scratch;

@@ -151,15 +151,18 @@ int64_t pixel_channel_block(const Geometry& g) {
   return std::min(std::max<int64_t>(32, fit), (g.f + 15) / 16 * 16);
 }
 
-int64_t target_scratch_floats(const Geometry& g, const Target& target) {
-  if (uses_pixel_major(g, target)) return g.h * g.w * (g.in + pixel_channel_block(g));
-  return std::min(channel_block(g, target), g.f) * g.h * g.w;
+// "pixel_major" where uses_pixel_major holds, else "channel_blocks".
+std::string pointwise_depthwise_conv_choose_kernel(const Attrs& a, const std::vector<TensorType>& in,
+                                                   const std::vector<bool>&, const Target& target) {
+  return uses_pixel_major(geometry(a, in[0].shape), target) ? "pixel_major" : "channel_blocks";
 }
 
 int64_t pointwise_depthwise_conv_scratch_floats(const Attrs& a, const std::vector<TensorType>& in,
                                                 const std::vector<TensorType>&, const Target& target,
-                                                const std::string&) {
-  return target_scratch_floats(geometry(a, in[0].shape), target);
+                                                const std::string& algorithm) {
+  const Geometry g = geometry(a, in[0].shape);
+  if (algorithm == "pixel_major") return g.h * g.w * (g.in + pixel_channel_block(g));
+  return std::min(channel_block(g, target), g.f) * g.h * g.w;
 }
 
 // weight1 [mid x c]: in hg_gemm_packed_a's row panels, or for the
@@ -168,9 +171,9 @@ int64_t pointwise_depthwise_conv_scratch_floats(const Attrs& a, const std::vecto
 std::optional<std::vector<float>> pointwise_depthwise_conv_pack_weights(const Attrs& a, int index,
                                                                         const std::vector<TensorType>& in,
                                                                         const float* data, const Target& target,
-                                                                        const std::string&) {
+                                                                        const std::string& algorithm) {
   const Geometry g = geometry(a, in[0].shape);
-  const bool pixels = uses_pixel_major(g, target);
+  const bool pixels = algorithm == "pixel_major";
   if (index == 1) return pixels ? pack_w_transposed_panels(data, g.f, g.in, target.gemm_nr)
                                 : pack_a_panels(data, g.f, g.in, target.gemm_mr);
   if (index != 3 || !pixels) return std::nullopt;
@@ -193,8 +196,7 @@ KernelCall pointwise_depthwise_conv_emit_cpp(const EmitContext& ctx) {
   if (ctx.in_packed.size() < 2 || !ctx.in_packed[1])
     throw Error("weight1 must be a constant with data (it is packed at generation time)");
   const Geometry g = geometry(ctx.node.attrs, ctx.in_types[0].shape);
-  // weight1's packing (pack_weights) already chose the kernel.
-  const bool pixels = uses_pixel_major(g, ctx.target);
+  const bool pixels = ctx.algorithm == "pixel_major";
   if (pixels && (ctx.in_packed.size() < 4 || !ctx.in_packed[3]))
     throw Error("weight2 must be a constant with data (it is packed at generation time)");
   const std::vector<int64_t> dims{
@@ -245,6 +247,7 @@ const OpRegistrar pointwise_depthwise_conv_op([] {
   d.infer = pointwise_depthwise_conv_infer;
   d.reference = pointwise_depthwise_conv_reference;
   d.emit_cpp = pointwise_depthwise_conv_emit_cpp;
+  d.choose_kernel = pointwise_depthwise_conv_choose_kernel;
   d.pack_constant = pointwise_depthwise_conv_pack_weights;
   d.scratch_floats = pointwise_depthwise_conv_scratch_floats;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {

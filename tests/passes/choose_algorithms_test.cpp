@@ -72,6 +72,36 @@ TEST(ChooseAlgorithms, WeightsFedAsAnInputTakeAnUnpackedKernelWithoutScratch) {
   }
 }
 
+// x (1, 8, 6, 6) -> 2x2 transposed convolution, stride 2, 4 filters.
+Graph deconv2x2(bool weights_as_input) {
+  Graph g;
+  g.add_input("x", {{1, 8, 6, 6}});
+  const Shape w{8, 4, 2, 2};
+  if (weights_as_input)
+    g.add_input("w", {w});
+  else
+    g.add_constant("w", Constant::f32({w}, seeded_values(num_elements(w), 9)));
+  g.nodes.push_back(make_node("up", "Deconvolution", {"x", "w"},
+                              attrs_of({{"kernel", std::vector<int64_t>{2, 2}},
+                                        {"stride", std::vector<int64_t>{2, 2}},
+                                        {"num_filter", int64_t{4}},
+                                        {"no_bias", true}})));
+  g.outputs = {"up"};
+  return g;
+}
+
+TEST(ChooseAlgorithms, DeconvolutionTakesTheGemmWithKnownWeightsAndTheDirectLoopsWithout) {
+  for (const char* target : kCppTargets) {
+    SCOPED_TRACE(target);
+    const CompiledGraph known = compile_graph(deconv2x2(false), CompileOptions::for_target(find_target(target)));
+    EXPECT_EQ(only_kernel(known).algorithm, "gemm");
+    EXPECT_NE(known.plan.find(scratch_value(only_kernel(known))), nullptr);
+    const CompiledGraph fed = compile_graph(deconv2x2(true), CompileOptions::for_target(find_target(target)));
+    EXPECT_EQ(only_kernel(fed).algorithm, "direct");
+    EXPECT_EQ(fed.plan.find(scratch_value(only_kernel(fed))), nullptr);
+  }
+}
+
 TEST(ChooseAlgorithms, OpsWithOneKernelAndTheCudaBackendRecordNone) {
   EXPECT_EQ(only_kernel(compile_graph(conv3x3(false), CompileOptions::for_target(find_target("cuda")))).algorithm, "");
   Graph g;
