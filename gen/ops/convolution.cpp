@@ -270,6 +270,8 @@ ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights
 // The names OpDef::choose_kernel records, in ConvKernel's order.
 const char* const kConvKernelNames[] = {"dense",     "winograd", "rows",           "pixel_gemm", "im2col_gemm",
                                         "depthwise", "direct",   "im2col_gemm_3d", "direct_3d"};
+static_assert(std::size(kConvKernelNames) == static_cast<std::size_t>(ConvKernel::kDirect3d) + 1,
+              "one name per ConvKernel");
 
 std::string convolution_choose_kernel(const Attrs& a, const std::vector<TensorType>& in,
                                       const std::vector<bool>& constant, const Target& target) {

@@ -16,16 +16,20 @@ using testing::seeded_values;
 
 const char* const kCppTargets[] = {"generic", "x86-64-v3", "x86-64-v4", "armv8-a", "cortex-m4", "cortex-m55"};
 
+// The weights "w" of `shape`: a graph input with `as_input`, else a constant.
+void add_weights(Graph& g, const Shape& shape, bool as_input, uint32_t seed) {
+  if (as_input)
+    g.add_input("w", {shape});
+  else
+    g.add_constant("w", Constant::f32({shape}, seeded_values(num_elements(shape), seed)));
+}
+
 // x (1, 16, 12, 12) -> 3x3 convolution, 16 filters, pad 1, in `groups`
 // groups; the weights a constant, or a graph input with `weights_as_input`.
 Graph conv3x3(bool weights_as_input, int64_t groups = 1) {
   Graph g;
   g.add_input("x", {{1, 16, 12, 12}});
-  const Shape w{16, 16 / groups, 3, 3};
-  if (weights_as_input)
-    g.add_input("w", {w});
-  else
-    g.add_constant("w", Constant::f32({w}, seeded_values(num_elements(w), 7)));
+  add_weights(g, {16, 16 / groups, 3, 3}, weights_as_input, 7);
   g.nodes.push_back(make_node("conv", "Convolution", {"x", "w"},
                               attrs_of({{"kernel", std::vector<int64_t>{3, 3}},
                                         {"num_filter", int64_t{16}},
@@ -76,11 +80,7 @@ TEST(ChooseAlgorithms, WeightsFedAsAnInputTakeAnUnpackedKernelWithoutScratch) {
 Graph deconv2x2(bool weights_as_input) {
   Graph g;
   g.add_input("x", {{1, 8, 6, 6}});
-  const Shape w{8, 4, 2, 2};
-  if (weights_as_input)
-    g.add_input("w", {w});
-  else
-    g.add_constant("w", Constant::f32({w}, seeded_values(num_elements(w), 9)));
+  add_weights(g, {8, 4, 2, 2}, weights_as_input, 9);
   g.nodes.push_back(make_node("up", "Deconvolution", {"x", "w"},
                               attrs_of({{"kernel", std::vector<int64_t>{2, 2}},
                                         {"stride", std::vector<int64_t>{2, 2}},
