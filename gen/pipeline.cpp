@@ -6,11 +6,12 @@ namespace hybgen {
 
 std::vector<std::string> pass_names(const CompileOptions& options) {
   if (!options.optimize)
-    return {"validate", "infer_shapes", "remove_identities", "schedule", "choose_algorithms", "plan_memory"};
-  return {"validate",         "infer_shapes",   "remove_identities",        "remove_dead_code",
-          "lower_batch_norm", "fold_scale_shift", "fold_constants",         "fuse_pointwise_depthwise",
-          "fuse_strided_batch_dot", "schedule",   "fuse",                   "choose_algorithms",
-          "schedule_kernels", "plan_memory"};
+    return {"validate", "infer_shapes",      "remove_identities", "check_kernels",
+            "schedule", "choose_algorithms", "plan_memory"};
+  return {
+      "validate",         "infer_shapes",   "remove_identities",        "remove_dead_code",       "lower_batch_norm",
+      "fold_scale_shift", "fold_constants", "fuse_pointwise_depthwise", "fuse_strided_batch_dot", "check_kernels",
+      "schedule",         "fuse",           "choose_algorithms",        "schedule_kernels",       "plan_memory"};
 }
 
 CompileOptions CompileOptions::for_target(const Target& target, bool optimize) {
@@ -45,6 +46,8 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
     rewrite("fuse_pointwise_depthwise", fuse_pointwise_depthwise);
     rewrite("fuse_strided_batch_dot", fuse_strided_batch_dot);
   }
+  check_kernels(state.graph, options.target);
+  after("check_kernels");
   schedule(state.graph);
   after("schedule");
   if (options.optimize) {

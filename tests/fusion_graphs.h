@@ -108,7 +108,7 @@ inline Graph concat_of_branches() {
 }
 
 // Convolutions and dense layers each followed by one clip or relu, which
-// SIMD kernels apply to whole vectors (OpDef::vector_epilogue): a 1x1
+// SIMD kernels apply to whole vectors (OpKernel::vector_epilogue): a 1x1
 // convolution (GEMM) with a depthwise one after it (fused into one kernel,
 // the clip between them its activation), depthwise 3x3 on 20x20 (rows,
 // stride 1 and 2) and on

@@ -255,12 +255,12 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
           break;
         case KernelKind::kOp:
         case KernelKind::kEpilogue: {
-          const OpDef& def = find_op(first.op);
           if (lowered.already_in_place) {
             code = in_place_comment(lowered);
             break;
           }
-          if (!def.emit_cpp) throw Error("the C++ backend cannot emit this op");
+          const OpKernel* op_kernel = find_kernel(Backend::kCpp, find_op(first.op).name);
+          if (!op_kernel || !op_kernel->emit) throw Error("the C++ backend has no kernel for this op");
           EmitContext ctx = m.op_context(lowered);
           const bool fused = kernel.kind == KernelKind::kEpilogue;
           if (fused) {
@@ -268,7 +268,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
             code = print_epilogue(g, kernel, pointer, "epilogue") + "\n";
             ctx.epilogue = "epilogue";
           }
-          const KernelCall call = def.emit_cpp(ctx);
+          const KernelCall call = op_kernel->emit(ctx);
           use_templates(call.kernels);
           uses_pool = uses_pool || call.code.find(ctx.pool) != std::string::npos;
           code += call.code;

@@ -161,8 +161,8 @@ const std::string& epilogue_result(const Graph& graph, const Kernel& kernel) {
 }
 
 // The epilogue object kernels can apply to whole vectors, for what follows
-// the anchor: a residual add (OpDef::residual_epilogue) and/or one op with an
-// OpDef::vector_epilogue, reading nothing else; empty if it is anything more.
+// the anchor: a residual add (OpKernel::residual_epilogue) and/or one op with an
+// OpKernel::vector_epilogue, reading nothing else; empty if it is anything more.
 // `nodes` gets the names it came from, for the comment.
 std::string vector_epilogue(const Graph& graph, const Kernel& kernel, const PointerOf& pointer, std::string* nodes) {
   if (kernel.outputs.size() != 1) return "";
@@ -176,7 +176,8 @@ std::string vector_epilogue(const Graph& graph, const Kernel& kernel, const Poin
   };
   if (at < kernel.nodes.size()) {
     const Node& node = graph.nodes[kernel.nodes[at]];
-    if (find_op(node.op).residual_epilogue && node.inputs.size() == 2 && node.inputs[0] != node.inputs[1] &&
+    const OpKernel* op_kernel = find_kernel(Backend::kCpp, find_op(node.op).name);
+    if (op_kernel && op_kernel->residual_epilogue && node.inputs.size() == 2 && node.inputs[0] != node.inputs[1] &&
         (node.inputs[0] == value || node.inputs[1] == value)) {
       const std::string& other = node.inputs[0] == value ? node.inputs[1] : node.inputs[0];
       if (graph.type(other).shape == loop && graph.type(node.outputs[0]).shape == loop) {
@@ -187,9 +188,9 @@ std::string vector_epilogue(const Graph& graph, const Kernel& kernel, const Poin
   }
   if (at < kernel.nodes.size()) {
     const Node& node = graph.nodes[kernel.nodes[at]];
-    const OpDef& def = find_op(node.op);
-    if (def.vector_epilogue && node.inputs.size() == 1 && node.inputs[0] == value) {
-      then = def.vector_epilogue(node.attrs);
+    const OpKernel* op_kernel = find_kernel(Backend::kCpp, find_op(node.op).name);
+    if (op_kernel && op_kernel->vector_epilogue && node.inputs.size() == 1 && node.inputs[0] == value) {
+      then = op_kernel->vector_epilogue(node.attrs);
       if (!then.empty()) take(node);
     }
   }

@@ -51,7 +51,7 @@ std::string print_elementwise_loop(const Graph& graph, const Kernel& kernel, con
 // C++: `auto NAME = [&](long channel, long index, float v) -> float { ... };` for
 // the nodes after the anchor (kernel.nodes[0]) of an epilogue kernel; values
 // read outside the kernel other than its final one are stored from inside.
-// A residual add and/or one op with an OpDef::vector_epilogue (clip, relu,
+// A residual add and/or one op with an OpKernel::vector_epilogue (clip, relu,
 // GELU, a scale) give an object instead, which SIMD kernels apply in
 // registers: `const auto NAME = HgClampEpilogue(0.0f, 6.0f);`,
 // `const auto NAME = hg_add_epilogue(x, HgReluEpilogue());`.

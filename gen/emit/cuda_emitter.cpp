@@ -33,8 +33,6 @@ bool mentions(const std::string& text, const std::string& word) {
   return false;
 }
 
-bool is_elementwise(const OpDef& def) { return static_cast<bool>(def.emit_scalar); }
-
 std::string parameter_list(const std::vector<std::string>& reads, const std::vector<std::string>& writes) {
   std::string params;
   for (const auto& r : reads) params += (params.empty() ? "" : ", ") + std::string("const float* ") + r;
@@ -182,30 +180,10 @@ std::string print_epilogue_struct(const Graph& graph, const LoweredKernel& lower
 
 }  // namespace
 
-std::vector<std::string> ops_without_cuda_kernel(const Graph& graph) {
-  std::vector<std::string> missing;
-  for (const Node& node : graph.nodes) {
-    const OpDef& def = find_op(node.op);
-    if (is_elementwise(def) || find_cuda_kernel(def.name)) continue;
-    if (std::find(missing.begin(), missing.end(), def.name) == missing.end()) missing.push_back(def.name);
-  }
-  return missing;
-}
-
 std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitOptions& options) {
   if (compiled.target.backend != Backend::kCuda)
     throw Error("emit_cuda: the graph was compiled for " + compiled.target.name + ", a " +
                 backend_name(compiled.target.backend) + " target");
-  // Every op the backend lacks, named at once.
-  std::string lacking;
-  for (const Node& node : compiled.graph.nodes) {
-    const OpDef& def = find_op(node.op);
-    if (!is_elementwise(def) && !find_cuda_kernel(def.name))
-      lacking += "\n  " + node_label(node.name, node.op);
-  }
-  if (!lacking.empty())
-    throw Error("the CUDA backend has no kernel for these nodes' ops:" + lacking);
-
   LoweredModel m = lower(compiled, {options.name, options.ns, options.source, options.external_weights});
   const Graph& g = m.graph;
   const std::string& name = m.name;
@@ -245,7 +223,8 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
             code = in_place_comment(lowered);
             break;
           }
-          const CudaOpKernel* op = find_cuda_kernel(find_op(first.op).name);
+          const OpKernel* op = find_kernel(Backend::kCuda, find_op(first.op).name);
+          if (!op || !op->emit) throw Error("the CUDA backend has no kernel for this op");
           EmitContext ctx = m.op_context(lowered);
           ctx.stream = "stream";
           if (kernel.kind == KernelKind::kEpilogue) {

@@ -1,7 +1,7 @@
 // The CUDA backend's printer: a compiled graph, lowered (lower/lowering.h),
 // as NAME.h, NAME.cu, the weights (NAME_weights.cpp, host bytes that init()
 // uploads, or NAME.weights.bin) and NAME.manifest.json. The kernels come from
-// templates/cuda/kernels/ through each op's CudaOpKernel; chains of
+// templates/cuda/kernels/ through each op's CUDA OpKernel; chains of
 // elementwise ops become one generated __global__ function each, and the
 // elementwise ops after a GEMM or convolution an epilogue object its kernel
 // applies before the store. Everything else (names, weights, manifest,
@@ -18,13 +18,10 @@
 
 namespace hybgen {
 
-// Throws Error naming every op of the graph the CUDA backend has no kernel
-// for, a weight without data, or a name that is not a C identifier.
+// Throws Error naming a weight without data, or a name that is not a C
+// identifier. (compile_graph's check_kernels has named every node the CUDA
+// backend has no kernel for.)
 std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitOptions& options);
-
-// The ops of `graph` (by name, once each) that the CUDA backend cannot run:
-// neither elementwise nor with a CudaOpKernel.
-std::vector<std::string> ops_without_cuda_kernel(const Graph& graph);
 
 // Emits with the printer of the compiled graph's target's backend.
 std::vector<EmittedFile> emit_for_target(const CompiledGraph& compiled, const CppEmitOptions& options);

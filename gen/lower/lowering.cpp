@@ -123,7 +123,6 @@ LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
   if (c_identifier(ns) != ns) throw Error("namespace '" + ns + "' is not a C identifier");
   if (kReserved.count(ns)) throw Error("namespace '" + ns + "' is a C++ keyword or a name the generated code uses itself");
   if (source.empty()) source = "a hybgen graph";
-  check_value_dtypes(g, target.dtypes, "target " + target.name);
 
   std::set<std::string> param_values;
   for (const auto& in : g.inputs)
@@ -164,8 +163,6 @@ LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
         const Node& node = g.nodes[kernel.nodes[n]];
         const bool anchor = op_kernel && n == 0;
         const OpDef& def = find_op(node.op);
-        std::vector<TensorType> in_types;
-        for (const auto& in : node.inputs) in_types.push_back(g.type(in));
         for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
           const std::string& in = node.inputs[i];
           if (!g.is_constant(in)) {
@@ -175,8 +172,10 @@ LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
           // Re-laid out at generation time into the layout the target's
           // kernel reads (C++'s packed GEMM panels).
           std::optional<std::vector<float>> packed;
-          if (anchor && target.backend == Backend::kCpp && def.pack_constant && g.constants.at(in).has_data())
-            packed = def.pack_constant(node.attrs, i, in_types, g.constants.at(in).f32_data(), target, kernel.algorithm);
+          const OpKernel* op_kernel = anchor ? find_kernel(target.backend, def.name) : nullptr;
+          if (op_kernel && op_kernel->pack_constant && g.constants.at(in).has_data())
+            packed = op_kernel->pack_constant(kernel_site(g, node, target, kernel.algorithm), i,
+                                              g.constants.at(in).f32_data());
           if (!packed) {
             add_constant(in);
             if (anchor) lowered.op.in.push_back(in), lowered.op.in_packed.push_back(false);
@@ -197,7 +196,7 @@ LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
           lowered.op.out.push_back(fused ? g.nodes[kernel.nodes.back()].outputs[0] : out);
         if (const BufferPlacement* scratch = plan.find(scratch_value(kernel))) {
           lowered.op.scratch = scratch_value(kernel);
-          lowered.op.scratch_floats = static_cast<int64_t>(scratch->bytes / sizeof(float));
+          lowered.op.scratch_bytes = static_cast<int64_t>(scratch->bytes);
         }
         if (def.input_placement) {
           std::vector<TensorType> in_types;
@@ -244,7 +243,7 @@ EmitContext LoweredModel::op_context(const LoweredKernel& k) {
   }
   if (!k.op.scratch.empty()) {
     ctx.scratch = pointer(k.op.scratch);
-    ctx.scratch_floats = k.op.scratch_floats;
+    ctx.scratch_bytes = k.op.scratch_bytes;
   }
   return ctx;
 }

@@ -33,7 +33,7 @@ struct LowerOptions {
 };
 
 // One entry of the weights blob: a weight as stored, or re-laid out
-// (OpDef::pack_constant) for one node's kernel.
+// (OpKernel::pack_constant) for one node's kernel.
 struct WeightEntry {
   std::string key;       // the value's name, or "VALUE packed for NODE"
   std::string variable;  // the pointer variable generated code names it by
@@ -57,7 +57,7 @@ struct OpOperands {
   std::vector<bool> in_placed;
   std::vector<std::string> out;  // per output: the value its pointer writes
   std::string scratch;           // the scratch buffer's value ("" for none)
-  int64_t scratch_floats = 0;
+  int64_t scratch_bytes = 0;
 };
 
 struct LoweredKernel {

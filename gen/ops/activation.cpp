@@ -65,9 +65,6 @@ OpRegistrar activation_op([] {
   d.reference = activation_reference;
   d.emit_scalar = activation_emit_scalar;
   d.scalar_kernels = {"math"};
-  d.vector_epilogue = [](const Attrs& a) -> std::string {
-    return a.get_string("act_type") == "relu" ? "HgReluEpilogue()" : "";
-  };
   d.flops = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     // relu is one compare; the others cost an exp or a division, counted as 4.
     const double per = a.get_string("act_type") == "relu" ? 1.0 : 4.0;
@@ -76,6 +73,15 @@ OpRegistrar activation_op([] {
   d.examples = {{act("relu"), {{2, 37}}},   {act("sigmoid"), {{3, 5, 7}}}, {act("tanh"), {{1}}},
                 {act("softrelu"), {{4, 9}}}, {act("softsign"), {{17}}},   {act("tanh"), {{2, 41}}}};
   return d;
+}());
+
+// The fused loop computes it; after a GEMM or convolution relu runs on vectors.
+const KernelRegistrar activation_cpp(Backend::kCpp, "Activation", [] {
+  OpKernel k;
+  k.vector_epilogue = [](const Attrs& a) -> std::string {
+    return a.get_string("act_type") == "relu" ? "HgReluEpilogue()" : "";
+  };
+  return k;
 }());
 
 }  // namespace

@@ -80,7 +80,7 @@ const OpRegistrar batch_norm_op([] {
     return std::vector<TensorType>{in[0]};
   };
   d.reference = batch_norm_reference;
-  d.emit_cpp = batch_norm_emit_cpp;
+  register_kernel(Backend::kCpp, d.name, OpKernel{batch_norm_emit_cpp});
   d.flops = [](const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     return 2.0 * static_cast<double>(in[0].num_elements());
   };

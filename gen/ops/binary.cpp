@@ -20,7 +20,7 @@ struct BinaryOp {
   std::vector<std::string> aliases;
   const char* expression;  // C++ of the elements {a} and {b}, as the kernel prints it
   float (*apply)(float, float);
-  bool residual_epilogue = false;  // OpDef::residual_epilogue
+  bool residual_epilogue = false;  // OpKernel::residual_epilogue
   bool positive_lhs = false;       // random test data of lhs in (0.1, 2): a power's base
   // The op on integer (and bool) operands, computed in int64 and stored
   // back into the operands' type; nullptr: float32 only.
@@ -98,7 +98,11 @@ void register_binary(const BinaryOp& op) {
   d.emit_scalar = [expression](const Attrs&, const std::vector<std::string>& in) {
     return fill_operands(expression, {{"{a}", in[0]}, {"{b}", in[1]}});
   };
-  d.residual_epilogue = op.residual_epilogue;
+  if (op.residual_epilogue) {
+    OpKernel cpp;
+    cpp.residual_epilogue = true;
+    register_kernel(Backend::kCpp, op.name, std::move(cpp));
+  }
   if (op.positive_lhs) d.input_ranges = {positive_input(0)};
   d.examples = binary_examples();
   OpRegistrar{std::move(d)};

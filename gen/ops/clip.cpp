@@ -28,10 +28,6 @@ const OpRegistrar clip_op([] {
     const std::string lo = cpp_float(a.get_float("a_min")), hi = cpp_float(a.get_float("a_max"));
     return in[0] + " < " + lo + " ? " + lo + " : (" + in[0] + " > " + hi + " ? " + hi + " : " + in[0] + ")";
   };
-  d.vector_epilogue = [](const Attrs& a) -> std::string {
-    if (!(a.get_float("a_min") <= a.get_float("a_max"))) return "";
-    return "HgClampEpilogue(" + cpp_float(a.get_float("a_min")) + ", " + cpp_float(a.get_float("a_max")) + ")";
-  };
   Attrs relu6, narrow;
   relu6.set("a_min", 0.0);
   relu6.set("a_max", 6.0);
@@ -39,6 +35,16 @@ const OpRegistrar clip_op([] {
   narrow.set("a_max", 0.25);
   d.examples = {{relu6, {{2, 9}}}, {narrow, {{3, 4, 5}}}};
   return d;
+}());
+
+// The fused loop computes it; after a GEMM or convolution it clamps vectors.
+const KernelRegistrar clip_cpp(Backend::kCpp, "clip", [] {
+  OpKernel k;
+  k.vector_epilogue = [](const Attrs& a) -> std::string {
+    if (!(a.get_float("a_min") <= a.get_float("a_max"))) return "";
+    return "HgClampEpilogue(" + cpp_float(a.get_float("a_min")) + ", " + cpp_float(a.get_float("a_max")) + ")";
+  };
+  return k;
 }());
 
 }  // namespace

@@ -110,7 +110,7 @@ const OpRegistrar concat_op([] {
   };
   d.reference = concat_reference;
   d.reference_dtypes = all_dtypes();
-  d.emit_cpp = concat_emit_cpp;
+  register_kernel(Backend::kCpp, d.name, OpKernel{concat_emit_cpp});
   d.input_placement = input_placement;
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   d.examples = {{concat(1, 3), {{2, 3, 4}, {2, 1, 4}, {2, 2, 4}}},

@@ -267,19 +267,19 @@ ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights
   return is_depthwise(g) ? ConvKernel::kDepthwise : ConvKernel::kDirect;
 }
 
-// The names OpDef::choose_kernel records, in ConvKernel's order.
+// The names OpKernel::choose_algorithm records, in ConvKernel's order.
 const char* const kConvKernelNames[] = {"dense",     "winograd", "rows",           "pixel_gemm", "im2col_gemm",
                                         "depthwise", "direct",   "im2col_gemm_3d", "direct_3d"};
 static_assert(std::size(kConvKernelNames) == static_cast<std::size_t>(ConvKernel::kDirect3d) + 1,
               "one name per ConvKernel");
 
-std::string convolution_choose_kernel(const Attrs& a, const std::vector<TensorType>& in,
-                                      const std::vector<bool>& constant, const Target& target) {
-  const bool weights_known = constant.size() > 1 && constant[1];
-  return kConvKernelNames[static_cast<int>(conv_kernel(conv_geometry(a, in[0].shape), target, weights_known))];
+std::string convolution_choose_algorithm(const KernelSite& site) {
+  const bool weights_known = site.in_constant.size() > 1 && site.in_constant[1];
+  return kConvKernelNames[static_cast<int>(
+      conv_kernel(conv_geometry(site.attrs, site.in[0].shape), site.target, weights_known))];
 }
 
-// The kernel choose_kernel recorded; nullopt where none was (the
+// The kernel choose_algorithm recorded; nullopt where none was (the
 // interpreter's memory plan, the CUDA backend).
 std::optional<ConvKernel> recorded_kernel(const std::string& algorithm) {
   if (algorithm.empty()) return std::nullopt;
@@ -288,11 +288,11 @@ std::optional<ConvKernel> recorded_kernel(const std::string& algorithm) {
   throw Error("no convolution kernel is named '" + algorithm + "'");
 }
 
-int64_t convolution_scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                                   const Target& target, const std::string& algorithm) {
-  const std::optional<ConvKernel> kernel = recorded_kernel(algorithm);
+int64_t convolution_scratch_floats(const KernelSite& site) {
+  const std::optional<ConvKernel> kernel = recorded_kernel(site.algorithm);
   if (!kernel) return 0;
-  const ConvGeometry g = conv_geometry(a, in[0].shape);
+  const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
+  const Target& target = site.target;
   switch (*kernel) {
     case ConvKernel::kWinograd:
       return winograd_positions(g, target) * winograd_block(g, target) * (g.c + g.f);
@@ -308,22 +308,20 @@ int64_t convolution_scratch_floats(const Attrs& a, const std::vector<TensorType>
 }
 
 // Im2col columns shrink to tiles within the budget; other kernels' scratch is fixed.
-int64_t convolution_fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
-                                const Target& target, const std::string& algorithm, int64_t budget) {
-  const ConvGeometry g = conv_geometry(a, in[0].shape);
-  const std::optional<ConvKernel> kernel = recorded_kernel(algorithm);
+int64_t convolution_fit_scratch(const KernelSite& site, int64_t budget) {
+  const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
+  const std::optional<ConvKernel> kernel = recorded_kernel(site.algorithm);
   if (!kernel || ((*kernel != ConvKernel::kGemm || reads_input_directly(g)) && *kernel != ConvKernel::kGemm3d))
-    return convolution_scratch_floats(a, in, out, target, algorithm);
+    return convolution_scratch_floats(site);
   return reduction(g) * im2col_tile_within(g, budget);
 }
 
 // The weights [f, c/groups, kh, kw] as each group's [f/groups x c/groups*kh*kw]
 // matrix in hg_gemm_packed_a's row panels, group after group.
-std::optional<std::vector<float>> convolution_pack_weights(const Attrs& a, int index, const std::vector<TensorType>& in,
-                                                           const float* data, const Target& target,
-                                                           const std::string& algorithm) {
-  const ConvGeometry g = conv_geometry(a, in[0].shape);
-  const std::optional<ConvKernel> kernel = recorded_kernel(algorithm);
+std::optional<std::vector<float>> convolution_pack_weights(const KernelSite& site, int index, const float* data) {
+  const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
+  const Target& target = site.target;
+  const std::optional<ConvKernel> kernel = recorded_kernel(site.algorithm);
   if (index != 1 || !kernel) return std::nullopt;
   switch (*kernel) {
     case ConvKernel::kDense:
@@ -361,7 +359,7 @@ KernelCall emit_cpp_3d(const EmitContext& ctx, const ConvGeometry& g, ConvKernel
   const int64_t fg = g.f / g.groups, k = reduction(g);
   const int64_t mr = ctx.target.gemm_mr, group_stride = (fg + mr - 1) / mr * mr * k;
   const std::string scratch = ctx.scratch.empty() ? "nullptr" : ctx.scratch;
-  const int64_t tile = ctx.scratch.empty() ? im2col_tile(g) : ctx.scratch_floats / k;
+  const int64_t tile = ctx.scratch.empty() ? im2col_tile(g) : ctx.scratch_bytes / kFloatBytes / k;
   return {{"epilogue", "gemm", "conv2d_gemm", "conv3d_gemm"},
           geometry + "hg_conv3d_gemm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + std::to_string(group_stride) + ", " +
               bias + ", " + ctx.out[0] + ", geometry, " + std::to_string(tile) + ", " + scratch + ", " +
@@ -406,7 +404,7 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
       const std::string scratch = ctx.scratch.empty() ? "nullptr" : ctx.scratch;
       // Tiles of the columns the plan made room for (fit_scratch), or of the
       // kernel's own size.
-      const int64_t tile = ctx.scratch.empty() ? im2col_tile(g) : ctx.scratch_floats / k;
+      const int64_t tile = ctx.scratch.empty() ? im2col_tile(g) : ctx.scratch_bytes / kFloatBytes / k;
       return {{"epilogue", "gemm", "conv2d_gemm"},
               geometry + "hg_conv2d_gemm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + std::to_string(group_stride) + ", " +
                   bias + ", " + ctx.out[0] + ", geometry, " + std::to_string(tile) + ", " + scratch + ", " +
@@ -462,11 +460,6 @@ const OpRegistrar convolution_op([] {
   d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
   d.infer = convolution_infer;
   d.reference = convolution_reference;
-  d.emit_cpp = convolution_emit_cpp;
-  d.choose_kernel = convolution_choose_kernel;
-  d.pack_constant = convolution_pack_weights;
-  d.scratch_floats = convolution_scratch_floats;
-  d.fit_scratch = convolution_fit_scratch;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const ConvGeometry g = conv_geometry(a, in[0].shape);
     return 2.0 * static_cast<double>(g.n * g.f * g.od * g.oh * g.ow) * static_cast<double>(reduction(g));
@@ -527,6 +520,17 @@ const OpRegistrar convolution_op([] {
       {conv({3, 3, 3}, 3, {}, {1, 0, 0}, {}, 3, true, {0, 1, 1}), {{1, 3, 4, 5, 6}, {3, 1, 3, 3, 3}}},
   };
   return d;
+}());
+
+const KernelRegistrar convolution_cpp(Backend::kCpp, "Convolution", [] {
+  OpKernel k{convolution_emit_cpp};
+  k.choose_algorithm = convolution_choose_algorithm;
+  k.pack_constant = convolution_pack_weights;
+  k.scratch_bytes = [](const KernelSite& site) { return convolution_scratch_floats(site) * kFloatBytes; };
+  k.fit_scratch = [](const KernelSite& site, int64_t budget) {
+    return convolution_fit_scratch(site, budget / kFloatBytes) * kFloatBytes;
+  };
+  return k;
 }());
 
 }  // namespace

@@ -200,32 +200,28 @@ void deconvolution_reference(const KernelIO& io) {
 
 // "gemm" where the weights are known at generation time (to be packed) and
 // uses_gemm holds, else "direct".
-std::string deconvolution_choose_kernel(const Attrs& a, const std::vector<TensorType>& in,
-                                        const std::vector<bool>& constant, const Target&) {
-  const bool weights_known = constant.size() > 1 && constant[1];
-  return weights_known && uses_gemm(deconv_geometry(a, in[0].shape)) ? "gemm" : "direct";
+std::string deconvolution_choose_algorithm(const KernelSite& site) {
+  const bool weights_known = site.in_constant.size() > 1 && site.in_constant[1];
+  return weights_known && uses_gemm(deconv_geometry(site.attrs, site.in[0].shape)) ? "gemm" : "direct";
 }
 
-int64_t deconvolution_scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                                     const Target&, const std::string& algorithm) {
-  if (algorithm != "gemm") return 0;
-  const DeconvGeometry g = deconv_geometry(a, in[0].shape);
-  return column_floats(g, tile_rows(g));
+int64_t deconvolution_scratch_bytes(const KernelSite& site) {
+  if (site.algorithm != "gemm") return 0;
+  const DeconvGeometry g = deconv_geometry(site.attrs, site.in[0].shape);
+  return column_floats(g, tile_rows(g)) * kFloatBytes;
 }
 
-int64_t deconvolution_fit_scratch(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                                  const Target&, const std::string& algorithm, int64_t budget) {
-  const DeconvGeometry g = deconv_geometry(a, in[0].shape);
-  return algorithm == "gemm" ? column_floats(g, tile_rows_within(g, budget)) : 0;
+int64_t deconvolution_fit_scratch(const KernelSite& site, int64_t budget) {
+  const DeconvGeometry g = deconv_geometry(site.attrs, site.in[0].shape);
+  return site.algorithm == "gemm" ? column_floats(g, tile_rows_within(g, budget / kFloatBytes)) * kFloatBytes : 0;
 }
 
 // Each group's W^T [fg*kh*kw x cg] in hg_gemm_packed_a's row panels, group
 // after group.
-std::optional<std::vector<float>> deconvolution_pack_weights(const Attrs& a, int index,
-                                                             const std::vector<TensorType>& in, const float* data,
-                                                             const Target& target, const std::string& algorithm) {
-  if (index != 1 || algorithm != "gemm") return std::nullopt;
-  const DeconvGeometry g = deconv_geometry(a, in[0].shape);
+std::optional<std::vector<float>> deconvolution_pack_weights(const KernelSite& site, int index, const float* data) {
+  if (index != 1 || site.algorithm != "gemm") return std::nullopt;
+  const DeconvGeometry g = deconv_geometry(site.attrs, site.in[0].shape);
+  const Target& target = site.target;
   const int64_t cg = g.c / g.groups, m = (g.f / g.groups) * g.kh * g.kw;
   std::vector<float> packed, wt(static_cast<std::size_t>(m * cg));
   for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -245,7 +241,7 @@ KernelCall deconvolution_emit_cpp(const EmitContext& ctx) {
   const int64_t m = (g.f / g.groups) * g.kh * g.kw, cg = g.c / g.groups, mr = ctx.target.gemm_mr;
   const int64_t group_stride = (m + mr - 1) / mr * mr * cg;
   // Tiles of the rows the plan made room for (fit_scratch).
-  const int64_t rows = std::max<int64_t>(1, ctx.scratch_floats / column_floats(g, 1));
+  const int64_t rows = std::max<int64_t>(1, ctx.scratch_bytes / kFloatBytes / column_floats(g, 1));
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   return {{"epilogue", "parallel", "gemm", "deconv2d", "deconv2d_gemm"},
           "{\n  static const long geometry[] = " + cpp_int_list(deconv_geometry_list(g)) + ";\n  hg_deconv2d_gemm(" +
@@ -295,11 +291,6 @@ const OpRegistrar deconvolution_op([] {
   d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
   d.infer = deconvolution_infer;
   d.reference = deconvolution_reference;
-  d.emit_cpp = deconvolution_emit_cpp;
-  d.choose_kernel = deconvolution_choose_kernel;
-  d.pack_constant = deconvolution_pack_weights;
-  d.scratch_floats = deconvolution_scratch_floats;
-  d.fit_scratch = deconvolution_fit_scratch;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const DeconvGeometry g = deconv_geometry(a, in[0].shape);
     return 2.0 * static_cast<double>(g.n * g.h * g.w * g.c * (g.f / g.groups) * g.kh * g.kw);
@@ -335,6 +326,15 @@ const OpRegistrar deconvolution_op([] {
       {with(deconv({3, 3}, 2, {2, 2}, {1, 1}, 2, true), "pad_end", {0, 2}), {{1, 2, 4, 5}, {2, 1, 3, 3}}},
   };
   return d;
+}());
+
+const KernelRegistrar deconvolution_cpp(Backend::kCpp, "Deconvolution", [] {
+  OpKernel k{deconvolution_emit_cpp};
+  k.choose_algorithm = deconvolution_choose_algorithm;
+  k.pack_constant = deconvolution_pack_weights;
+  k.scratch_bytes = deconvolution_scratch_bytes;
+  k.fit_scratch = deconvolution_fit_scratch;
+  return k;
 }());
 
 }  // namespace

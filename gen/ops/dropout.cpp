@@ -29,10 +29,11 @@ const OpRegistrar dropout_op([] {
   d.reference = [](const KernelIO& io) {
     std::copy(io.in[0], io.in[0] + io.in_types[0].num_elements(), io.out[0]);
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    return KernelCall{{"copy"}, "hg_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                                 std::to_string(ctx.out_types[0].num_elements()) + ");"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    return KernelCall{{"copy"},
+                                      "hg_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                                          std::to_string(ctx.out_types[0].num_elements()) + ");"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   d.is_identity = [](const Attrs&) { return true; };
   Attrs a;

@@ -35,12 +35,13 @@ const OpRegistrar embedding_op([] {
       for (int64_t j = 0; j < dim; ++j) io.out[0][i * dim + j] = io.in[1][r * dim + j];
     }
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    return KernelCall{{"embedding"}, "hg_embedding(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
-                                      std::to_string(ctx.in_types[0].num_elements()) + ", " +
-                                      std::to_string(ctx.node.attrs.get_int("input_dim")) + ", " +
-                                      std::to_string(ctx.node.attrs.get_int("output_dim")) + ");"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    return KernelCall{{"embedding"},
+                                      "hg_embedding(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
+                                          std::to_string(ctx.in_types[0].num_elements()) + ", " +
+                                          std::to_string(ctx.node.attrs.get_int("input_dim")) + ", " +
+                                          std::to_string(ctx.node.attrs.get_int("output_dim")) + ");"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   d.weight_shapes = [](const Attrs& a, const Shape&) {
     return std::vector<Shape>{{a.get_int("input_dim"), a.get_int("output_dim")}};

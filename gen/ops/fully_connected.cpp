@@ -62,11 +62,10 @@ void fully_connected_reference(const KernelIO& io) {
 }
 
 // The weight [hidden x k] as W^T in hg_gemm_packed_b's column panels.
-std::optional<std::vector<float>> pack_weight(const Attrs& a, int index, const std::vector<TensorType>& in,
-                                              const float* data, const Target& target, const std::string&) {
+std::optional<std::vector<float>> pack_weight(const KernelSite& site, int index, const float* data) {
   if (index != 1) return std::nullopt;
-  const FcDims d = fc_dims(a, in[0].shape);
-  return pack_w_transposed_panels(data, d.hidden, d.k, target.gemm_nr);
+  const FcDims d = fc_dims(site.attrs, site.in[0].shape);
+  return pack_w_transposed_panels(data, d.hidden, d.k, site.target.gemm_nr);
 }
 
 KernelCall fully_connected_emit_cpp(const EmitContext& ctx) {
@@ -105,8 +104,6 @@ OpRegistrar fully_connected_op([] {
   d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
   d.infer = fully_connected_infer;
   d.reference = fully_connected_reference;
-  d.emit_cpp = fully_connected_emit_cpp;
-  d.pack_constant = pack_weight;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const FcDims dims = fc_dims(a, in[0].shape);
     return 2.0 * static_cast<double>(dims.rows * dims.k * dims.hidden);
@@ -120,6 +117,12 @@ OpRegistrar fully_connected_op([] {
                 {fc_attrs(6, true, false), {{2, 3, 17}, {6, 17}}},
                 {fc_attrs(33, false, true), {{4, 40}, {33, 40}, {33}}}};
   return d;
+}());
+
+const KernelRegistrar fully_connected_cpp(Backend::kCpp, "FullyConnected", [] {
+  OpKernel k{fully_connected_emit_cpp};
+  k.pack_constant = pack_weight;
+  return k;
 }());
 
 }  // namespace

@@ -89,7 +89,9 @@ const OpRegistrar instance_reg([] {
   d.reference = [](const KernelIO& io) {
     reference_rows(instance_view(io.in_types[0].shape), io.attrs.get_float("eps"), io);
   };
-  d.emit_cpp = [](const EmitContext& ctx) { return emit_rows(ctx, instance_view(ctx.in_types[0].shape)); };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    return emit_rows(ctx, instance_view(ctx.in_types[0].shape));
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>&) { return flops(in); };
   d.weight_shapes = [](const Attrs&, const Shape& data) {
     const Shape c{instance_view(data).classes};
@@ -126,7 +128,9 @@ const OpRegistrar group_reg([] {
   d.reference = [](const KernelIO& io) {
     reference_rows(group_view(io.attrs, io.in_types[0].shape), io.attrs.get_float("eps"), io);
   };
-  d.emit_cpp = [](const EmitContext& ctx) { return emit_rows(ctx, group_view(ctx.node.attrs, ctx.in_types[0].shape)); };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    return emit_rows(ctx, group_view(ctx.node.attrs, ctx.in_types[0].shape));
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>&) { return flops(in); };
   d.weight_shapes = [](const Attrs& a, const Shape& data) {
     const Shape g{group_view(a, data).classes};

@@ -206,15 +206,16 @@ OpDef gather_op(const std::string& name, const std::string& summary) {
     const StridedView v = gather_view(name, io.attrs, shapes(io.in_types)).view;
     for_each_strided(v.dims, v.strides, {}, [&](int64_t i, int64_t src, int64_t) { io.out[0][i] = io.in[0][v.offset + src]; });
   };
-  d.emit_cpp = [name](const EmitContext& ctx) {
-    StridedView v = gather_view(name, ctx.node.attrs, shapes(ctx.in_types)).view;
-    simplify_view(v);
-    return KernelCall{{"strided_copy"}, "{\n  static const long dims[] = " + cpp_int_list(v.dims) +
-                                           ";\n  static const long strides[] = " + cpp_int_list(v.strides) +
-                                           ";\n  hg_strided_copy(" + ctx.in[0] + " + " + std::to_string(v.offset) +
-                                           ", " + ctx.out[0] + ", " + std::to_string(v.dims.size()) +
-                                           ", dims, strides);\n}"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[name](const EmitContext& ctx) {
+                    StridedView v = gather_view(name, ctx.node.attrs, shapes(ctx.in_types)).view;
+                    simplify_view(v);
+                    return KernelCall{{"strided_copy"},
+                                      "{\n  static const long dims[] = " + cpp_int_list(v.dims) +
+                                          ";\n  static const long strides[] = " + cpp_int_list(v.strides) +
+                                          ";\n  hg_strided_copy(" + ctx.in[0] + " + " + std::to_string(v.offset) +
+                                          ", " + ctx.out[0] + ", " + std::to_string(v.dims.size()) +
+                                          ", dims, strides);\n}"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   return d;
 }
@@ -318,18 +319,18 @@ const OpRegistrar stack_op([] {
       for (int64_t o = 0; o < outer; ++o)
         std::copy(io.in[i] + o * part, io.in[i] + (o + 1) * part, io.out[0] + (o * n + i) * part);
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    const Shape& s = ctx.in_types[0].shape;
-    const int axis = normalize_axis(ctx.node.attrs.get_int("axis"), s.size() + 1);
-    const int64_t outer = dims_product(s, 0, axis), part = dims_product(s, axis, s.size());
-    const int64_t n = static_cast<int64_t>(ctx.in.size());
-    std::string code;
-    for (int64_t i = 0; i < n; ++i)
-      code += (i ? "\n" : "") + std::string("hg_concat_part(") + ctx.in[i] + ", " + ctx.out[0] + " + " +
-              std::to_string(i * part) + ", " + std::to_string(outer) + ", " + std::to_string(part) + ", " +
-              std::to_string(n * part) + ");";
-    return KernelCall{{"concat"}, code};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    const Shape& s = ctx.in_types[0].shape;
+                    const int axis = normalize_axis(ctx.node.attrs.get_int("axis"), s.size() + 1);
+                    const int64_t outer = dims_product(s, 0, axis), part = dims_product(s, axis, s.size());
+                    const int64_t n = static_cast<int64_t>(ctx.in.size());
+                    std::string code;
+                    for (int64_t i = 0; i < n; ++i)
+                      code += (i ? "\n" : "") + std::string("hg_concat_part(") + ctx.in[i] + ", " + ctx.out[0] + " + " +
+                              std::to_string(i * part) + ", " + std::to_string(outer) + ", " + std::to_string(part) +
+                              ", " + std::to_string(n * part) + ");";
+                    return KernelCall{{"concat"}, code};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   Attrs first = int_attr("num_args", 3), middle = int_attr("num_args", 2), last = int_attr("num_args", 2);
   middle.set("axis", int64_t{1});
@@ -383,13 +384,15 @@ const OpRegistrar take_op([] {
     });
   };
   d.reference_dtypes = all_dtypes();
-  d.emit_cpp = [](const EmitContext& ctx) {
-    const AxisSplit g = split_at_axis(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
-    return KernelCall{{"index"}, "hg_take(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
-                                     std::to_string(g.outer) + ", " + std::to_string(g.n) + ", " +
-                                     std::to_string(g.inner) + ", " + std::to_string(ctx.in_types[1].num_elements()) +
-                                     ", " + (ctx.node.attrs.get_string("mode") == "wrap" ? "true" : "false") + ");"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    const AxisSplit g = split_at_axis(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
+                    return KernelCall{{"index"},
+                                      "hg_take(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
+                                          std::to_string(g.outer) + ", " + std::to_string(g.n) + ", " +
+                                          std::to_string(g.inner) + ", " +
+                                          std::to_string(ctx.in_types[1].num_elements()) + ", " +
+                                          (ctx.node.attrs.get_string("mode") == "wrap" ? "true" : "false") + ");"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   Attrs rows, wrap_last;
   wrap_last.set("axis", int64_t{-1});
@@ -428,13 +431,15 @@ const OpRegistrar one_hot_op([] {
       for (int64_t k = 0; k < depth; ++k) io.out[0][i * depth + k] = k == j ? on : off;
     }
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    const Attrs& a = ctx.node.attrs;
-    return KernelCall{{"index"}, "hg_one_hot(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                                     std::to_string(ctx.in_types[0].num_elements()) + ", " +
-                                     std::to_string(a.get_int("depth")) + ", " + cpp_float(a.get_float("on_value")) +
-                                     ", " + cpp_float(a.get_float("off_value")) + ");"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    const Attrs& a = ctx.node.attrs;
+                    return KernelCall{{"index"},
+                                      "hg_one_hot(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                                          std::to_string(ctx.in_types[0].num_elements()) + ", " +
+                                          std::to_string(a.get_int("depth")) + ", " +
+                                          cpp_float(a.get_float("on_value")) + ", " +
+                                          cpp_float(a.get_float("off_value")) + ");"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   Attrs values = int_attr("depth", 3);
   values.set("on_value", 2.5);
@@ -493,16 +498,18 @@ const OpRegistrar sequence_mask_op([] {
         for (int64_t r = 0; r < g.inner; ++r) io.out[0][base + r] = keep ? io.in[0][base + r] : value;
       }
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    if (ctx.in.size() < 2)
-      return KernelCall{{"copy"}, "hg_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                                      std::to_string(ctx.out_types[0].num_elements()) + ");"};
-    const SequenceGeometry g = sequence_geometry(ctx.node.attrs, ctx.in_types[0].shape);
-    return KernelCall{{"index"}, "hg_sequence_mask(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
-                                     std::to_string(g.steps) + ", " + std::to_string(g.batch) + ", " +
-                                     std::to_string(g.inner) + ", " + (g.time_major ? "true" : "false") + ", " +
-                                     cpp_float(ctx.node.attrs.get_float("value")) + ");"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    if (ctx.in.size() < 2)
+                      return KernelCall{{"copy"},
+                                        "hg_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                                            std::to_string(ctx.out_types[0].num_elements()) + ");"};
+                    const SequenceGeometry g = sequence_geometry(ctx.node.attrs, ctx.in_types[0].shape);
+                    return KernelCall{{"index"},
+                                      "hg_sequence_mask(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
+                                          std::to_string(g.steps) + ", " + std::to_string(g.batch) + ", " +
+                                          std::to_string(g.inner) + ", " + (g.time_major ? "true" : "false") + ", " +
+                                          cpp_float(ctx.node.attrs.get_float("value")) + ");"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   Attrs time_major, batch_major;
   time_major.set("use_sequence_length", true);

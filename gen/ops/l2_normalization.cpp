@@ -56,13 +56,14 @@ const OpRegistrar l2_normalization_op([] {
         for (int64_t i = 0; i < v.n; ++i) y[i * v.inner] = static_cast<float>(x[i * v.inner] / norm);
       }
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    const AxisView v = mode_view(ctx.node.attrs, ctx.in_types[0].shape);
-    return KernelCall{{"l2_normalization"},
-                      "hg_l2_normalization(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) + ", " +
-                          std::to_string(v.n) + ", " + std::to_string(v.inner) + ", " +
-                          cpp_float(ctx.node.attrs.get_float("eps")) + ", " + ctx.pool + ");"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    const AxisView v = mode_view(ctx.node.attrs, ctx.in_types[0].shape);
+                    return KernelCall{{"l2_normalization"},
+                                      "hg_l2_normalization(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                                          std::to_string(v.outer) + ", " + std::to_string(v.n) + ", " +
+                                          std::to_string(v.inner) + ", " + cpp_float(ctx.node.attrs.get_float("eps")) +
+                                          ", " + ctx.pool + ");"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     return 3.0 * static_cast<double>(in[0].num_elements());
   };

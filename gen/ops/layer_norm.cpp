@@ -43,13 +43,14 @@ const OpRegistrar layer_norm_op([] {
           y[i * v.inner] = static_cast<float>((x[i * v.inner] - mean) * inv_std * io.in[1][i] + io.in[2][i]);
       }
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    const AxisView v = axis_view(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
-    return KernelCall{{"layer_norm"}, "hg_layer_norm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.in[2] + ", " +
-                                       ctx.out[0] + ", " + std::to_string(v.outer) + ", " + std::to_string(v.n) +
-                                       ", " + std::to_string(v.inner) + ", " +
-                                       cpp_float(ctx.node.attrs.get_float("eps")) + ");"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    const AxisView v = axis_view(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
+                    return KernelCall{{"layer_norm"},
+                                      "hg_layer_norm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.in[2] + ", " +
+                                          ctx.out[0] + ", " + std::to_string(v.outer) + ", " + std::to_string(v.n) +
+                                          ", " + std::to_string(v.inner) + ", " +
+                                          cpp_float(ctx.node.attrs.get_float("eps")) + ");"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     return 6.0 * static_cast<double>(in[0].num_elements());
   };

@@ -114,9 +114,6 @@ const OpRegistrar leaky_relu_op([] {
              {"lower_bound", AttrKind::kFloat, 0.125, "rrelu lower slope", {}},
              {"upper_bound", AttrKind::kFloat, 0.334, "rrelu upper slope", {}}};
   d.fusion = FusionClass::kBroadcast;
-  d.vector_epilogue = [](const Attrs& a) -> std::string {
-    return a.get_string("act_type") == "gelu" ? "HgGeluEpilogue()" : "";
-  };
   d.inplace = true;
   d.arity = [](const Attrs& a) { return a.get_string("act_type") == "prelu" ? 2 : 1; };
   d.infer = leaky_relu_infer;
@@ -132,6 +129,15 @@ const OpRegistrar leaky_relu_op([] {
                 {leaky("gelu"), {{4, 6}}},        {leaky("rrelu"), {{9}}},
                 {leaky("gelu"), {{3, 37}}},       {leaky("elu", 0.5), {{41}}}};
   return d;
+}());
+
+// The fused loop computes it; after a GEMM or convolution gelu runs on vectors.
+const KernelRegistrar leaky_relu_cpp(Backend::kCpp, "LeakyReLU", [] {
+  OpKernel k;
+  k.vector_epilogue = [](const Attrs& a) -> std::string {
+    return a.get_string("act_type") == "gelu" ? "HgGeluEpilogue()" : "";
+  };
+  return k;
 }());
 
 }  // namespace

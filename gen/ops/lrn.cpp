@@ -60,16 +60,17 @@ const OpRegistrar lrn_op([] {
           io.out[0][at] = static_cast<float>(io.in[0][at] * std::pow(knorm + salpha * sum, -beta));
         }
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    const Attrs& a = ctx.node.attrs;
-    const LrnView v = view(a, ctx.in_types[0].shape);
-    return KernelCall{{"lrn"}, "hg_lrn(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.n) + ", " +
-                                   std::to_string(v.c) + ", " + std::to_string(v.plane) + ", " +
-                                   std::to_string(a.get_int("nsize")) + ", " +
-                                   cpp_float(a.get_float("alpha") / static_cast<double>(a.get_int("nsize"))) + ", " +
-                                   cpp_float(a.get_float("beta")) + ", " + cpp_float(a.get_float("knorm")) + ", " +
-                                   ctx.pool + ");"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    const Attrs& a = ctx.node.attrs;
+                    const LrnView v = view(a, ctx.in_types[0].shape);
+                    return KernelCall{{"lrn"},
+                                      "hg_lrn(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.n) + ", " +
+                                          std::to_string(v.c) + ", " + std::to_string(v.plane) + ", " +
+                                          std::to_string(a.get_int("nsize")) + ", " +
+                                          cpp_float(a.get_float("alpha") / static_cast<double>(a.get_int("nsize"))) +
+                                          ", " + cpp_float(a.get_float("beta")) + ", " +
+                                          cpp_float(a.get_float("knorm")) + ", " + ctx.pool + ");"};
+                  }});
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     return static_cast<double>(in[0].num_elements()) * (2.0 * static_cast<double>(a.get_int("nsize")) + 4.0);
   };

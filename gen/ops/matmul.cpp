@@ -176,16 +176,16 @@ OpDef matmul_op(const std::string& name, MatmulCall (*call)(const Attrs&, const 
              {"forward_stype", AttrKind::kString, std::string("None"), "ignored", {}}};
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = -1;
-  d.scratch_floats = [call](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                            const Target&, const std::string&) {
-    return matmul_scratch_floats(call(a, in[0].shape, in[1].shape));
-  };
   d.reference = [call](const KernelIO& io) {
     run_reference(call(io.attrs, io.in_types[0].shape, io.in_types[1].shape), io);
   };
-  d.emit_cpp = [call](const EmitContext& ctx) {
+  OpKernel cpp{[call](const EmitContext& ctx) {
     return emit(call(ctx.node.attrs, ctx.in_types[0].shape, ctx.in_types[1].shape), ctx);
+  }};
+  cpp.scratch_bytes = [call](const KernelSite& site) {
+    return matmul_scratch_floats(call(site.attrs, site.in[0].shape, site.in[1].shape)) * kFloatBytes;
   };
+  register_kernel(Backend::kCpp, name, std::move(cpp));
   d.flops = [call](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     return flops(call(a, in[0].shape, in[1].shape));
   };
@@ -263,16 +263,7 @@ const OpRegistrar strided_batch_dot([] {
     check_strided_call(strided_call(a, out), in, out);
     return std::vector<TensorType>{TensorType{out, in[0].dtype}};
   };
-  d.scratch_floats = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out,
-                        const Target&, const std::string&) {
-    return matmul_scratch_floats(strided_call(a, out[0].shape));
-  };
-  d.reference = [](const KernelIO& io) {
-    run_reference(strided_call(io.attrs, io.out_types[0].shape), io);
-  };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    return emit(strided_call(ctx.node.attrs, ctx.out_types[0].shape), ctx);
-  };
+  d.reference = [](const KernelIO& io) { run_reference(strided_call(io.attrs, io.out_types[0].shape), io); };
   d.flops = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     return flops(strided_call(a, out[0].shape));
   };
@@ -289,6 +280,14 @@ const OpRegistrar strided_batch_dot([] {
                 {strided(2, 5, 7, 3, {15, 3, 1}, {0, 1, 3}, {35, 7, 1}, {2, 5, 7}), {{2, 5, 3}, {7, 3}}},
                 {strided(2, 1, 5, 4, {0, 4, 1}, {20, 5, 1}, {5, 5, 1}, {2, 5}), {{4}, {2, 4, 5}}}};
   return d;
+}());
+
+const KernelRegistrar strided_batch_dot_cpp(Backend::kCpp, "_strided_batch_dot", [] {
+  OpKernel k{[](const EmitContext& ctx) { return emit(strided_call(ctx.node.attrs, ctx.out_types[0].shape), ctx); }};
+  k.scratch_bytes = [](const KernelSite& site) {
+    return matmul_scratch_floats(strided_call(site.attrs, site.out[0].shape)) * kFloatBytes;
+  };
+  return k;
 }());
 
 }  // namespace

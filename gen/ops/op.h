@@ -1,8 +1,9 @@
-// The operator registry: everything hybgen knows about an op sits in one
+// The operator registry: what is true of an op on every backend sits in one
 // OpDef — schema (inputs, typed attributes with defaults), shape/dtype rule,
-// fusion class, reference kernel, C++ printer, FLOP count and the examples
-// the generic op test runs. Each file under gen/ops/ registers its ops with a
-// static OpRegistrar; nothing else lists them.
+// fusion class, reference kernel, FLOP count and the examples the generic op
+// test runs. Each file under gen/ops/ registers its ops with a static
+// OpRegistrar; nothing else lists them. How each backend computes an op is
+// its OpKernel (ops/op_kernel.h), registered beside it.
 //
 //   static OpRegistrar reg(OpDef{.name = "relu", ...});  // in gen/ops/foo.cpp
 //   const OpDef& def = find_op("FullyConnected");
@@ -17,6 +18,7 @@
 #include "ir/attrs.h"
 #include "ir/graph.h"
 #include "ir/tensor_type.h"
+#include "ops/op_kernel.h"
 #include "targets/target.h"
 
 namespace hybgen {
@@ -57,73 +59,6 @@ struct KernelIO {
   template <class T>
   T* output(std::size_t i) const { return reinterpret_cast<T*>(out[i]); }
 };
-
-// What an op's printer gets, on either backend: pointer expressions for its
-// buffers (host pointers in C++, device pointers in CUDA), of the C type of
-// their dtype (dtype_c_type: `const float*` / `float*` for float32).
-struct EmitContext {
-  const Node& node;
-  const Target& target;
-  std::vector<std::string> in;  // expressions of type `const T*`
-  std::vector<TensorType> in_types;
-  std::vector<std::string> out;  // expressions of type `T*`
-  std::vector<TensorType> out_types;
-  // Ops with OpDef::epilogue_axis: the name of a functor in scope that the
-  // kernel applies to every output value before storing it (fused bias,
-  // activation, residual add): in C++ `float epilogue(long channel, long
-  // index, float value)`; in CUDA an object whose `__device__ float
-  // operator()(long channel, long index, float value) const` does the same,
-  // passed to the kernel by value. Empty: store values as they are.
-  std::string epilogue;
-  // Per input: it already lies where OpDef::input_placement puts it (its
-  // producer wrote it there), so there is nothing to copy. Empty: none does.
-  std::vector<bool> in_placed;
-  // Ops with scratch (OpDef::scratch_floats in C++, CudaOpKernel::
-  // scratch_bytes in CUDA): a `float*` to `scratch_floats` floats of scratch
-  // memory in the arena, for this kernel alone (what the memory plan gave
-  // it: in C++ less than OpDef::scratch_floats where OpDef::fit_scratch let
-  // the plan shrink it).
-  std::string scratch;
-  // Per input: the constant was re-laid out by OpDef::pack_constant (C++).
-  std::vector<bool> in_packed;
-  // C++: an expression of type `const hg_thread_pool*` (templates/kernels/
-  // parallel.inc), possibly null: kernels that can split their work pass it on.
-  std::string pool = "pool";
-  // The floats `scratch` points to (see scratch).
-  int64_t scratch_floats = 0;
-  // CUDA: the `cudaStream_t` every launch goes to.
-  std::string stream = "stream";
-  // C++: the kernel OpDef::choose_kernel chose for this node (Kernel::algorithm).
-  std::string algorithm{};
-};
-
-// What an op's printer returns: the statements of one kernel call and the
-// kernel bodies those statements call (templates/kernels/NAME.inc in C++,
-// templates/cuda/kernels/NAME.inc in CUDA).
-struct KernelCall {
-  std::vector<std::string> kernels;
-  std::string code;
-};
-
-// How the CUDA backend runs an op that is not elementwise (elementwise and
-// broadcast ops need nothing: their OpDef::emit_scalar expression serves both
-// backends). Registered beside the other CUDA kernels, in gen/ops/cuda/, by
-// a static CudaKernelRegistrar; the registry test checks every op has one.
-struct CudaOpKernel {
-  // The statements that launch the op on EmitContext::stream; each launch
-  // `if (cudaError_t e = hg_launch(...)) return e;` so a failed one stops run().
-  std::function<KernelCall(const EmitContext&)> emit;
-  // Bytes of device scratch the kernel needs, live during it alone; unset: none.
-  std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out)>
-      scratch_bytes;
-};
-
-struct CudaKernelRegistrar {
-  CudaKernelRegistrar(const std::string& op, CudaOpKernel kernel);
-};
-
-// The CUDA kernel of an op (by its canonical name); nullptr when it has none.
-const CudaOpKernel* find_cuda_kernel(const std::string& op);
 
 // Where the random test data of one input lies.
 struct InputRange {
@@ -167,71 +102,27 @@ struct OpDef {
   std::function<void(const KernelIO&)> reference;
   // The dtypes `reference` computes: a node is evaluated by it (at
   // generation time, ops/evaluate.h) only when each of its inputs and
-  // outputs is of one of them. Generated code computes float32 alone.
+  // outputs is of one of them. What generated code computes is each
+  // backend's OpKernel::dtypes.
   std::vector<DType> reference_dtypes{DType::kFloat32};
-  std::function<KernelCall(const EmitContext&)> emit_cpp;
-  // Elementwise and broadcast ops: the C++ expression of one output element
-  // from the expressions of the matching input elements (plain identifiers
-  // of type float). Fusion chains these into one loop, so such an op needs no
-  // emit_cpp; the expression may call helpers from `scalar_kernels`
-  // (templates/kernels/NAME.inc).
+  // Elementwise and broadcast ops: the C/C++/CUDA expression of one output
+  // element from the expressions of the matching input elements (plain
+  // identifiers of type float). Each backend's fused loop chains these, so
+  // such an op needs no OpKernel::emit; the expression may call helpers from
+  // `scalar_kernels` (templates/kernels/NAME.inc).
   std::function<std::string(const Attrs&, const std::vector<std::string>& in)> emit_scalar;
   std::vector<std::string> scalar_kernels;
   // With emit_scalar: the shape input `index` broadcasts to the output as, in
   // numpy's right-aligned sense (PReLU's per-channel gamma (C,) on NCHW data
   // reads as (C, 1, 1)). Unset: the input's own shape.
   std::function<Shape(const Attrs&, int index, const Shape& input, const Shape& output)> scalar_input_shape;
-  // Elementwise ops that SIMD kernels can apply to whole vectors in
-  // registers when the op alone follows a GEMM or convolution (a clamp, as
-  // XNNPACK's kernels take output min/max): the C++ expression of that
-  // epilogue object (templates/kernels/epilogue.inc), e.g.
-  // "HgClampEpilogue(0.0f, 6.0f)"; empty for attributes it cannot express.
-  // Unset: always the scalar lambda.
-  std::function<std::string(const Attrs&)> vector_epilogue;
-  // a + b: first after a GEMM or convolution, with the other operand of the
-  // output's whole shape (a residual), kernels apply it as
-  // hg_add_epilogue(other, then), loading that operand's vector in
-  // registers, `then` the vector_epilogue of one op after it if any.
-  bool residual_epilogue = false;
-  // GEMM/convolution-like ops whose emit_cpp honours EmitContext::epilogue:
-  // the output axis the epilogue's `channel` counts along (negative: from
-  // the end). Unset: the op takes no epilogue.
+  // GEMM/convolution-like ops whose kernels honour EmitContext::epilogue on
+  // every backend: the output axis the epilogue's `channel` counts along
+  // (negative: from the end). Unset: the op takes no epilogue.
   std::optional<int> epilogue_axis;
   // The output is input 0's bytes under another shape (Reshape, Flatten):
   // the memory planner lets it share input 0's buffer, no copy.
   bool view = false;
-  // Ops with several C++ kernels (convolution: direct, im2col GEMM,
-  // Winograd, ...): the name of the one for these inputs on `target`, where
-  // `constant` says per input whether its values are known at generation
-  // time (weights, which can be packed). Called once per node, by the pass
-  // choose_algorithms (passes/kernels.h), which records the choice as
-  // Kernel::algorithm; scratch_floats, fit_scratch, pack_constant and
-  // emit_cpp (EmitContext::algorithm) get that record. Unset: one kernel.
-  std::function<std::string(const Attrs&, const std::vector<TensorType>& in, const std::vector<bool>& constant,
-                            const Target& target)>
-      choose_kernel;
-  // Floats of scratch memory the C++ kernel needs (an im2col tile) on the
-  // target the code is generated for, given its `algorithm` (choose_kernel):
-  // the memory planner gives it arena bytes live during that kernel alone.
-  // Unset or 0: none.
-  std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
-                        const Target& target, const std::string& algorithm)>
-      scratch_floats;
-  // Ops whose kernel can also work in less scratch (smaller im2col tiles):
-  // the floats it takes within `budget` floats, between its smallest tile's
-  // (even over the budget) and scratch_floats. The memory planner uses it
-  // where the scratch, not the activations, sets the arena; emit_cpp then
-  // sizes its tiles from EmitContext::scratch_floats. Unset: fixed.
-  std::function<int64_t(const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out,
-                        const Target& target, const std::string& algorithm, int64_t budget)>
-      fit_scratch;
-  // Constant inputs re-laid out at generation time into the layout the C++
-  // kernel reads (packed GEMM panels), so nothing is packed at run time:
-  // the packed floats of input `index` given its data, or nullopt to keep it.
-  std::function<std::optional<std::vector<float>>(const Attrs&, int index, const std::vector<TensorType>& in,
-                                                  const float* data, const Target& target,
-                                                  const std::string& algorithm)>
-      pack_constant;
   // Ops that only gather their inputs into the output (Concat): the byte
   // offset at which each input lies as one contiguous block of the output,
   // so producers can write there directly and the copy disappears; empty

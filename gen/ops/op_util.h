@@ -17,6 +17,10 @@ struct EmitContext;
 // MXNet's None inside an int tuple (slice's begin=(0, None)); JSON null.
 constexpr int64_t kSliceNone = INT64_MIN;
 
+// The bytes of one float32 value: what the float32 kernels' scratch sizes
+// (OpKernel::scratch_bytes) count in.
+constexpr int64_t kFloatBytes = sizeof(float);
+
 // Normalises a possibly negative axis against `rank`; Error when out of range.
 int normalize_axis(int64_t axis, std::size_t rank);
 

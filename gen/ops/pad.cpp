@@ -75,17 +75,19 @@ const OpRegistrar pad_op([] {
       io.out[0][o] = mode == 0 && outside ? value : io.in[0][src];
     });
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    const auto& w = ctx.node.attrs.get_ints("pad_width");
-    std::vector<int64_t> before;
-    for (std::size_t i = 0; i < w.size(); i += 2) before.push_back(w[i]);
-    return KernelCall{{"pad"}, "{\n  static const long in_dims[] = " + cpp_int_list(ctx.in_types[0].shape) +
-                                   ";\n  static const long out_dims[] = " + cpp_int_list(ctx.out_types[0].shape) +
-                                   ";\n  static const long before[] = " + cpp_int_list(before) + ";\n  hg_pad(" +
-                                   ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(before.size()) +
-                                   ", in_dims, out_dims, before, " + std::to_string(pad_mode(ctx.node.attrs)) + ", " +
-                                   cpp_float(ctx.node.attrs.get_float("constant_value")) + ");\n}"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    const auto& w = ctx.node.attrs.get_ints("pad_width");
+                    std::vector<int64_t> before;
+                    for (std::size_t i = 0; i < w.size(); i += 2) before.push_back(w[i]);
+                    return KernelCall{
+                        {"pad"},
+                        "{\n  static const long in_dims[] = " + cpp_int_list(ctx.in_types[0].shape) +
+                            ";\n  static const long out_dims[] = " + cpp_int_list(ctx.out_types[0].shape) +
+                            ";\n  static const long before[] = " + cpp_int_list(before) + ";\n  hg_pad(" + ctx.in[0] +
+                            ", " + ctx.out[0] + ", " + std::to_string(before.size()) + ", in_dims, out_dims, before, " +
+                            std::to_string(pad_mode(ctx.node.attrs)) + ", " +
+                            cpp_float(ctx.node.attrs.get_float("constant_value")) + ");\n}"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   auto pad = [](const std::string& mode, std::vector<int64_t> width, double value) {
     Attrs a;

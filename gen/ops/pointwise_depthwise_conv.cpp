@@ -152,28 +152,24 @@ int64_t pixel_channel_block(const Geometry& g) {
 }
 
 // "pixel_major" where uses_pixel_major holds, else "channel_blocks".
-std::string pointwise_depthwise_conv_choose_kernel(const Attrs& a, const std::vector<TensorType>& in,
-                                                   const std::vector<bool>&, const Target& target) {
-  return uses_pixel_major(geometry(a, in[0].shape), target) ? "pixel_major" : "channel_blocks";
+std::string pointwise_depthwise_conv_choose_algorithm(const KernelSite& site) {
+  return uses_pixel_major(geometry(site.attrs, site.in[0].shape), site.target) ? "pixel_major" : "channel_blocks";
 }
 
-int64_t pointwise_depthwise_conv_scratch_floats(const Attrs& a, const std::vector<TensorType>& in,
-                                                const std::vector<TensorType>&, const Target& target,
-                                                const std::string& algorithm) {
-  const Geometry g = geometry(a, in[0].shape);
-  if (algorithm == "pixel_major") return g.h * g.w * (g.in + pixel_channel_block(g));
-  return std::min(channel_block(g, target), g.f) * g.h * g.w;
+int64_t pointwise_depthwise_conv_scratch_bytes(const KernelSite& site) {
+  const Geometry g = geometry(site.attrs, site.in[0].shape);
+  if (site.algorithm == "pixel_major") return g.h * g.w * (g.in + pixel_channel_block(g)) * kFloatBytes;
+  return std::min(channel_block(g, site.target), g.f) * g.h * g.w * kFloatBytes;
 }
 
 // weight1 [mid x c]: in hg_gemm_packed_a's row panels, or for the
 // pixel-major kernel transposed into hg_gemm_packed_b's column panels, whose
 // weight2 is then tap-major (see the kernel). The rest as given.
-std::optional<std::vector<float>> pointwise_depthwise_conv_pack_weights(const Attrs& a, int index,
-                                                                        const std::vector<TensorType>& in,
-                                                                        const float* data, const Target& target,
-                                                                        const std::string& algorithm) {
-  const Geometry g = geometry(a, in[0].shape);
-  const bool pixels = algorithm == "pixel_major";
+std::optional<std::vector<float>> pointwise_depthwise_conv_pack_weights(const KernelSite& site, int index,
+                                                                        const float* data) {
+  const Geometry g = geometry(site.attrs, site.in[0].shape);
+  const Target& target = site.target;
+  const bool pixels = site.algorithm == "pixel_major";
   if (index == 1) return pixels ? pack_w_transposed_panels(data, g.f, g.in, target.gemm_nr)
                                 : pack_a_panels(data, g.f, g.in, target.gemm_mr);
   if (index != 3 || !pixels) return std::nullopt;
@@ -246,10 +242,6 @@ const OpRegistrar pointwise_depthwise_conv_op([] {
   d.epilogue_axis = 1;
   d.infer = pointwise_depthwise_conv_infer;
   d.reference = pointwise_depthwise_conv_reference;
-  d.emit_cpp = pointwise_depthwise_conv_emit_cpp;
-  d.choose_kernel = pointwise_depthwise_conv_choose_kernel;
-  d.pack_constant = pointwise_depthwise_conv_pack_weights;
-  d.scratch_floats = pointwise_depthwise_conv_scratch_floats;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const Geometry g = geometry(a, in[0].shape);
     const double pointwise = 2.0 * static_cast<double>(g.n * g.f * g.h * g.w * g.in);
@@ -278,6 +270,14 @@ const OpRegistrar pointwise_depthwise_conv_op([] {
       {fused({3, 1}, 45, {1, 1}, {2, 0}, "none", {2, 1}), {{1, 6, 10, 9}, {45, 6, 1, 1}, {45}, {45, 1, 3, 1}, {45}}},
   };
   return d;
+}());
+
+const KernelRegistrar pointwise_depthwise_conv_cpp(Backend::kCpp, "_pointwise_depthwise_conv", [] {
+  OpKernel k{pointwise_depthwise_conv_emit_cpp};
+  k.choose_algorithm = pointwise_depthwise_conv_choose_algorithm;
+  k.pack_constant = pointwise_depthwise_conv_pack_weights;
+  k.scratch_bytes = pointwise_depthwise_conv_scratch_bytes;
+  return k;
 }());
 
 }  // namespace

@@ -107,7 +107,7 @@ const OpRegistrar pooling_op([] {
     return std::vector<TensorType>{TensorType{pool_output_shape(g), in[0].dtype}};
   };
   d.reference = pooling_reference;
-  d.emit_cpp = pooling_emit_cpp;
+  register_kernel(Backend::kCpp, d.name, OpKernel{pooling_emit_cpp});
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const PoolGeometry g = pool_geometry(a, in[0].shape);
     return static_cast<double>(g.n * g.c * g.od * g.oh * g.ow) * static_cast<double>(g.kd * g.kh * g.kw);

@@ -121,23 +121,26 @@ OpDef reduce_op(const std::string& name, const std::string& summary) {
       io.out[0][o] = static_cast<float>(v);
     }
   };
-  d.emit_cpp = [name](const EmitContext& ctx) {
-    const ReduceKind kind = reduce_kind(name, ctx.node.attrs);
-    const Shape& in = ctx.in_types[0].shape;
-    const Shape dims = in.empty() ? Shape{1} : in;
-    const auto strides = in.empty() ? std::vector<int64_t>{0} : output_strides(in, reduced_axes(ctx.node.attrs, in.size()));
-    const std::string head = "{\n  static const long dims[] = " + cpp_int_list(dims) +
-                             ";\n  static const long out_strides[] = " + cpp_int_list(strides) + ";\n  ";
-    const std::string args = ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(dims.size()) + ", dims, out_strides, " +
-                             std::to_string(ctx.out_types[0].num_elements());
-    if (kind == ReduceKind::kSum || kind == ReduceKind::kMean) {
-      const double scale = kind == ReduceKind::kMean ? static_cast<double>(ctx.out_types[0].num_elements()) /
-                                                           static_cast<double>(ctx.in_types[0].num_elements())
-                                                     : 1.0;
-      return KernelCall{{"reduce"}, head + "hg_reduce_sum(" + args + ", " + cpp_float(scale) + ");\n}"};
-    }
-    return KernelCall{{"reduce"}, head + "hg_reduce_op(" + args + ", " + std::to_string(reduce_kernel_code(kind)) + ");\n}"};
-  };
+  register_kernel(
+      Backend::kCpp, d.name, OpKernel{[name](const EmitContext& ctx) {
+        const ReduceKind kind = reduce_kind(name, ctx.node.attrs);
+        const Shape& in = ctx.in_types[0].shape;
+        const Shape dims = in.empty() ? Shape{1} : in;
+        const auto strides =
+            in.empty() ? std::vector<int64_t>{0} : output_strides(in, reduced_axes(ctx.node.attrs, in.size()));
+        const std::string head = "{\n  static const long dims[] = " + cpp_int_list(dims) +
+                                 ";\n  static const long out_strides[] = " + cpp_int_list(strides) + ";\n  ";
+        const std::string args = ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(dims.size()) +
+                                 ", dims, out_strides, " + std::to_string(ctx.out_types[0].num_elements());
+        if (kind == ReduceKind::kSum || kind == ReduceKind::kMean) {
+          const double scale = kind == ReduceKind::kMean ? static_cast<double>(ctx.out_types[0].num_elements()) /
+                                                               static_cast<double>(ctx.in_types[0].num_elements())
+                                                         : 1.0;
+          return KernelCall{{"reduce"}, head + "hg_reduce_sum(" + args + ", " + cpp_float(scale) + ");\n}"};
+        }
+        return KernelCall{{"reduce"},
+                          head + "hg_reduce_op(" + args + ", " + std::to_string(reduce_kernel_code(kind)) + ");\n}"};
+      }});
   Attrs all, last_keep, exclude, middle;
   last_keep.set("axis", std::vector<int64_t>{-1});
   last_keep.set("keepdims", true);

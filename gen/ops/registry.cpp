@@ -25,7 +25,7 @@ namespace {
 struct Registry {
   std::map<std::string, std::unique_ptr<OpDef>> ops;
   std::map<std::string, const OpDef*> by_name;  // names and aliases
-  std::map<std::string, CudaOpKernel> cuda;     // canonical op name -> its CUDA kernel
+  std::map<std::pair<Backend, std::string>, OpKernel> kernels;  // (backend, canonical op name) -> its kernel
 };
 
 // Function-local static: registrars in other translation units may run first.
@@ -49,15 +49,47 @@ OpRegistrar::OpRegistrar(OpDef def) {
   r.ops[ptr->name] = std::move(owned);
 }
 
-CudaKernelRegistrar::CudaKernelRegistrar(const std::string& op, CudaOpKernel kernel) {
-  if (!registry().cuda.emplace(op, std::move(kernel)).second) throw Error("CUDA kernel of op '" + op + "' registered twice");
+const char* const kElementwiseLoop = "(elementwise loop)";
+
+void register_kernel(Backend backend, const std::string& op, OpKernel kernel) {
+  if (!registry().kernels.emplace(std::make_pair(backend, op), std::move(kernel)).second)
+    throw Error(backend_name(backend) + " kernel of op '" + op + "' registered twice");
 }
 
-const CudaOpKernel* find_cuda_kernel(const std::string& op) {
+const OpKernel* find_kernel(Backend backend, const std::string& op) {
   const Registry& r = registry();
-  auto it = r.cuda.find(op);
-  return it == r.cuda.end() ? nullptr : &it->second;
+  auto it = r.kernels.find({backend, op});
+  if (it != r.kernels.end()) return &it->second;
+  const OpDef* def = lookup_op(op);
+  if (!def || !def->emit_scalar) return nullptr;
+  it = r.kernels.find({backend, kElementwiseLoop});
+  return it == r.kernels.end() ? nullptr : &it->second;
 }
+
+std::vector<RegisteredKernel> all_kernels() {
+  std::vector<RegisteredKernel> result;
+  for (const auto& [key, kernel] : registry().kernels) result.push_back({key.first, key.second, &kernel});
+  return result;
+}
+
+KernelSite kernel_site(const Graph& graph, const Node& node, const Target& target, const std::string& algorithm) {
+  KernelSite site{node.attrs, {}, {}, {}, target, algorithm};
+  for (const auto& v : node.inputs) {
+    site.in.push_back(graph.type(v));
+    site.in_constant.push_back(graph.is_constant(v) && graph.constants.at(v).has_data());
+  }
+  for (const auto& v : node.outputs) site.out.push_back(graph.type(v));
+  return site;
+}
+
+namespace {
+
+// The fused loops that print every elementwise op (OpDef::emit_scalar):
+// gen/emit/cpp_fused.cpp and gen/emit/cuda_emitter.cpp.
+const KernelRegistrar cpp_elementwise_loop(Backend::kCpp, kElementwiseLoop, OpKernel{});
+const KernelRegistrar cuda_elementwise_loop(Backend::kCuda, kElementwiseLoop, OpKernel{});
+
+}  // namespace
 
 const OpDef* lookup_op(const std::string& name) {
   const Registry& r = registry();

@@ -95,7 +95,7 @@ OpDef shape_op(const std::string& name, const std::string& summary) {
   d.view = true;
   d.reference = copy_reference;
   d.reference_dtypes = all_dtypes();
-  d.emit_cpp = copy_emit;
+  register_kernel(Backend::kCpp, d.name, OpKernel{copy_emit});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   return d;
 }

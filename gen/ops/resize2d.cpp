@@ -221,7 +221,7 @@ const OpRegistrar resize2d_op([] {
   d.fusion = FusionClass::kOpaque;
   d.infer = resize2d_infer;
   d.reference = resize2d_reference;
-  d.emit_cpp = resize2d_emit_cpp;
+  register_kernel(Backend::kCpp, d.name, OpKernel{resize2d_emit_cpp});
   d.flops = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     return (a.get_string("mode") == "linear" ? 8.0 : 1.0) * static_cast<double>(out[0].num_elements());
   };

@@ -161,10 +161,10 @@ std::vector<TensorType> rnn_infer(const Attrs& a, const std::vector<TensorType>&
 
 // `parameters` re-laid out for the kernel: per layer and direction, W_i2h^T
 // then W_h2h^T in hg_gemm_packed_b's column panels; then the biases as they are.
-std::optional<std::vector<float>> pack_parameters(const Attrs& a, int index, const std::vector<TensorType>& in,
-                                                  const float* data, const Target& target, const std::string&) {
+std::optional<std::vector<float>> pack_parameters(const KernelSite& site, int index, const float* data) {
   if (index != 1) return std::nullopt;
-  const RnnDims d = rnn_dims(a, in[0].shape);
+  const RnnDims d = rnn_dims(site.attrs, site.in[0].shape);
+  const Target& target = site.target;
   const int64_t GH = d.gates() * d.hidden;
   std::vector<float> out;
   for (int64_t l = 0; l < d.layers; ++l)
@@ -179,12 +179,12 @@ std::optional<std::vector<float>> pack_parameters(const Attrs& a, int index, con
   return out;
 }
 
-int64_t rnn_scratch_floats(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&,
-                           const Target&, const std::string&) {
-  const RnnDims d = rnn_dims(a, in[0].shape);
+int64_t rnn_scratch_bytes(const KernelSite& site) {
+  const RnnDims d = rnn_dims(site.attrs, site.in[0].shape);
   const int64_t GH = d.gates() * d.hidden, TN = d.steps * d.batch;
-  return TN * GH + d.batch * GH + (d.mode == "lstm" ? d.batch * d.hidden : 0) +
-         (d.layers > 1 ? TN * d.dirs * d.hidden : 0);
+  return (TN * GH + d.batch * GH + (d.mode == "lstm" ? d.batch * d.hidden : 0) +
+          (d.layers > 1 ? TN * d.dirs * d.hidden : 0)) *
+         kFloatBytes;
 }
 
 KernelCall rnn_emit_cpp(const EmitContext& ctx) {
@@ -251,9 +251,6 @@ const OpRegistrar rnn_op([] {
   };
   d.infer = rnn_infer;
   d.reference = rnn_reference;
-  d.emit_cpp = rnn_emit_cpp;
-  d.pack_constant = pack_parameters;
-  d.scratch_floats = rnn_scratch_floats;
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const RnnDims r = rnn_dims(a, in[0].shape);
     double total = 0;
@@ -277,6 +274,13 @@ const OpRegistrar rnn_op([] {
                 {lstm1, example_inputs(lstm1, 1, 1, 1)}, {gru, example_inputs(gru, 3, 2, 3)},
                 {tanh_rnn, example_inputs(tanh_rnn, 4, 3, 2)},   {relu, example_inputs(relu, 2, 1, 4)}};
   return d;
+}());
+
+const KernelRegistrar rnn_cpp(Backend::kCpp, "RNN", [] {
+  OpKernel k{rnn_emit_cpp};
+  k.pack_constant = pack_parameters;
+  k.scratch_bytes = rnn_scratch_bytes;
+  return k;
 }());
 
 }  // namespace

@@ -15,7 +15,7 @@ struct ScalarOp {
   std::vector<std::string> aliases;
   const char* expression;  // C++ of the element {x} and the scalar {s}, as the kernel prints it
   float (*apply)(float x, float s);
-  const char* vector_epilogue = nullptr;  // its epilogue object (OpDef::vector_epilogue), {s} the scalar
+  const char* vector_epilogue = nullptr;  // its epilogue object (OpKernel::vector_epilogue), {s} the scalar
   // The expression for particular scalars (x^2 as x * x), else `expression`.
   std::string (*special)(double s) = nullptr;
   bool positive_input = false;                 // random test data in (0.1, 2): a power's base
@@ -49,9 +49,11 @@ void register_scalar(const ScalarOp& op) {
   };
   if (op.vector_epilogue) {
     const std::string object = op.vector_epilogue;
-    d.vector_epilogue = [object](const Attrs& a) {
+    OpKernel cpp;
+    cpp.vector_epilogue = [object](const Attrs& a) {
       return fill_operands(object, {{"{s}", cpp_float(a.get_float("scalar"))}});
     };
+    register_kernel(Backend::kCpp, op.name, std::move(cpp));
   }
   if (op.positive_input) d.input_ranges = {positive_input(0)};
   const Shape shapes[] = {{3, 4}, {7}, {2, 3, 5}, {1}};

@@ -81,12 +81,13 @@ OpDef arg_op(const std::string& name, bool is_min) {
         io.out[0][o * g.inner + i] = static_cast<float>(at);
       }
   };
-  d.emit_cpp = [is_min](const EmitContext& ctx) {
-    const AxisSplit g = arg_split(ctx.node.attrs, ctx.in_types[0].shape);
-    return KernelCall{{"select"}, "hg_arg_reduce(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(g.outer) +
-                                      ", " + std::to_string(g.n) + ", " + std::to_string(g.inner) + ", " + flag(is_min) +
-                                      ");"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[is_min](const EmitContext& ctx) {
+                    const AxisSplit g = arg_split(ctx.node.attrs, ctx.in_types[0].shape);
+                    return KernelCall{{"select"},
+                                      "hg_arg_reduce(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                                          std::to_string(g.outer) + ", " + std::to_string(g.n) + ", " +
+                                          std::to_string(g.inner) + ", " + flag(is_min) + ");"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     return static_cast<double>(in[0].num_elements());
   };
@@ -173,15 +174,17 @@ const OpRegistrar topk([] {
         }
       }
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    const AxisSplit g = arg_split(ctx.node.attrs, ctx.in_types[0].shape);
-    const int kind = topk_kind(ctx.node.attrs);
-    return KernelCall{{"select"}, "hg_topk(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                                      (kind == 3 ? ctx.out[1] : std::string("nullptr")) + ", " + std::to_string(g.outer) +
-                                      ", " + std::to_string(g.n) + ", " + std::to_string(g.inner) + ", " +
-                                      std::to_string(topk_k(ctx.node.attrs, g.n)) + ", " +
-                                      flag(ctx.node.attrs.get_bool("is_ascend")) + ", " + std::to_string(kind) + ");"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    const AxisSplit g = arg_split(ctx.node.attrs, ctx.in_types[0].shape);
+                    const int kind = topk_kind(ctx.node.attrs);
+                    return KernelCall{{"select"},
+                                      "hg_topk(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                                          (kind == 3 ? ctx.out[1] : std::string("nullptr")) + ", " +
+                                          std::to_string(g.outer) + ", " + std::to_string(g.n) + ", " +
+                                          std::to_string(g.inner) + ", " + std::to_string(topk_k(ctx.node.attrs, g.n)) +
+                                          ", " + flag(ctx.node.attrs.get_bool("is_ascend")) + ", " +
+                                          std::to_string(kind) + ");"};
+                  }});
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const AxisSplit g = arg_split(a, in[0].shape);
     return static_cast<double>(in[0].num_elements()) * static_cast<double>(topk_k(a, g.n));
@@ -247,13 +250,14 @@ const OpRegistrar pick([] {
         io.out[0][o * g.inner + i] = io.in[0][(o * g.n + j) * g.inner + i];
       }
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    const AxisSplit g = split_at_axis(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
-    return KernelCall{{"select"}, "hg_pick(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
-                                      std::to_string(g.outer) + ", " + std::to_string(g.n) + ", " +
-                                      std::to_string(g.inner) + ", " + flag(ctx.node.attrs.get_string("mode") == "wrap") +
-                                      ");"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    const AxisSplit g = split_at_axis(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
+                    return KernelCall{{"select"},
+                                      "hg_pick(" + ctx.in[0] + ", " + ctx.in[1] + ", " + ctx.out[0] + ", " +
+                                          std::to_string(g.outer) + ", " + std::to_string(g.n) + ", " +
+                                          std::to_string(g.inner) + ", " +
+                                          flag(ctx.node.attrs.get_string("mode") == "wrap") + ");"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   Attrs last, wrap_keep, axis0;
   wrap_keep.set("axis", int64_t{1});

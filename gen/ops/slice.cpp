@@ -122,9 +122,10 @@ OpDef view_op(const std::string& name, StridedView (*view)(const Attrs&, const S
     });
   };
   d.reference_dtypes = all_dtypes();
-  d.emit_cpp = [view](const EmitContext& ctx) {
-    return KernelCall{{"strided_copy"}, emit_gather(view(ctx.node.attrs, ctx.in_types[0].shape), ctx.in[0], ctx.out[0])};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[view](const EmitContext& ctx) {
+                    return KernelCall{{"strided_copy"},
+                                      emit_gather(view(ctx.node.attrs, ctx.in_types[0].shape), ctx.in[0], ctx.out[0])};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   return d;
 }
@@ -183,13 +184,14 @@ const OpRegistrar split_op([] {
     for (std::size_t k = 0; k < io.out.size(); ++k)
       gather(split_view(io.attrs, io.in_types[0].shape, static_cast<int64_t>(k)), io.in[0], io.out[k]);
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    std::string code;
-    for (std::size_t k = 0; k < ctx.out.size(); ++k)
-      code += (k ? "\n" : "") +
-              emit_gather(split_view(ctx.node.attrs, ctx.in_types[0].shape, static_cast<int64_t>(k)), ctx.in[0], ctx.out[k]);
-    return KernelCall{{"strided_copy"}, code};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    std::string code;
+                    for (std::size_t k = 0; k < ctx.out.size(); ++k)
+                      code += (k ? "\n" : "") +
+                              emit_gather(split_view(ctx.node.attrs, ctx.in_types[0].shape, static_cast<int64_t>(k)),
+                                          ctx.in[0], ctx.out[k]);
+                    return KernelCall{{"strided_copy"}, code};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   Attrs three, squeeze;
   three.set("num_outputs", int64_t{3});

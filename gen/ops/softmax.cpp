@@ -60,7 +60,8 @@ OpDef softmax_op(const std::string& name, bool log_output) {
   d.fusion = FusionClass::kReduction;
   d.infer = softmax_infer;
   d.reference = [log_output](const KernelIO& io) { softmax_reference(io, log_output); };
-  d.emit_cpp = [log_output](const EmitContext& ctx) { return emit(ctx, log_output); };
+  register_kernel(Backend::kCpp, d.name,
+                  OpKernel{[log_output](const EmitContext& ctx) { return emit(ctx, log_output); }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     return 5.0 * static_cast<double>(out[0].num_elements());
   };
@@ -115,11 +116,13 @@ OpDef fixed_view_softmax(const std::string& name, AxisView (*view_of)(const Attr
     KernelIO viewed{plain, io.in, {TensorType{{v.outer, v.n, v.inner}}}, io.out, {TensorType{{v.outer, v.n, v.inner}}}};
     softmax_reference(viewed, false);
   };
-  d.emit_cpp = [view_of](const EmitContext& ctx) {
-    const AxisView v = view_of(ctx.node.attrs, ctx.in_types[0].shape);
-    return KernelCall{{"math", "softmax"}, "hg_softmax(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) +
-                                    ", " + std::to_string(v.n) + ", " + std::to_string(v.inner) + ", 1.0f, false);"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[view_of](const EmitContext& ctx) {
+                    const AxisView v = view_of(ctx.node.attrs, ctx.in_types[0].shape);
+                    return KernelCall{{"math", "softmax"},
+                                      "hg_softmax(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) +
+                                          ", " + std::to_string(v.n) + ", " + std::to_string(v.inner) +
+                                          ", 1.0f, false);"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     return 5.0 * static_cast<double>(out[0].num_elements());
   };

@@ -50,13 +50,6 @@ const OpRegistrar swap_axis_op([] {
     const Attrs t = swap_axis_as_transpose(io.attrs, io.in_types[0].shape.size());
     transpose().reference(KernelIO{t, io.in, io.in_types, io.out, io.out_types});
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    Node node = ctx.node;
-    node.attrs = swap_axis_as_transpose(ctx.node.attrs, ctx.in_types[0].shape.size());
-    return transpose().emit_cpp(EmitContext{node, ctx.target, ctx.in, ctx.in_types, ctx.out, ctx.out_types,
-                                            ctx.epilogue, ctx.in_placed, ctx.scratch, ctx.in_packed, ctx.pool,
-                                            ctx.scratch_floats, ctx.stream});
-  };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   Attrs tnc, last, same;
   tnc.set("dim1", int64_t{0});
@@ -68,6 +61,13 @@ const OpRegistrar swap_axis_op([] {
   d.examples = {{tnc, {{3, 2, 5}}}, {last, {{2, 3, 4, 5}}}, {same, {{4, 3}}}, {tnc, {{1, 7, 1}}}};
   return d;
 }());
+
+// The transpose's C++ kernel, given the transpose's attributes.
+const KernelRegistrar swap_axis_cpp(Backend::kCpp, "SwapAxis", OpKernel{[](const EmitContext& ctx) {
+                                      Node node = ctx.node;
+                                      node.attrs = swap_axis_as_transpose(ctx.node.attrs, ctx.in_types[0].shape.size());
+                                      return find_kernel(Backend::kCpp, "transpose")->emit(emit_context_for(node, ctx));
+                                    }});
 
 }  // namespace
 }  // namespace hybgen

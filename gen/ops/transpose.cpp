@@ -65,17 +65,18 @@ const OpRegistrar transpose_op([] {
     });
   };
   d.reference_dtypes = all_dtypes();
-  d.emit_cpp = [](const EmitContext& ctx) {
-    const Shape& out = ctx.out_types[0].shape;
-    const Shape dims = out.empty() ? Shape{1} : out;
-    const auto strides = out.empty()
-                             ? std::vector<int64_t>{1}
-                             : source_strides(ctx.in_types[0].shape, transpose_axes(ctx.node.attrs, out.size()));
-    return KernelCall{{"strided_copy"},
-                   "{\n  static const long dims[] = " + cpp_int_list(dims) +
-                       ";\n  static const long strides[] = " + cpp_int_list(strides) + ";\n  hg_strided_copy(" +
-                       ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(dims.size()) + ", dims, strides);\n}"};
-  };
+  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
+                    const Shape& out = ctx.out_types[0].shape;
+                    const Shape dims = out.empty() ? Shape{1} : out;
+                    const auto strides =
+                        out.empty() ? std::vector<int64_t>{1}
+                                    : source_strides(ctx.in_types[0].shape, transpose_axes(ctx.node.attrs, out.size()));
+                    return KernelCall{{"strided_copy"},
+                                      "{\n  static const long dims[] = " + cpp_int_list(dims) +
+                                          ";\n  static const long strides[] = " + cpp_int_list(strides) +
+                                          ";\n  hg_strided_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
+                                          std::to_string(dims.size()) + ", dims, strides);\n}"};
+                  }});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   Attrs swap, perm3;
   swap.set("axes", std::vector<int64_t>{1, 0});

@@ -168,7 +168,7 @@ const OpRegistrar reg_upsampling([] {
               {"concat", "sum"}}};
   d.infer = infer_upsampling;
   d.reference = reference_upsampling;
-  d.emit_cpp = emit_upsampling;
+  register_kernel(Backend::kCpp, d.name, OpKernel{emit_upsampling});
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     if (!bilinear(a)) return 0.0;
     const int64_t k = 2 * a.get_int("scale") - a.get_int("scale") % 2;
@@ -372,7 +372,7 @@ const OpRegistrar reg_resize([] {
              {"align_corners", AttrKind::kBool, true, "corner pixels' centres align", {}}};
   d.infer = infer_resize;
   d.reference = reference_resize;
-  d.emit_cpp = emit_resize;
+  register_kernel(Backend::kCpp, d.name, OpKernel{emit_resize});
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     return 8.0 * static_cast<double>(out[0].num_elements());
   };

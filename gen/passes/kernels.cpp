@@ -67,22 +67,13 @@ std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const
                                  std::size_t budget) {
   if (kernel.kind != KernelKind::kOp && kernel.kind != KernelKind::kEpilogue) return 0;
   const Node& node = graph.nodes[kernel.nodes.front()];
-  const OpDef& def = find_op(node.op);
-  std::vector<TensorType> in, out;
-  for (const auto& v : node.inputs) in.push_back(graph.type(v));
-  for (const auto& v : node.outputs) out.push_back(graph.type(v));
-  if (target.backend == Backend::kCuda) {
-    const CudaOpKernel* cuda = find_cuda_kernel(def.name);
-    if (!cuda || !cuda->scratch_bytes) return 0;
-    return static_cast<std::size_t>(cuda->scratch_bytes(node.attrs, in, out));
-  }
-  if (!def.scratch_floats) return 0;
-  const int64_t full = def.scratch_floats(node.attrs, in, out, target, kernel.algorithm);
-  if (!def.fit_scratch || budget >= static_cast<std::size_t>(full) * sizeof(float))
-    return static_cast<std::size_t>(full) * sizeof(float);
-  const int64_t fitted =
-      def.fit_scratch(node.attrs, in, out, target, kernel.algorithm, static_cast<int64_t>(budget / sizeof(float)));
-  return static_cast<std::size_t>(std::min(fitted, full)) * sizeof(float);
+  const OpKernel* op_kernel = find_kernel(target.backend, find_op(node.op).name);
+  if (!op_kernel || !op_kernel->scratch_bytes) return 0;
+  const KernelSite site = kernel_site(graph, node, target, kernel.algorithm);
+  const int64_t full = op_kernel->scratch_bytes(site);
+  if (!op_kernel->fit_scratch || budget >= static_cast<std::size_t>(full)) return static_cast<std::size_t>(full);
+  const int64_t fitted = op_kernel->fit_scratch(site, static_cast<int64_t>(std::min<std::size_t>(budget, INT64_MAX)));
+  return static_cast<std::size_t>(std::min(fitted, full));
 }
 
 std::vector<Kernel> unfused_kernels(const Graph& graph) {

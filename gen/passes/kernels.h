@@ -33,8 +33,8 @@ struct Kernel {
   std::vector<int> nodes;            // indices into Graph::nodes, in evaluation order
   std::vector<std::string> inputs;   // values read from outside the kernel, in first-use order
   std::vector<std::string> outputs;  // values it stores: read by a later kernel, or graph outputs
-  // The C++ kernel its first node's op chose (OpDef::choose_kernel, recorded
-  // by choose_algorithms); empty when the op has one.
+  // The algorithm its first node's backend kernel chose (OpKernel::
+  // choose_algorithm, recorded by choose_algorithms); empty when it has one.
   std::string algorithm;
 };
 
@@ -65,8 +65,8 @@ Kernel single_node_kernel(const Graph& graph, int index);
 // The name under which MemoryPlan lists a kernel's scratch memory.
 std::string scratch_value(const Kernel& kernel);
 // Bytes of scratch memory the kernel's anchor op asks for on `target` for
-// its recorded algorithm (OpDef::scratch_floats); within `budget` bytes where its op can shrink it
-// (OpDef::fit_scratch), possibly still over the budget (its smallest tile).
+// its recorded algorithm (OpKernel::scratch_bytes); within `budget` bytes where its kernel can shrink it
+// (OpKernel::fit_scratch), possibly still over the budget (its smallest tile).
 std::size_t kernel_scratch_bytes(const Graph& graph, const Kernel& kernel, const Target& target,
                                  std::size_t budget = static_cast<std::size_t>(-1));
 

@@ -8,6 +8,7 @@
 //   remove_identities(g);
 //   remove_dead_code(g); lower_batch_norm(g); fold_scale_shift(g); fold_constants(g);
 //   fuse_pointwise_depthwise(g); fuse_strided_batch_dot(g);
+//   check_kernels(g, target);
 //   schedule(g);
 //   std::vector<Kernel> kernels = schedule_kernels(g, fuse(g), target);
 //   MemoryPlan plan = plan_memory(g, kernels, target);
@@ -34,6 +35,10 @@ bool infer_shapes(Graph& graph);
 // _copy). Graph output names are kept: when an identity's output is a graph
 // output, its producer takes over that name.
 bool remove_identities(Graph& graph);
+
+// Throws Error naming every node that has no kernel on `target`'s backend,
+// or whose inputs or outputs are of a dtype that kernel does not compute.
+void check_kernels(const Graph& graph, const Target& target);
 
 // Removes nodes none of whose outputs reach a graph output, then constants no
 // remaining node reads that are not outputs. Graph inputs always stay.
@@ -75,9 +80,9 @@ std::vector<int> topological_order(const Graph& graph);
 // code (passes/kernels.h). Ordered by their last node, so still topological.
 std::vector<Kernel> fuse(const Graph& graph);
 
-// Records in each op kernel the C++ kernel its op chooses for `target`
-// (OpDef::choose_kernel; Kernel::algorithm), which the memory plan, the
-// packing of weights and the printers then read.
+// Records in each op kernel the algorithm its backend kernel chooses for
+// `target` (OpKernel::choose_algorithm; Kernel::algorithm), which the memory
+// plan, the packing of weights and the printers then read.
 std::vector<Kernel> choose_algorithms(const Graph& graph, std::vector<Kernel> kernels, const Target& target);
 
 // Reorders kernels, among valid orders, to the one whose memory plan for

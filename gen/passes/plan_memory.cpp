@@ -13,10 +13,10 @@
 //    input whose block dies at that kernel (in place: each element is read
 //    before it is written).
 // A block lives from the first step any of its values is made to the last
-// step any is read. A kernel's scratch memory (OpDef::scratch_floats, what
+// step any is read. A kernel's scratch memory (OpKernel::scratch_bytes, what
 // its kernel takes on the target generated for) is a block of its own, live
 // at that kernel's step only, listed as the value scratch_value(kernel);
-// where it would set the arena and can shrink (OpDef::fit_scratch), it
+// where it would set the arena and can shrink (OpKernel::fit_scratch), it
 // takes what the other blocks leave free (fit_scratch_blocks).
 //
 // Placement: blocks are placed one at a time, each at the lowest 64-byte-
@@ -169,7 +169,7 @@ std::size_t peak_live_bytes(const std::vector<ArenaBlock>& blocks, int steps) {
   return live.empty() ? 0 : *std::max_element(live.begin(), live.end());
 }
 
-// Scratch that can shrink (OpDef::fit_scratch: im2col tiles) sized to what
+// Scratch that can shrink (OpKernel::fit_scratch: im2col tiles) sized to what
 // the rest of the arena leaves free at its step, so that it no longer sets
 // the arena: a convolution whose columns outweigh the activations (LeNet in
 // portable code: 57.6 KB of columns beside 17.3 KB of activations). Returns

@@ -113,6 +113,11 @@ std::vector<Target> make_targets() {
 
 std::string backend_name(Backend backend) { return backend == Backend::kCuda ? "CUDA" : "C++"; }
 
+const std::vector<Backend>& all_backends() {
+  static const std::vector<Backend> backends{Backend::kCpp, Backend::kCuda};
+  return backends;
+}
+
 const std::vector<Target>& all_targets() {
   static const std::vector<Target> targets = make_targets();
   return targets;

@@ -20,6 +20,8 @@ enum class Backend {
   kCuda,  // NAME.h, NAME.cu: the CUDA runtime API only (gen/emit/cuda_emitter.h)
 };
 std::string backend_name(Backend backend);
+// Every backend, in the enum's order.
+const std::vector<Backend>& all_backends();
 
 // The instructions the kernels are written for.
 enum class Isa {
@@ -53,8 +55,7 @@ struct Target {
   std::string summary;  // one line, for --help and errors
   Backend backend = Backend::kCpp;
   Isa isa = Isa::kPortable;
-  int vector_floats = 1;                       // float32 lanes of one vector (a warp on CUDA)
-  std::vector<DType> dtypes{DType::kFloat32};  // element types its kernels take
+  int vector_floats = 1;  // float32 lanes of one vector (a warp on CUDA)
   // C++: the panel sizes of GEMM operands packed at generation time
   // (templates/kernels/gemm.inc's HG_GEMM_NR / HG_GEMM_MR); 0: no packing.
   int gemm_nr = 0;

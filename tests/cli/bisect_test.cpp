@@ -50,15 +50,17 @@ const OpRegistrar broken_op([] {
     const int64_t n = io.out_types[0].num_elements();
     for (int64_t i = 0; i < n; ++i) io.out[0][i] = io.in[0][i];
   };
-  d.emit_cpp = [](const EmitContext& ctx) {
-    const std::string n = std::to_string(ctx.out_types[0].num_elements());
-    KernelCall call;
-    call.code = "for (long i = 0; i < " + n + "; ++i) " + ctx.out[0] + "[i] = " + ctx.in[0] + "[i];\n" + ctx.out[0] +
-                "[" + std::to_string(kBrokenElement) + "] += " + std::to_string(kBrokenOffset) + "f;\n";
-    return call;
-  };
   return d;
 }());
+const KernelRegistrar broken_cpp(Backend::kCpp, "_test_bisect_broken", OpKernel{[](const EmitContext& ctx) {
+                                   const std::string n = std::to_string(ctx.out_types[0].num_elements());
+                                   KernelCall call;
+                                   call.code = "for (long i = 0; i < " + n + "; ++i) " + ctx.out[0] +
+                                               "[i] = " + ctx.in[0] + "[i];\n" + ctx.out[0] + "[" +
+                                               std::to_string(kBrokenElement) +
+                                               "] += " + std::to_string(kBrokenOffset) + "f;\n";
+                                   return call;
+                                 }});
 
 // data (1, 2, 6, 6) -> conv (4 filters, 3x3, pad 1) -> broken -> relu -> dense (3).
 Graph broken_in_the_middle() {

@@ -97,7 +97,7 @@ Prepared prepare(const Case& c, std::mt19937& rng) {
   std::vector<std::string> ins, outs;
   for (std::size_t i = 0; i < p.in.size(); ++i) ins.push_back("in" + std::to_string(i));
   for (std::size_t i = 0; i < p.out.size(); ++i) outs.push_back("out" + std::to_string(i));
-  const CudaOpKernel* kernel = find_cuda_kernel(def.name);
+  const OpKernel* kernel = find_kernel(Backend::kCuda, def.name);
   if (!kernel) throw std::runtime_error("no CUDA kernel for " + def.name);
   const EmitContext ctx{node, find_target("cuda"), ins, p.in, outs, p.out, "", c.placed, "", {}, "pool", 0, "stream"};
   p.call = kernel->emit(ctx);

@@ -176,14 +176,15 @@ Prepared prepare(const Case& c, std::mt19937& rng) {
       p.expected[i] = epilogue(idx / inner % s[static_cast<std::size_t>(axis)], idx, p.expected[i]);
     }
   }
-  const CudaOpKernel* k = find_cuda_kernel(def.name);
+  const OpKernel* k = find_kernel(Backend::kCuda, def.name);
   if (!k) throw std::runtime_error("no CUDA kernel for " + c.op);
   Node node{"node", def.name, p.attrs, {}, {}};
-  if (k->scratch_bytes) p.scratch_floats = k->scratch_bytes(p.attrs, p.in, p.out) / 4;
+  const Target& cuda = find_target("cuda");
+  if (k->scratch_bytes) p.scratch_floats = k->scratch_bytes(KernelSite{p.attrs, p.in, p.out, {}, cuda, ""}) / 4;
   std::vector<std::string> ins;
   for (std::size_t i = 0; i < p.in.size(); ++i) ins.push_back("in" + std::to_string(i));
   const EmitContext ctx{node,
-                        find_target("cuda"),
+                        cuda,
                         ins,
                         p.in,
                         {"out0"},
@@ -193,7 +194,7 @@ Prepared prepare(const Case& c, std::mt19937& rng) {
                         p.scratch_floats > 0 ? "scratch" : "",
                         {},
                         "pool",
-                        p.scratch_floats,
+                        p.scratch_floats * 4,
                         "stream"};
   p.call = k->emit(ctx);
   return p;

@@ -126,11 +126,13 @@ Prepared prepare(const Case& c, std::mt19937& rng) {
   std::vector<std::string> ins, outs;
   for (std::size_t i = 0; i < p.in.size(); ++i) ins.push_back("in" + std::to_string(i));
   for (std::size_t i = 0; i < p.out.size(); ++i) outs.push_back("out" + std::to_string(i));
-  const CudaOpKernel* kernel = find_cuda_kernel(def.name);
+  const OpKernel* kernel = find_kernel(Backend::kCuda, def.name);
   if (!kernel) throw std::runtime_error("no CUDA kernel for " + def.name);
-  if (kernel->scratch_bytes) p.scratch_floats = (kernel->scratch_bytes(p.attrs, p.in, p.out) + 3) / 4;
+  const Target& cuda = find_target("cuda");
+  if (kernel->scratch_bytes)
+    p.scratch_floats = (kernel->scratch_bytes(KernelSite{p.attrs, p.in, p.out, {}, cuda, ""}) + 3) / 4;
   const EmitContext ctx{node,
-                        find_target("cuda"),
+                        cuda,
                         ins,
                         p.in,
                         outs,
@@ -140,7 +142,7 @@ Prepared prepare(const Case& c, std::mt19937& rng) {
                         p.scratch_floats > 0 ? "scratch" : "",
                         {},
                         "pool",
-                        p.scratch_floats,
+                        p.scratch_floats * 4,
                         "stream"};
   p.call = kernel->emit(ctx);
   return p;

@@ -163,15 +163,19 @@ TEST(Emitter, RejectsBadNamesAndMissingWeights) {
 // Generated code computes float32: an int32 value left for run time is
 // refused by the lowering, naming its node and dtype, before anything prints
 // `float` for it.
-TEST(Emitter, ValuesOfOtherDtypesAreRefusedNamingTheNode) {
+// check_kernels, in compile_graph: every node whose dtypes the backend's
+// kernel lacks, named at once.
+TEST(Emitter, ValuesOfOtherDtypesAreRefusedNamingEveryNode) {
   Graph g;
   g.add_input("x", {{2}});
   g.nodes.push_back(testing::make_node("to_int", "Cast", {"x"}, testing::attrs_of({{"dtype", std::string("int32")}})));
   g.nodes.push_back(testing::make_node("back", "Cast", {"to_int"}, testing::attrs_of({{"dtype", std::string("float32")}})));
   g.outputs = {"back"};
-  const CompiledGraph c = compile_graph(g);
-  const std::string e = error_of([&] { lower(c, LowerOptions{}); });
-  EXPECT_EQ(e, "target generic: node 'to_int' (Cast): output 'to_int' is int32; target generic computes float32 only");
+  const std::string e = error_of([&] { compile_graph(g); });
+  EXPECT_EQ(e,
+            "target generic (C++ backend) cannot compute these nodes:\n"
+            "  node 'to_int' (Cast): output 'to_int' is int32 (its kernel computes float32)\n"
+            "  node 'back' (Cast): input 'to_int' is int32 (its kernel computes float32)");
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 // before any kernel runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+
 #include "ir/error.h"
 #include "ops/op.h"
 
@@ -14,7 +17,6 @@ TEST(Registry, EveryOpIsComplete) {
     SCOPED_TRACE(op->name);
     EXPECT_TRUE(op->infer) << "no shape rule";
     EXPECT_TRUE(op->reference) << "no reference kernel";
-    EXPECT_TRUE(op->emit_cpp || op->emit_scalar) << "no C++ printer";
     if (op->emit_scalar) {
       EXPECT_TRUE(op->fusion == FusionClass::kElementwise || op->fusion == FusionClass::kBroadcast)
           << "a scalar expression makes the op fusable as elementwise";
@@ -24,6 +26,50 @@ TEST(Registry, EveryOpIsComplete) {
     EXPECT_FALSE(op->examples.empty()) << "the generic op test needs examples";
     EXPECT_EQ(lookup_op(op->name), op);
     for (const auto& alias : op->aliases) EXPECT_EQ(lookup_op(alias), op) << alias;
+  }
+}
+
+// Per op and backend, the dtypes its kernel declares, printed as a table
+// (`hybgen ops --json` shows the same under "kernels"). Each backend has a
+// kernel for every op, a printer unless the backend's fused loop prints
+// the op, and declares only dtypes the reference computes and the generic op
+// test (tests/codegen/registry_ops_test.cpp, which runs every example on
+// every target against the reference) makes data for.
+TEST(Registry, EveryOpHasAKernelOnEveryBackendWithItsDtypes) {
+  const std::vector<DType> tested{DType::kFloat32};  // the dtypes all_ops_graph makes inputs of
+  std::string table;
+  for (const OpDef* op : all_ops()) {
+    std::string row = op->name;
+    for (Backend backend : all_backends()) {
+      SCOPED_TRACE(op->name + " on " + backend_name(backend));
+      const OpKernel* kernel = find_kernel(backend, op->name);
+      ASSERT_NE(kernel, nullptr) << "no kernel";
+      if (!op->emit_scalar) EXPECT_TRUE(kernel->emit) << "no printer";
+      EXPECT_FALSE(kernel->dtypes.empty());
+      std::string dtypes;
+      for (DType d : kernel->dtypes) {
+        dtypes += (dtypes.empty() ? "" : " ") + dtype_name(d);
+        EXPECT_NE(std::find(op->reference_dtypes.begin(), op->reference_dtypes.end(), d), op->reference_dtypes.end())
+            << dtype_name(d) << ": the reference cannot check it";
+        EXPECT_NE(std::find(tested.begin(), tested.end(), d), tested.end())
+            << dtype_name(d) << ": the generic op test makes no data of it";
+      }
+      row += " | " + backend_name(backend) + ": " + dtypes;
+    }
+    table += row + "\n";
+  }
+  std::printf("%s", table.c_str());
+}
+
+// Every kernel is registered under an op's canonical name (or a backend's
+// fused loop), so none is silently never found.
+TEST(Registry, KernelsAreRegisteredUnderCanonicalOpNames) {
+  ASSERT_FALSE(all_kernels().empty());
+  for (const RegisteredKernel& k : all_kernels()) {
+    if (k.op == kElementwiseLoop) continue;
+    const OpDef* op = lookup_op(k.op);
+    ASSERT_NE(op, nullptr) << backend_name(k.backend) << " kernel of unknown op '" << k.op << "'";
+    EXPECT_EQ(op->name, k.op) << "registered under an alias";
   }
 }
 

@@ -105,7 +105,7 @@ KernelCall emit(const EmitContext& ctx) {
   int config = 0, splits = 1;
   cuda_gemm_plan(s.batch, s.m, s.n, s.k, path == Path::kImplicit, &config, &splits);
   const int64_t need = partial_floats(g, path);
-  const bool scratch = need > 0 && !ctx.scratch.empty() && ctx.scratch_floats >= need;
+  const bool scratch = need > 0 && !ctx.scratch.empty() && ctx.scratch_bytes >= need * kFloatBytes;
   const std::string split_args =
       int_str(scratch ? splits : 1) + ", " + (scratch ? ctx.scratch : std::string("nullptr"));
   const std::string split_k = scratch ? "" : ", false";  // no reduction kernel to compile
@@ -129,12 +129,14 @@ KernelCall emit(const EmitContext& ctx) {
               split_args + ", " + epilogue + ")));"};
 }
 
-const CudaKernelRegistrar conv_kernels_registrar(
-    "Convolution",
-    CudaOpKernel{emit, [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
-                   const ConvGeometry g = conv_geometry(a, in[0].shape);
-                   return partial_floats(g, path_of(g)) * 4;
-                 }});
+const KernelRegistrar conv_kernels_registrar(Backend::kCuda, "Convolution", [] {
+  OpKernel k{emit};
+  k.scratch_bytes = [](const KernelSite& site) {
+    const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
+    return partial_floats(g, path_of(g)) * kFloatBytes;
+  };
+  return k;
+}());
 
 }  // namespace
 }  // namespace hybgen

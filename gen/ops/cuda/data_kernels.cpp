@@ -258,25 +258,25 @@ KernelCall emit_embedding(const EmitContext& ctx) {
                              "));"};
 }
 
-const CudaKernelRegistrar concat_reg("Concat", CudaOpKernel{emit_concat, nullptr});
-const CudaKernelRegistrar slice_reg("slice", CudaOpKernel{emit_slice, nullptr});
-const CudaKernelRegistrar slice_axis_reg("slice_axis", CudaOpKernel{emit_slice_axis, nullptr});
-const CudaKernelRegistrar split_reg("SliceChannel", CudaOpKernel{emit_split, nullptr});
-const CudaKernelRegistrar stack_reg("stack", CudaOpKernel{emit_stack, nullptr});
-const CudaKernelRegistrar tile_reg("tile", CudaOpKernel{emit_gather_op, nullptr});
-const CudaKernelRegistrar repeat_reg("repeat", CudaOpKernel{emit_gather_op, nullptr});
-const CudaKernelRegistrar reverse_reg("reverse", CudaOpKernel{emit_gather_op, nullptr});
-const CudaKernelRegistrar slice_like_reg("slice_like", CudaOpKernel{emit_gather_op, nullptr});
-const CudaKernelRegistrar space_to_depth_reg("space_to_depth", CudaOpKernel{emit_gather_op, nullptr});
-const CudaKernelRegistrar depth_to_space_reg("depth_to_space", CudaOpKernel{emit_gather_op, nullptr});
-const CudaKernelRegistrar transpose_reg("transpose", CudaOpKernel{emit_transpose, nullptr});
-const CudaKernelRegistrar embedding_reg("Embedding", CudaOpKernel{emit_embedding, nullptr});
-const CudaKernelRegistrar reshape_reg("Reshape", CudaOpKernel{emit_copy, nullptr});
-const CudaKernelRegistrar flatten_reg("Flatten", CudaOpKernel{emit_copy, nullptr});
-const CudaKernelRegistrar expand_dims_reg("expand_dims", CudaOpKernel{emit_copy, nullptr});
-const CudaKernelRegistrar squeeze_reg("squeeze", CudaOpKernel{emit_copy, nullptr});
-const CudaKernelRegistrar dropout_reg("Dropout", CudaOpKernel{emit_copy, nullptr});
-const CudaKernelRegistrar copy_reg("_copy", CudaOpKernel{emit_copy, nullptr});
+const KernelRegistrar concat_reg(Backend::kCuda, "Concat", OpKernel{emit_concat});
+const KernelRegistrar slice_reg(Backend::kCuda, "slice", OpKernel{emit_slice});
+const KernelRegistrar slice_axis_reg(Backend::kCuda, "slice_axis", OpKernel{emit_slice_axis});
+const KernelRegistrar split_reg(Backend::kCuda, "SliceChannel", OpKernel{emit_split});
+const KernelRegistrar stack_reg(Backend::kCuda, "stack", OpKernel{emit_stack});
+const KernelRegistrar tile_reg(Backend::kCuda, "tile", OpKernel{emit_gather_op});
+const KernelRegistrar repeat_reg(Backend::kCuda, "repeat", OpKernel{emit_gather_op});
+const KernelRegistrar reverse_reg(Backend::kCuda, "reverse", OpKernel{emit_gather_op});
+const KernelRegistrar slice_like_reg(Backend::kCuda, "slice_like", OpKernel{emit_gather_op});
+const KernelRegistrar space_to_depth_reg(Backend::kCuda, "space_to_depth", OpKernel{emit_gather_op});
+const KernelRegistrar depth_to_space_reg(Backend::kCuda, "depth_to_space", OpKernel{emit_gather_op});
+const KernelRegistrar transpose_reg(Backend::kCuda, "transpose", OpKernel{emit_transpose});
+const KernelRegistrar embedding_reg(Backend::kCuda, "Embedding", OpKernel{emit_embedding});
+const KernelRegistrar reshape_reg(Backend::kCuda, "Reshape", OpKernel{emit_copy});
+const KernelRegistrar flatten_reg(Backend::kCuda, "Flatten", OpKernel{emit_copy});
+const KernelRegistrar expand_dims_reg(Backend::kCuda, "expand_dims", OpKernel{emit_copy});
+const KernelRegistrar squeeze_reg(Backend::kCuda, "squeeze", OpKernel{emit_copy});
+const KernelRegistrar dropout_reg(Backend::kCuda, "Dropout", OpKernel{emit_copy});
+const KernelRegistrar copy_reg(Backend::kCuda, "_copy", OpKernel{emit_copy});
 
 }  // namespace
 }  // namespace hybgen

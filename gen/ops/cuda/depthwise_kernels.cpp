@@ -71,13 +71,16 @@ KernelCall emit_pointwise_depthwise(const EmitContext& ctx) {
           std::string("HG_CHECK(") + (fused ? "hg_pointwise_depthwise(" : "hg_pointwise_then_depthwise(") + args + "));"};
 }
 
-int64_t scratch_bytes(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>& out) {
-  const Geometry g = geometry(a, in, out);
+int64_t scratch_bytes(const KernelSite& site) {
+  const Geometry g = geometry(site.attrs, site.in, site.out);
   return fused_fits(g) ? 0 : g.n * g.mid * g.h * g.w * static_cast<int64_t>(sizeof(float));
 }
 
-const CudaKernelRegistrar depthwise_kernels_registrar("_pointwise_depthwise_conv",
-                                                      CudaOpKernel{emit_pointwise_depthwise, scratch_bytes});
+const KernelRegistrar depthwise_kernels_registrar(Backend::kCuda, "_pointwise_depthwise_conv", [] {
+  OpKernel k{emit_pointwise_depthwise};
+  k.scratch_bytes = scratch_bytes;
+  return k;
+}());
 
 }  // namespace
 }  // namespace hybgen

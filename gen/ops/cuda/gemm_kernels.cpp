@@ -144,7 +144,7 @@ int64_t scratch_of(const Gemm& g) {
   if (use_gemv(g)) return 0;
   int config = 0, splits = 1;
   cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, &config, &splits);
-  return splits > 1 ? int64_t{splits} * g.batch * g.m * g.n * 4 : 0;
+  return splits > 1 ? int64_t{splits} * g.batch * g.m * g.n * kFloatBytes : 0;
 }
 
 KernelCall emit(const Gemm& g, const EmitContext& ctx, const std::string& bias) {
@@ -160,7 +160,8 @@ KernelCall emit(const Gemm& g, const EmitContext& ctx, const std::string& bias) 
                 epilogue_argument(ctx) + ")));"};
   int config = 0, splits = 1;
   cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, &config, &splits);
-  const bool scratch = splits > 1 && !ctx.scratch.empty() && ctx.scratch_floats >= splits * g.batch * g.m * g.n;
+  const bool scratch =
+      splits > 1 && !ctx.scratch.empty() && ctx.scratch_bytes >= splits * g.batch * g.m * g.n * kFloatBytes;
   const std::string split_k = scratch ? "" : ", false";  // no reduction kernel to compile
   return {{"gemm"},
           "HG_CHECK((hg_gemm<" + int_str(config) + ", " + layouts + split_k + ">(" + ctx.stream + ", " + operands +
@@ -173,51 +174,34 @@ void check_unpacked(const EmitContext& ctx) {
     throw Error("the CUDA GEMM reads weights as given: " + ctx.node.op + " got packed ones");
 }
 
-const CudaKernelRegistrar fc("FullyConnected",
-                             CudaOpKernel{[](const EmitContext& ctx) {
-                                            check_unpacked(ctx);
-                                            return emit(fully_connected(ctx.node.attrs, ctx.in_types[0].shape), ctx,
-                                                        ctx.in.size() > 2 ? ctx.in[2] : "nullptr");
-                                          },
-                                          [](const Attrs& a, const std::vector<TensorType>& in,
-                                             const std::vector<TensorType>&) {
-                                            return scratch_of(fully_connected(a, in[0].shape));
-                                          }});
+// The CUDA kernel of an op that is one GEMM problem, `problem(attrs, in, out)`.
+template <class Problem>
+OpKernel gemm_kernel(Problem problem, bool has_bias) {
+  OpKernel k{[problem, has_bias](const EmitContext& ctx) {
+    check_unpacked(ctx);
+    const std::string bias = has_bias && ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
+    return emit(problem(ctx.node.attrs, ctx.in_types, ctx.out_types), ctx, bias);
+  }};
+  k.scratch_bytes = [problem](const KernelSite& site) { return scratch_of(problem(site.attrs, site.in, site.out)); };
+  return k;
+}
 
-const CudaKernelRegistrar dot_reg("dot", CudaOpKernel{[](const EmitContext& ctx) {
-                                                        check_unpacked(ctx);
-                                                        return emit(dot(ctx.node.attrs, ctx.in_types[0].shape,
-                                                                        ctx.in_types[1].shape),
-                                                                    ctx, "nullptr");
-                                                      },
-                                                      [](const Attrs& a, const std::vector<TensorType>& in,
-                                                         const std::vector<TensorType>&) {
-                                                        return scratch_of(dot(a, in[0].shape, in[1].shape));
-                                                      }});
+using Types = std::vector<TensorType>;
 
-const CudaKernelRegistrar batch_dot_reg("batch_dot",
-                                        CudaOpKernel{[](const EmitContext& ctx) {
-                                                       check_unpacked(ctx);
-                                                       return emit(batch_dot(ctx.node.attrs, ctx.in_types[0].shape,
-                                                                             ctx.in_types[1].shape),
-                                                                   ctx, "nullptr");
-                                                     },
-                                                     [](const Attrs& a, const std::vector<TensorType>& in,
-                                                        const std::vector<TensorType>&) {
-                                                       return scratch_of(batch_dot(a, in[0].shape, in[1].shape));
-                                                     }});
-
-const CudaKernelRegistrar strided_reg("_strided_batch_dot",
-                                      CudaOpKernel{[](const EmitContext& ctx) {
-                                                     check_unpacked(ctx);
-                                                     return emit(strided_batch_dot(ctx.node.attrs,
-                                                                                   ctx.out_types[0].shape),
-                                                                 ctx, "nullptr");
-                                                   },
-                                                   [](const Attrs& a, const std::vector<TensorType>&,
-                                                      const std::vector<TensorType>& out) {
-                                                     return scratch_of(strided_batch_dot(a, out[0].shape));
-                                                   }});
+const KernelRegistrar fc(
+    Backend::kCuda, "FullyConnected",
+    gemm_kernel([](const Attrs& a, const Types& in, const Types&) { return fully_connected(a, in[0].shape); }, true));
+const KernelRegistrar dot_reg(
+    Backend::kCuda, "dot",
+    gemm_kernel([](const Attrs& a, const Types& in, const Types&) { return dot(a, in[0].shape, in[1].shape); }, false));
+const KernelRegistrar batch_dot_reg(Backend::kCuda, "batch_dot",
+                                    gemm_kernel([](const Attrs& a, const Types& in,
+                                                   const Types&) { return batch_dot(a, in[0].shape, in[1].shape); },
+                                                false));
+const KernelRegistrar strided_reg(Backend::kCuda, "_strided_batch_dot",
+                                  gemm_kernel([](const Attrs& a, const Types&,
+                                                 const Types& out) { return strided_batch_dot(a, out[0].shape); },
+                                              false));
 
 }  // namespace
 }  // namespace hybgen

@@ -109,20 +109,20 @@ KernelCall emit_lrn(const EmitContext& ctx) {
                        cpp_float(a.get_float("beta")) + ", " + cpp_float(a.get_float("knorm")) + "));"};
 }
 
-const CudaKernelRegistrar softmax_reg("softmax",
-                                      CudaOpKernel{[](const EmitContext& c) { return emit_softmax(c, false); }, nullptr});
-const CudaKernelRegistrar log_softmax_reg("log_softmax",
-                                          CudaOpKernel{[](const EmitContext& c) { return emit_softmax(c, true); }, nullptr});
-const CudaKernelRegistrar softmax_output_reg("SoftmaxOutput", CudaOpKernel{emit_softmax_output, nullptr});
-const CudaKernelRegistrar softmax_activation_reg("SoftmaxActivation", CudaOpKernel{emit_softmax_activation, nullptr});
-const CudaKernelRegistrar layer_norm_reg("LayerNorm", CudaOpKernel{emit_layer_norm, nullptr});
-const CudaKernelRegistrar batch_norm_reg("BatchNorm", CudaOpKernel{emit_batch_norm, nullptr});
-const CudaKernelRegistrar instance_norm_reg(
-    "InstanceNorm", CudaOpKernel{[](const EmitContext& c) { return emit_group_norm(c, true); }, nullptr});
-const CudaKernelRegistrar group_norm_reg(
-    "GroupNorm", CudaOpKernel{[](const EmitContext& c) { return emit_group_norm(c, false); }, nullptr});
-const CudaKernelRegistrar l2_normalization_reg("L2Normalization", CudaOpKernel{emit_l2_normalization, nullptr});
-const CudaKernelRegistrar lrn_reg("LRN", CudaOpKernel{emit_lrn, nullptr});
+const KernelRegistrar softmax_reg(Backend::kCuda, "softmax",
+                                  OpKernel{[](const EmitContext& c) { return emit_softmax(c, false); }});
+const KernelRegistrar log_softmax_reg(Backend::kCuda, "log_softmax",
+                                      OpKernel{[](const EmitContext& c) { return emit_softmax(c, true); }});
+const KernelRegistrar softmax_output_reg(Backend::kCuda, "SoftmaxOutput", OpKernel{emit_softmax_output});
+const KernelRegistrar softmax_activation_reg(Backend::kCuda, "SoftmaxActivation", OpKernel{emit_softmax_activation});
+const KernelRegistrar layer_norm_reg(Backend::kCuda, "LayerNorm", OpKernel{emit_layer_norm});
+const KernelRegistrar batch_norm_reg(Backend::kCuda, "BatchNorm", OpKernel{emit_batch_norm});
+const KernelRegistrar instance_norm_reg(Backend::kCuda, "InstanceNorm",
+                                        OpKernel{[](const EmitContext& c) { return emit_group_norm(c, true); }});
+const KernelRegistrar group_norm_reg(Backend::kCuda, "GroupNorm",
+                                     OpKernel{[](const EmitContext& c) { return emit_group_norm(c, false); }});
+const KernelRegistrar l2_normalization_reg(Backend::kCuda, "L2Normalization", OpKernel{emit_l2_normalization});
+const KernelRegistrar lrn_reg(Backend::kCuda, "LRN", OpKernel{emit_lrn});
 
 }  // namespace
 }  // namespace hybgen

@@ -40,7 +40,7 @@ KernelCall emit_pooling(const EmitContext& ctx) {
                         std::to_string(g.type) + ", " + include_pad + ", " + (global ? "true" : "false") + "));"};
 }
 
-const CudaKernelRegistrar pool_kernels_registrar("Pooling", CudaOpKernel{emit_pooling, nullptr});
+const KernelRegistrar pool_kernels_registrar(Backend::kCuda, "Pooling", OpKernel{emit_pooling});
 
 }  // namespace
 }  // namespace hybgen

@@ -64,7 +64,7 @@ KernelCall emit_reduce(const EmitContext& ctx) {
 
 const bool registered = [] {
   for (const char* op : {"sum", "mean", "max", "min", "prod", "norm"})
-    CudaKernelRegistrar(op, CudaOpKernel{emit_reduce, nullptr});
+    register_kernel(Backend::kCuda, op, OpKernel{emit_reduce});
   return true;
 }();
 

@@ -19,7 +19,7 @@ KernelCall emit_resize2d(const EmitContext& ctx) {
               int_str(p.transform) + ", " + int_str(p.rounding) + "));"};
 }
 
-const CudaKernelRegistrar resize2d_kernels_registrar("Resize2D", CudaOpKernel{emit_resize2d, nullptr});
+const KernelRegistrar resize2d_kernels_registrar(Backend::kCuda, "Resize2D", OpKernel{emit_resize2d});
 
 }  // namespace
 }  // namespace hybgen

@@ -26,25 +26,27 @@ KernelCall emit_rnn(const EmitContext& ctx) {
                        "));"};
 }
 
-int64_t rnn_scratch_bytes(const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
-  const RnnDims d = rnn_dims(a, in[0].shape);
+int64_t rnn_scratch_bytes(const KernelSite& site) {
+  const RnnDims d = rnn_dims(site.attrs, site.in[0].shape);
   const int64_t rows = d.steps * d.batch;
-  return 4 * (d.dirs * rows * d.gates() * d.hidden + d.dirs * d.batch * d.hidden +
-              (d.layers > 1 ? rows * d.dirs * d.hidden : 0));
+  return kFloatBytes * (d.dirs * rows * d.gates() * d.hidden + d.dirs * d.batch * d.hidden +
+                        (d.layers > 1 ? rows * d.dirs * d.hidden : 0));
 }
 
 KernelCall emit_swap_axis(const EmitContext& ctx) {
-  const CudaOpKernel* transpose = find_cuda_kernel("transpose");
+  const OpKernel* transpose = find_kernel(Backend::kCuda, "transpose");
   if (!transpose) throw Error("SwapAxis: transpose has no CUDA kernel");
   Node node = ctx.node;
   node.attrs = swap_axis_as_transpose(ctx.node.attrs, ctx.in_types[0].shape.size());
-  return transpose->emit(EmitContext{node, ctx.target, ctx.in, ctx.in_types, ctx.out, ctx.out_types, ctx.epilogue,
-                                     ctx.in_placed, ctx.scratch, ctx.in_packed, ctx.pool, ctx.scratch_floats,
-                                     ctx.stream});
+  return transpose->emit(emit_context_for(node, ctx));
 }
 
-const CudaKernelRegistrar rnn_reg("RNN", CudaOpKernel{emit_rnn, rnn_scratch_bytes});
-const CudaKernelRegistrar swap_axis_reg("SwapAxis", CudaOpKernel{emit_swap_axis, nullptr});
+const KernelRegistrar rnn_reg(Backend::kCuda, "RNN", [] {
+  OpKernel k{emit_rnn};
+  k.scratch_bytes = rnn_scratch_bytes;
+  return k;
+}());
+const KernelRegistrar swap_axis_reg(Backend::kCuda, "SwapAxis", OpKernel{emit_swap_axis});
 
 }  // namespace
 }  // namespace hybgen

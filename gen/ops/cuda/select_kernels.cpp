@@ -97,14 +97,16 @@ KernelCall emit_pad(const EmitContext& ctx) {
                        std::to_string(mode) + ", " + cpp_float(a.get_float("constant_value")) + "));"};
 }
 
-const CudaKernelRegistrar argmax_reg("argmax", CudaOpKernel{[](const EmitContext& c) { return emit_arg(c, false); }, nullptr});
-const CudaKernelRegistrar argmin_reg("argmin", CudaOpKernel{[](const EmitContext& c) { return emit_arg(c, true); }, nullptr});
-const CudaKernelRegistrar topk_reg("topk", CudaOpKernel{emit_topk, nullptr});
-const CudaKernelRegistrar pick_reg("pick", CudaOpKernel{emit_pick, nullptr});
-const CudaKernelRegistrar take_reg("take", CudaOpKernel{emit_take, nullptr});
-const CudaKernelRegistrar one_hot_reg("one_hot", CudaOpKernel{emit_one_hot, nullptr});
-const CudaKernelRegistrar sequence_mask_reg("SequenceMask", CudaOpKernel{emit_sequence_mask, nullptr});
-const CudaKernelRegistrar pad_reg("Pad", CudaOpKernel{emit_pad, nullptr});
+const KernelRegistrar argmax_reg(Backend::kCuda, "argmax",
+                                 OpKernel{[](const EmitContext& c) { return emit_arg(c, false); }});
+const KernelRegistrar argmin_reg(Backend::kCuda, "argmin",
+                                 OpKernel{[](const EmitContext& c) { return emit_arg(c, true); }});
+const KernelRegistrar topk_reg(Backend::kCuda, "topk", OpKernel{emit_topk});
+const KernelRegistrar pick_reg(Backend::kCuda, "pick", OpKernel{emit_pick});
+const KernelRegistrar take_reg(Backend::kCuda, "take", OpKernel{emit_take});
+const KernelRegistrar one_hot_reg(Backend::kCuda, "one_hot", OpKernel{emit_one_hot});
+const KernelRegistrar sequence_mask_reg(Backend::kCuda, "SequenceMask", OpKernel{emit_sequence_mask});
+const KernelRegistrar pad_reg(Backend::kCuda, "Pad", OpKernel{emit_pad});
 
 }  // namespace
 }  // namespace hybgen

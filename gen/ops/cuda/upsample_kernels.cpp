@@ -73,9 +73,9 @@ KernelCall emit_resize(const EmitContext& ctx) {
               cpp_float(resize_scale(s[3], o[3], align)) + ", " + (align ? "true" : "false") + "));"};
 }
 
-const CudaKernelRegistrar reg_deconvolution("Deconvolution", CudaOpKernel{emit_deconvolution, nullptr});
-const CudaKernelRegistrar reg_upsampling("UpSampling", CudaOpKernel{emit_upsampling, nullptr});
-const CudaKernelRegistrar reg_resize("_contrib_BilinearResize2D", CudaOpKernel{emit_resize, nullptr});
+const KernelRegistrar reg_deconvolution(Backend::kCuda, "Deconvolution", OpKernel{emit_deconvolution});
+const KernelRegistrar reg_upsampling(Backend::kCuda, "UpSampling", OpKernel{emit_upsampling});
+const KernelRegistrar reg_resize(Backend::kCuda, "_contrib_BilinearResize2D", OpKernel{emit_resize});
 
 }  // namespace
 }  // namespace hybgen

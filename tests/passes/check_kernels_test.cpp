@@ -1,0 +1,91 @@
+// check_kernels: a graph goes to code only where every node has a kernel on
+// the target's backend that computes its dtypes; every node that lacks one
+// is named in one error.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "graph_builders.h"
+#include "ir/error.h"
+#include "ops/op.h"
+#include "passes/passes.h"
+#include "pipeline.h"
+#include "targets/target.h"
+
+namespace hybgen {
+namespace {
+
+using testing::attrs_of;
+using testing::make_node;
+
+// An op with a C++ kernel and none for CUDA (a backend that lacks an op).
+const OpRegistrar cpp_only_op([] {
+  OpDef d;
+  d.name = "_test_cpp_only";
+  d.summary = "identity with a C++ kernel alone (check_kernels tests)";
+  d.input_names = {"data"};
+  d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
+  d.reference = [](const KernelIO&) {};
+  return d;
+}());
+const KernelRegistrar cpp_only_cpp(Backend::kCpp, "_test_cpp_only",
+                                   OpKernel{[](const EmitContext&) { return KernelCall{}; }});
+
+// x -> a (_test_cpp_only) -> b (relu) -> c (_test_cpp_only)
+Graph cpp_only_chain() {
+  Graph g;
+  g.add_input("x", {{2, 3}});
+  g.nodes.push_back(make_node("a", "_test_cpp_only", {"x"}));
+  g.nodes.push_back(make_node("b", "Activation", {"a"}, attrs_of({{"act_type", std::string("relu")}})));
+  g.nodes.push_back(make_node("c", "_test_cpp_only", {"b"}));
+  g.outputs = {"c"};
+  return g;
+}
+
+std::string check_error(Graph g, const std::string& target) {
+  validate(g);
+  infer_shapes(g);
+  try {
+    check_kernels(g, find_target(target));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CheckKernels, PassesWhereEveryNodeHasAKernel) { EXPECT_EQ(check_error(cpp_only_chain(), "generic"), ""); }
+
+TEST(CheckKernels, NamesEveryNodeWhoseOpTheBackendLacks) {
+  EXPECT_EQ(check_error(cpp_only_chain(), "cuda"),
+            "target cuda (CUDA backend) cannot compute these nodes:\n"
+            "  node 'a' (_test_cpp_only): no kernel for the op\n"
+            "  node 'c' (_test_cpp_only): no kernel for the op");
+}
+
+TEST(CheckKernels, NamesEveryValueOfADtypeTheKernelLacks) {
+  Graph g;
+  g.add_input("x", {{4}, DType::kInt8});
+  g.nodes.push_back(make_node("y", "Activation", {"x"}, attrs_of({{"act_type", std::string("relu")}})));
+  g.outputs = {"y"};
+  EXPECT_EQ(check_error(g, "generic"),
+            "target generic (C++ backend) cannot compute these nodes:\n"
+            "  node 'y' (Activation): input 'x' is int8; output 'y' is int8 (its kernel computes float32)");
+}
+
+// compile_graph runs it on the optimized and the unoptimized pipeline.
+TEST(CheckKernels, RunsInBothPipelines) {
+  for (bool optimize : {true, false}) {
+    SCOPED_TRACE(optimize ? "optimized" : "unoptimized");
+    const std::vector<std::string> passes = pass_names(CompileOptions::for_target(find_target("cuda"), optimize));
+    EXPECT_NE(std::find(passes.begin(), passes.end(), "check_kernels"), passes.end());
+    try {
+      compile_graph(cpp_only_chain(), CompileOptions::for_target(find_target("cuda"), optimize));
+      ADD_FAILURE() << "compiled for CUDA";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("node 'c' (_test_cpp_only)"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hybgen
