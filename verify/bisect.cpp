@@ -96,13 +96,14 @@ BisectReport bisect_dump(const CompiledGraph& compiled, const std::map<std::stri
     for (std::size_t j = 0; j < kernel.outputs.size(); ++j) {
       const std::string& value = kernel.outputs[j];
       const int64_t count = g.type(value).num_elements();
+      const int64_t value_bytes = static_cast<int64_t>(g.type(value).bytes());
       if (dump.size() - at < kHeaderBytes) throw bad("ends before kernel " + std::to_string(k) + "'s output " + std::to_string(j));
       int64_t header[3];
       std::memcpy(header, dump.data() + at, kHeaderBytes);
-      if (header[0] != static_cast<int64_t>(k) || header[1] != static_cast<int64_t>(j) || header[2] != count)
+      if (header[0] != static_cast<int64_t>(k) || header[1] != static_cast<int64_t>(j) || header[2] != value_bytes)
         throw bad("has kernel " + std::to_string(header[0]) + " output " + std::to_string(header[1]) + " (" +
-                  std::to_string(header[2]) + " floats) where kernel " + std::to_string(k) + " output " +
-                  std::to_string(j) + " (" + std::to_string(count) + " floats) belongs");
+                  std::to_string(header[2]) + " bytes) where kernel " + std::to_string(k) + " output " +
+                  std::to_string(j) + " (" + std::to_string(value_bytes) + " bytes) belongs");
       at += kHeaderBytes;
       const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(float);
       if (dump.size() - at < bytes) throw bad("ends inside kernel " + std::to_string(k) + "'s output " + std::to_string(j));
@@ -157,22 +158,25 @@ std::map<std::string, std::string> bisect_driver_values(const std::string& ns, b
   if (!hooks) return {{"KERNEL_HOOK", ""}, {"KERNEL_HOOK_OPEN", ""}, {"KERNEL_HOOK_CLOSE", ""}};
   const std::string hook =
       "\n// `hybgen verify --bisect`: every value each kernel stores, in DIR/kernels.bin\n"
-      "// (int64 kernel, int64 output, int64 count, then the floats).\n"
+      "// (int64 kernel, int64 output, int64 bytes, then the bytes).\n"
       "namespace {\n"
       "std::FILE* kernel_dump = 0;\n"
       "bool kernel_dump_failed = false;\n"
       "}  // namespace\n\n"
-      "namespace " + ns + " {\n"
+      "namespace " +
+      ns +
+      " {\n"
       "namespace kernels {\n"
-      "void hg_after_kernel(int kernel, int output, const float* values, std::size_t count) {\n"
+      "void hg_after_kernel(int kernel, int output, const void* values, std::size_t bytes) {\n"
       "  if (!kernel_dump) return;\n"
-      "  const std::int64_t header[3] = {kernel, output, static_cast<std::int64_t>(count)};\n"
+      "  const std::int64_t header[3] = {kernel, output, static_cast<std::int64_t>(bytes)};\n"
       "  if (std::fwrite(header, sizeof header, 1, kernel_dump) != 1 ||\n"
-      "      (count > 0 && std::fwrite(values, sizeof(float), count, kernel_dump) != count))\n"
+      "      (bytes > 0 && std::fwrite(values, 1, bytes, kernel_dump) != bytes))\n"
       "    kernel_dump_failed = true;\n"
       "}\n"
       "}  // namespace kernels\n"
-      "}  // namespace " + ns + "\n";
+      "}  // namespace " +
+      ns + "\n";
   const std::string open =
       "  char dump_path[4096];\n"
       "  std::snprintf(dump_path, sizeof dump_path, \"%s/kernels.bin\", dir);\n"

@@ -170,7 +170,8 @@ std::string view_code(LoweredModel& m, const LoweredKernel& kernel) {
   const Kernel& k = *kernel.kernel;
   const std::string& input = m.graph.nodes[k.nodes.front()].inputs[0];
   if (m.compiled.plan.find(k.outputs[0])) return "// shares the bytes of " + comment_text(input);
-  return "const float* const " + m.variable(k.outputs[0]) + " = " + m.pointer(input) + ";";
+  return "const " + dtype_c_type(m.graph.type(k.outputs[0]).dtype) + "* const " + m.variable(k.outputs[0]) + " = " +
+         m.pointer(input) + ";";
 }
 
 std::string in_place_comment(const LoweredKernel& kernel) {
@@ -207,6 +208,18 @@ EmittedFile weights_file(const LoweredModel& m) {
 
 EmittedFile manifest_file(const LoweredModel& m) {
   return {m.name + ".manifest.json", m.manifest(weights_file_name(m)).dump(2) + "\n"};
+}
+
+std::string weight_pointer_declaration(const WeightEntry& weight, const std::string& base) {
+  const std::string type = dtype_c_type(weight.dtype);
+  return "  const " + type + "* const " + weight.variable + " = reinterpret_cast<const " + type + "*>(" + base + " + " +
+         std::to_string(weight.offset) + ");  // " + comment_text(weight.what) + "\n";
+}
+
+std::string arena_pointer_declaration(const LoweredModel::ArenaPointer& buffer) {
+  const std::string type = dtype_c_type(buffer.dtype);
+  return "  " + type + "* const " + buffer.variable + " = reinterpret_cast<" + type + "*>(hg_arena + " +
+         std::to_string(buffer.offset) + ");  // " + buffer.what + "\n";
 }
 
 std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOptions& options) {
@@ -283,7 +296,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     if (options.kernel_hooks)
       for (std::size_t j = 0; j < kernel.outputs.size(); ++j)
         body += "  hg_after_kernel(" + std::to_string(lowered.step) + ", " + std::to_string(j) + ", " +
-                pointer(kernel.outputs[j]) + ", " + std::to_string(g.type(kernel.outputs[j]).num_elements()) + "u);\n";
+                pointer(kernel.outputs[j]) + ", " + std::to_string(g.type(kernel.outputs[j]).bytes()) + "u);\n";
     if (options.profile_hooks) body += "  hg_profile_mark(" + std::to_string(lowered.step) + ");\n";
   }
   // Outputs the graph passes straight through from a weight. (An input
@@ -297,15 +310,11 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   const auto read_weights = m.read_weights();
   if (external && !read_weights.empty())
     pointers += "  const unsigned char* const hg_weights = static_cast<const unsigned char*>(weights);\n";
-  for (const WeightEntry* w : read_weights)
-    pointers += "  const float* const " + w->variable + " = reinterpret_cast<const float*>(" + blob_base + " + " +
-                std::to_string(w->offset) + ");  // " + comment_text(w->what) + "\n";
+  for (const WeightEntry* w : read_weights) pointers += weight_pointer_declaration(*w, blob_base);
   if (external && !m.blob.empty()) null_checks = "!weights || " + null_checks;
   const auto buffers = m.read_buffers();
   if (!buffers.empty()) pointers += "  unsigned char* const hg_arena = static_cast<unsigned char*>(arena);\n";
-  for (const auto& b : buffers)
-    pointers += "  float* const " + b.variable + " = reinterpret_cast<float*>(hg_arena + " + std::to_string(b.offset) +
-                ");  // " + b.what + "\n";
+  for (const auto& b : buffers) pointers += arena_pointer_declaration(b);
   for (const auto& in : m.unread_inputs()) pointers += "  (void)" + in + ";  // not read by the graph\n";
   if (!uses_pool) pointers += "  (void)pool;  // no kernel of this graph splits its work\n";
 
@@ -317,9 +326,10 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     body = "  hg_profile_mark(-1);\n" + body;
   }
   if (options.kernel_hooks)
-    kernels += "// Defined by the verify program: called after kernel `kernel` with the `count`\n"
-               "// floats of each value `output` it stores.\n"
-               "void hg_after_kernel(int kernel, int output, const float* values, std::size_t count);\n";
+    kernels +=
+        "// Defined by the verify program: called after kernel `kernel` with the `bytes`\n"
+        "// bytes of each value `output` it stores.\n"
+        "void hg_after_kernel(int kernel, int output, const void* values, std::size_t bytes);\n";
 
   const std::string weights_name = weights_file_name(m);
   std::string weight_constants, weights_usage, weights_run_doc, weight_declaration, weight_checks;

@@ -27,8 +27,8 @@ struct CppEmitOptions {
   // program linking the model defines it. Off, the output has no trace of it.
   bool profile_hooks = false;
   // For `hybgen verify --bisect` only: after kernel k, run() calls
-  // kernels::hg_after_kernel(k, j, values, count) for each value j the kernel
-  // stores (Kernel::outputs, in order), with its floats; the program linking
+  // kernels::hg_after_kernel(k, j, values, bytes) for each value j the kernel
+  // stores (Kernel::outputs, in order), with its bytes; the program linking
   // the model defines it. Indices only: no model name becomes code. Off,
   // the output has no trace of it.
   bool kernel_hooks = false;
@@ -47,6 +47,13 @@ struct EmittedFile {
   std::string filename;
   std::string content;
 };
+
+// The declarations of run()'s pointers both printers write, each of the C
+// type of its dtype: `  const T* const VAR = reinterpret_cast<const T*>(BASE
+// + OFFSET);  // WHAT` for a weight in the blob at `base`, `  T* const VAR =
+// reinterpret_cast<T*>(hg_arena + OFFSET);  // WHAT` for an arena buffer.
+std::string weight_pointer_declaration(const WeightEntry& weight, const std::string& base);
+std::string arena_pointer_declaration(const LoweredModel::ArenaPointer& buffer);
 
 // Throws Error when a weight has no data, or a name is not a C identifier.
 std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOptions& options);

@@ -23,7 +23,7 @@ struct Temps {
 
 std::string load_key(const std::string& value, const Shape& shape) { return value + "@" + shape_str(shape); }
 
-// `const float vN = <expr>;` for every node, reading temporaries or loads.
+// `const T vN = <expr>;` for every node (T the C type of its output's dtype), reading temporaries or loads.
 void print_nodes(const Graph& graph, const std::vector<int>& nodes, Temps& temps,
                  const std::function<std::string(const std::string& value, const Shape& shape)>& load) {
   for (int index : nodes) {
@@ -35,8 +35,8 @@ void print_nodes(const Graph& graph, const std::vector<int>& nodes, Temps& temps
       args.push_back(it != temps.of_value.end() ? it->second : load(node.inputs[i], scalar_operand_shape(graph, node, i)));
     }
     const std::string temp = "v" + std::to_string(temps.of_value.size());
-    temps.lines += "const float " + temp + " = " + def.emit_scalar(node.attrs, args) + ";  // " + comment_text(node.name) + " (" +
-                   def.name + ")\n";
+    temps.lines += "const " + dtype_c_type(graph.type(node.outputs[0]).dtype) + " " + temp + " = " +
+                   def.emit_scalar(node.attrs, args) + ";  // " + comment_text(node.name) + " (" + def.name + ")\n";
     temps.of_value[node.outputs[0]] = temp;
   }
 }
@@ -51,7 +51,10 @@ ElementwiseBody elementwise_body(const Graph& graph, const Kernel& kernel, const
   ElementwiseBody out;
   auto read = [&](const std::string& value) {
     const std::string p = pointer_of(value);
-    if (std::find(out.reads.begin(), out.reads.end(), p) == out.reads.end()) out.reads.push_back(p);
+    if (std::find(out.reads.begin(), out.reads.end(), p) == out.reads.end()) {
+      out.reads.push_back(p);
+      out.read_dtypes.push_back(graph.type(value).dtype);
+    }
     return p;
   };
   const Shape loop = graph.type(graph.nodes[kernel.nodes.front()].outputs[0]).shape;
@@ -120,7 +123,7 @@ ElementwiseBody elementwise_body(const Graph& graph, const Kernel& kernel, const
     for (int r = rank - 2; full && r >= 0; --r) full = s[r] == s[r + 1] * extents[r + 1];
     if (full && rank > 1) index = "o";
     const std::string temp = "x" + std::to_string(temps.of_load.size());
-    loads += "const float " + temp + " = " + read(value) + "[" + index + "];\n";
+    loads += "const " + dtype_c_type(graph.type(value).dtype) + " " + temp + " = " + read(value) + "[" + index + "];\n";
     return temps.of_load[key] = temp;
   };
   print_nodes(graph, kernel.nodes, temps, load);
@@ -129,6 +132,7 @@ ElementwiseBody elementwise_body(const Graph& graph, const Kernel& kernel, const
   for (const auto& value : kernel.outputs) {
     const std::string p = pointer_of(value);
     out.writes.push_back(p);
+    out.write_dtypes.push_back(graph.type(value).dtype);
     out.statements += p + "[" + out_index + "] = " + temps.of_value.at(value) + ";\n";
   }
   return out;
@@ -206,6 +210,8 @@ EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const Point
   const Shape& loop = graph.type(anchor.outputs[0]).shape;
   const int axis = normalize_axis(anchor_def.epilogue_axis.value_or(-1), loop.size());
 
+  out.value_dtype = graph.type(anchor.outputs[0]).dtype;
+  out.result_dtype = graph.type(epilogue_result(graph, kernel)).dtype;
   Temps temps;
   temps.of_value[anchor.outputs[0]] = "v";
   std::string loads;
@@ -222,9 +228,12 @@ EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const Point
         throw Error("kernel " + quoted_name(kernel.name) + ": " + quoted_name(value) + " cannot be read in an epilogue");
     }
     const std::string p = pointer_of(value);
-    if (std::find(out.reads.begin(), out.reads.end(), p) == out.reads.end()) out.reads.push_back(p);
+    if (std::find(out.reads.begin(), out.reads.end(), p) == out.reads.end()) {
+      out.reads.push_back(p);
+      out.read_dtypes.push_back(graph.type(value).dtype);
+    }
     const std::string temp = "x" + std::to_string(temps.of_load.size());
-    loads += "const float " + temp + " = " + p + "[" + index + "];\n";
+    loads += "const " + dtype_c_type(graph.type(value).dtype) + " " + temp + " = " + p + "[" + index + "];\n";
     return temps.of_load[key] = temp;
   };
   const std::vector<int> epilogue_nodes(kernel.nodes.begin() + 1, kernel.nodes.end());
@@ -236,6 +245,7 @@ EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const Point
     if (value != result) {
       const std::string p = pointer_of(value);
       out.writes.push_back(p);
+      out.write_dtypes.push_back(graph.type(value).dtype);
       out.statements += p + "[index] = " + temps.of_value.at(value) + ";  // also read outside the kernel\n";
       out.uses_index = true;
     }
@@ -256,8 +266,9 @@ std::string print_epilogue(const Graph& graph, const Kernel& kernel, const Point
   const bool uses_math = std::find(helpers.begin(), helpers.end(), "math") != helpers.end() &&
                          epilogue.statements.find("hg_") != std::string::npos;
   return "auto " + name + " = [&](long" + (epilogue.uses_channel ? " channel" : "") + ", long" +
-         (epilogue.uses_index ? " index" : "") + ", float v)" + (uses_math ? " HG_MATH_LAMBDA_INLINE" : "") +
-         " -> float {\n" + indent(epilogue.statements, 1) + "};";
+         (epilogue.uses_index ? " index" : "") + ", " + dtype_c_type(epilogue.value_dtype) + " v)" +
+         (uses_math ? " HG_MATH_LAMBDA_INLINE" : "") + " -> " + dtype_c_type(epilogue.result_dtype) + " {\n" +
+         indent(epilogue.statements, 1) + "};";
 }
 
 std::vector<std::string> scalar_kernel_templates(const Graph& graph, const Kernel& kernel) {

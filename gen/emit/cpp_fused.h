@@ -27,7 +27,9 @@ struct ElementwiseBody {
   std::vector<int64_t> extents;     // outermost first
   std::string statements;           // loads, node results, stores
   std::vector<std::string> reads;   // pointer expressions it reads, in first-use order
+  std::vector<DType> read_dtypes;   // per read: the dtype it points to
   std::vector<std::string> writes;  // pointer expressions it stores to
+  std::vector<DType> write_dtypes;  // per write: the dtype it points to
 };
 ElementwiseBody elementwise_body(const Graph& graph, const Kernel& kernel, const PointerOf& pointer);
 std::string loop_counter(int axis);
@@ -39,8 +41,12 @@ struct EpilogueBody {
   std::string statements;
   bool uses_channel = false;
   bool uses_index = false;
-  std::vector<std::string> reads;   // pointer expressions it reads
-  std::vector<std::string> writes;  // pointer expressions it stores to
+  DType value_dtype = DType::kFloat32;   // of `v`, the anchor's value
+  DType result_dtype = DType::kFloat32;  // of what it returns
+  std::vector<std::string> reads;        // pointer expressions it reads
+  std::vector<DType> read_dtypes;        // per read: the dtype it points to
+  std::vector<std::string> writes;       // pointer expressions it stores to
+  std::vector<DType> write_dtypes;       // per write: the dtype it points to
 };
 EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const PointerOf& pointer);
 
@@ -48,7 +54,7 @@ EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const Point
 // element and storing the kernel's outputs.
 std::string print_elementwise_loop(const Graph& graph, const Kernel& kernel, const PointerOf& pointer);
 
-// C++: `auto NAME = [&](long channel, long index, float v) -> float { ... };` for
+// C++: `auto NAME = [&](long channel, long index, T v) -> T { ... };` (T the C type of the values) for
 // the nodes after the anchor (kernel.nodes[0]) of an epilogue kernel; values
 // read outside the kernel other than its final one are stored from inside.
 // A residual add and/or one op with an OpKernel::vector_epilogue (clip, relu,

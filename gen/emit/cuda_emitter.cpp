@@ -33,10 +33,14 @@ bool mentions(const std::string& text, const std::string& word) {
   return false;
 }
 
-std::string parameter_list(const std::vector<std::string>& reads, const std::vector<std::string>& writes) {
+// `const T0* r0, ..., T1* w0, ...`, each T the C type of its dtype.
+std::string parameter_list(const std::vector<std::string>& reads, const std::vector<DType>& read_dtypes,
+                           const std::vector<std::string>& writes, const std::vector<DType>& write_dtypes) {
   std::string params;
-  for (const auto& r : reads) params += (params.empty() ? "" : ", ") + std::string("const float* ") + r;
-  for (const auto& w : writes) params += (params.empty() ? "" : ", ") + std::string("float* ") + w;
+  for (std::size_t i = 0; i < reads.size(); ++i)
+    params += (params.empty() ? "const " : ", const ") + dtype_c_type(read_dtypes[i]) + "* " + reads[i];
+  for (std::size_t i = 0; i < writes.size(); ++i)
+    params += (params.empty() ? "" : ", ") + dtype_c_type(write_dtypes[i]) + "* " + writes[i];
   return params;
 }
 
@@ -148,8 +152,9 @@ std::string print_elementwise_kernel(const Graph& graph, const LoweredKernel& lo
   std::vector<std::string> generic_reads, generic_writes;
   for (std::size_t i = 0; i < operands.size(); ++i)
     (i < loop.reads.size() ? generic_reads : generic_writes).push_back("p" + std::to_string(i));
-  const std::string definition = "(" + parameter_list(generic_reads, generic_writes) + ") {\n" +
-                                 indent_lines(generic_text(body, operands, "p"), "  ") + "}\n";
+  const std::string definition = "(" +
+                                 parameter_list(generic_reads, loop.read_dtypes, generic_writes, loop.write_dtypes) +
+                                 ") {\n" + indent_lines(generic_text(body, operands, "p"), "  ") + "}\n";
   const std::string name = shared.use(definition, "hg_kernel_" + std::to_string(lowered.step), lowered.step,
                                       [&](const std::string& n) { return "__global__ void " + n + definition; });
   return "HG_CHECK(hg_launch(" + name + ", dim3(hg_blocks_for(" + std::to_string(total) + ", " +
@@ -166,13 +171,16 @@ std::string print_epilogue_struct(const Graph& graph, const LoweredKernel& lower
   operands.insert(operands.end(), epilogue.writes.begin(), epilogue.writes.end());
   std::string members, init;
   for (std::size_t i = 0; i < operands.size(); ++i) {
-    members += std::string(i < epilogue.reads.size() ? "  const float* p" : "  float* p") + std::to_string(i) + ";\n";
+    const bool read = i < epilogue.reads.size();
+    const DType dtype = read ? epilogue.read_dtypes[i] : epilogue.write_dtypes[i - epilogue.reads.size()];
+    members += std::string(read ? "  const " : "  ") + dtype_c_type(dtype) + "* p" + std::to_string(i) + ";\n";
     init += (init.empty() ? "" : ", ") + operands[i];
   }
-  const std::string definition = " {\n" + members + "  __device__ __forceinline__ float operator()(long" +
-                                 (epilogue.uses_channel ? " channel" : "") + ", long" +
-                                 (epilogue.uses_index ? " index" : "") + ", float v) const {\n" +
-                                 indent_lines(generic_text(epilogue.statements, operands, "p"), "    ") + "  }\n};\n";
+  const std::string definition =
+      " {\n" + members + "  __device__ __forceinline__ " + dtype_c_type(epilogue.result_dtype) + " operator()(long" +
+      (epilogue.uses_channel ? " channel" : "") + ", long" + (epilogue.uses_index ? " index" : "") + ", " +
+      dtype_c_type(epilogue.value_dtype) + " v) const {\n" +
+      indent_lines(generic_text(epilogue.statements, operands, "p"), "    ") + "  }\n};\n";
   const std::string type = shared.use(definition, "HgEpilogue" + std::to_string(lowered.step), lowered.step,
                                       [&](const std::string& n) { return "struct " + n + definition; });
   return "const " + type + " epilogue{" + init + "};";
@@ -250,14 +258,10 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
 
   std::string pointers;
   const auto read_weights = m.read_weights();
-  for (const WeightEntry* w : read_weights)
-    pointers += "  const float* const " + w->variable + " = reinterpret_cast<const float*>(hg_weights + " +
-                std::to_string(w->offset) + ");  // " + comment_text(w->what) + "\n";
+  for (const WeightEntry* w : read_weights) pointers += weight_pointer_declaration(*w, "hg_weights");
   if (read_weights.empty()) pointers += "  (void)hg_weights;  // the graph reads no weights\n";
   const auto buffers = m.read_buffers();
-  for (const auto& b : buffers)
-    pointers += "  float* const " + b.variable + " = reinterpret_cast<float*>(hg_arena + " + std::to_string(b.offset) +
-                ");  // " + b.what + "\n";
+  for (const auto& b : buffers) pointers += arena_pointer_declaration(b);
   if (buffers.empty()) pointers += "  (void)hg_arena;  // every value lives in the inputs and outputs\n";
   for (const auto& in : m.unread_inputs()) pointers += "  (void)" + in + ";  // not read by the graph\n";
 

@@ -96,12 +96,12 @@ std::string LoweredModel::weight_variable(const std::string& key) const {
   return weights[weight_of_.at(key)].variable;
 }
 
-void LoweredModel::add_weight(const std::string& key, const std::string& variable, const uint8_t* bytes,
+void LoweredModel::add_weight(const std::string& key, const std::string& variable, DType dtype, const uint8_t* bytes,
                               std::size_t size, const std::string& what) {
   if (weight_of_.count(key)) return;
   blob.resize(align_up(blob.size(), 64), 0);
   weight_of_[key] = weights.size();
-  weights.push_back({key, variable, what, blob.size(), size});
+  weights.push_back({key, variable, what, blob.size(), size, dtype});
   blob.insert(blob.end(), bytes, bytes + size);
 }
 
@@ -137,8 +137,9 @@ LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
     const Constant& constant = g.constants.at(value);
     if (constant.data.size() != constant.type.bytes())
       throw Error("weight '" + value + "' has no data (load the .safetensors beside the model)");
-    add_weight(value, g.is_output(value) ? variable(value + "_weight") : variable(value), constant.data.data(),
-               constant.data.size(), dtype_name(constant.type.dtype) + shape_str(constant.type.shape));
+    add_weight(value, g.is_output(value) ? variable(value + "_weight") : variable(value), constant.type.dtype,
+               constant.data.data(), constant.data.size(),
+               dtype_name(constant.type.dtype) + shape_str(constant.type.shape));
   };
 
   const MemoryPlan& plan = compiled.plan;
@@ -171,20 +172,21 @@ LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
           }
           // Re-laid out at generation time into the layout the target's
           // kernel reads (C++'s packed GEMM panels).
-          std::optional<std::vector<float>> packed;
+          std::optional<Constant> packed;
           const OpKernel* op_kernel = anchor ? find_kernel(target.backend, def.name) : nullptr;
           if (op_kernel && op_kernel->pack_constant && g.constants.at(in).has_data())
-            packed = op_kernel->pack_constant(kernel_site(g, node, target, kernel.algorithm), i,
-                                              g.constants.at(in).f32_data());
+            packed = op_kernel->pack_constant(kernel_site(g, node, target, kernel.algorithm), i, g.constants.at(in));
           if (!packed) {
             add_constant(in);
             if (anchor) lowered.op.in.push_back(in), lowered.op.in_packed.push_back(false);
             continue;
           }
           const std::string key = in + " packed for " + node.name;
-          add_weight(key, variable(key), reinterpret_cast<const uint8_t*>(packed->data()),
-                     packed->size() * sizeof(float),
-                     std::to_string(packed->size()) + " floats, " + in + " re-laid out for " + node.name);
+          const std::string elements =
+              packed->type.dtype == DType::kFloat32 ? " floats" : " " + dtype_name(packed->type.dtype) + " values";
+          add_weight(
+              key, variable(key), packed->type.dtype, packed->data.data(), packed->data.size(),
+              std::to_string(packed->type.num_elements()) + elements + ", " + in + " re-laid out for " + node.name);
           lowered.op.in.push_back(key);
           lowered.op.in_packed.push_back(true);
         }
@@ -196,6 +198,7 @@ LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
           lowered.op.out.push_back(fused ? g.nodes[kernel.nodes.back()].outputs[0] : out);
         if (const BufferPlacement* scratch = plan.find(scratch_value(kernel))) {
           lowered.op.scratch = scratch_value(kernel);
+          scratch_dtype_[lowered.op.scratch] = g.type(first.outputs[0]).dtype;
           lowered.op.scratch_bytes = static_cast<int64_t>(scratch->bytes);
         }
         if (def.input_placement) {
@@ -261,10 +264,14 @@ std::vector<LoweredModel::ArenaPointer> LoweredModel::read_buffers() const {
     if (!read_.count(b.value)) continue;
     const auto name = names_.find(b.value);
     if (name == names_.end()) continue;
-    const std::string shape =
-        graph.types.count(b.value) ? shape_str(graph.type(b.value).shape) : std::to_string(b.bytes) + " bytes";
-    out.push_back({name->second,
-                   shape + ", steps " + std::to_string(b.first_step) + "-" + std::to_string(b.last_step), b.offset});
+    const bool typed = graph.types.count(b.value) != 0;
+    const std::string shape = typed ? shape_str(graph.type(b.value).shape) : std::to_string(b.bytes) + " bytes";
+    const auto scratch = scratch_dtype_.find(b.value);
+    const DType dtype = typed                             ? graph.type(b.value).dtype
+                        : scratch != scratch_dtype_.end() ? scratch->second
+                                                          : DType::kUInt8;
+    out.push_back({name->second, shape + ", steps " + std::to_string(b.first_step) + "-" + std::to_string(b.last_step),
+                   b.offset, dtype});
   }
   return out;
 }

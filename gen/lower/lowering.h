@@ -40,6 +40,7 @@ struct WeightEntry {
   std::string what;      // for comments: "float32(64, 32)"
   std::size_t offset = 0;
   std::size_t bytes = 0;
+  DType dtype = DType::kFloat32;  // of its elements
 };
 
 // A graph input or output: a parameter of run().
@@ -100,6 +101,7 @@ class LoweredModel {
   struct ArenaPointer {
     std::string variable, what;
     std::size_t offset = 0;
+    DType dtype = DType::kFloat32;  // of its elements (a scratch block: its kernel's output's)
   };
   std::vector<ArenaPointer> read_buffers() const;
   // Graph inputs the code never reads (a graph that ignores one).
@@ -111,12 +113,13 @@ class LoweredModel {
 
  private:
   std::string weight_variable(const std::string& key) const;
-  void add_weight(const std::string& key, const std::string& variable, const uint8_t* bytes, std::size_t size,
-                  const std::string& what);
+  void add_weight(const std::string& key, const std::string& variable, DType dtype, const uint8_t* bytes,
+                  std::size_t size, const std::string& what);
 
   std::map<std::string, std::string> names_;       // value -> C identifier
   std::set<std::string> taken_;                    // identifiers given out
   std::map<std::string, int> next_suffix_;         // keeps many alike names linear
+  std::map<std::string, DType> scratch_dtype_;     // scratch value -> its kernel's output dtype
   std::map<std::string, std::size_t> weight_of_;   // blob key -> index in weights
   std::set<std::string> read_;                     // values and keys the printed code reads
 };

@@ -29,9 +29,9 @@ void activation_reference(const KernelIO& io) {
   const std::string& act = io.attrs.get_string("act_type");
   const int64_t n = io.out_types[0].num_elements();
   if (act == "relu")  // the common case inlined, so the loop vectorises
-    apply_all([](float x) { return x > 0.0f ? x : 0.0f; }, io.in[0], io.out[0], n);
+    apply_all([](float x) { return x > 0.0f ? x : 0.0f; }, io.input<float>(0), io.output<float>(0), n);
   else
-    apply_all(function_of(act), io.in[0], io.out[0], n);
+    apply_all(function_of(act), io.input<float>(0), io.output<float>(0), n);
 }
 
 // The same formulas as function_of(), as C++ expressions of x; sigmoid and tanh

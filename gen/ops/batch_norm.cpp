@@ -25,12 +25,13 @@ void batch_norm_reference(const KernelIO& io) {
   const bool fix_gamma = io.attrs.get_bool("fix_gamma");
   const double eps = io.attrs.get_float("eps");
   for (int64_t c = 0; c < v.channels; ++c) {
-    const double scale = (fix_gamma ? 1.0 : io.in[1][c]) / std::sqrt(static_cast<double>(io.in[4][c]) + eps);
-    const double shift = io.in[2][c] - io.in[3][c] * scale;
+    const double scale =
+        (fix_gamma ? 1.0 : io.input<float>(1)[c]) / std::sqrt(static_cast<double>(io.input<float>(4)[c]) + eps);
+    const double shift = io.input<float>(2)[c] - io.input<float>(3)[c] * scale;
     for (int64_t o = 0; o < v.outer; ++o) {
       const int64_t base = (o * v.channels + c) * v.inner;
       for (int64_t i = 0; i < v.inner; ++i)
-        io.out[0][base + i] = static_cast<float>(io.in[0][base + i] * scale + shift);
+        io.output<float>(0)[base + i] = static_cast<float>(io.input<float>(0)[base + i] * scale + shift);
     }
   }
 }

@@ -135,9 +135,9 @@ const OpRegistrar add_n([] {
   d.reference = [](const KernelIO& io) {
     const int64_t n = io.out_types[0].num_elements();
     for (int64_t i = 0; i < n; ++i) {
-      float sum = io.in[0][i];
-      for (std::size_t k = 1; k < io.in.size(); ++k) sum += io.in[k][i];
-      io.out[0][i] = sum;
+      float sum = io.input<float>(0)[i];
+      for (std::size_t k = 1; k < io.in.size(); ++k) sum += io.input<float>(k)[i];
+      io.output<float>(0)[i] = sum;
     }
   };
   d.emit_scalar = [](const Attrs&, const std::vector<std::string>& in) {
@@ -168,7 +168,7 @@ OpDef constant_like(const char* name, const char* value, float fill) {
   d.inplace = true;
   d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
   d.reference = [fill](const KernelIO& io) {
-    std::fill(io.out[0], io.out[0] + io.out_types[0].num_elements(), fill);
+    std::fill(io.output<float>(0), io.output<float>(0) + io.out_types[0].num_elements(), fill);
   };
   d.scalar_input_shape = [](const Attrs&, int, const Shape&, const Shape& output) { return one_element(output); };
   const std::string literal = value;

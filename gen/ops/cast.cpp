@@ -92,7 +92,8 @@ const OpRegistrar cast_op([] {
     const DType from = io.in_types[0].dtype, to = io.out_types[0].dtype;
     if (from == DType::kFloat32 && to == DType::kFloat32) {
       const bool half = to_half(io.attrs);
-      for (int64_t i = 0; i < n; ++i) io.out[0][i] = half ? round_to_half(io.in[0][i]) : io.in[0][i];
+      for (int64_t i = 0; i < n; ++i)
+        io.output<float>(0)[i] = half ? round_to_half(io.input<float>(0)[i]) : io.input<float>(0)[i];
       return;
     }
     with_value_type(from, [&](auto in_value) {

@@ -20,8 +20,8 @@ const OpRegistrar clip_op([] {
     const float hi = static_cast<float>(io.attrs.get_float("a_max"));
     const int64_t n = io.out_types[0].num_elements();
     for (int64_t i = 0; i < n; ++i) {
-      const float v = io.in[0][i];
-      io.out[0][i] = v < lo ? lo : (v > hi ? hi : v);
+      const float v = io.input<float>(0)[i];
+      io.output<float>(0)[i] = v < lo ? lo : (v > hi ? hi : v);
     }
   };
   d.emit_scalar = [](const Attrs& a, const std::vector<std::string>& in) {

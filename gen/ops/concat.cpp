@@ -37,10 +37,10 @@ void concat_reference(const KernelIO& io) {
   int64_t offset = 0;
   // Bytes, so every dtype is served alike.
   const auto size = static_cast<int64_t>(dtype_size(io.out_types[0].dtype));
-  auto* bytes_out = reinterpret_cast<unsigned char*>(io.out[0]);
+  auto* bytes_out = reinterpret_cast<unsigned char*>(io.output<float>(0));
   for (std::size_t i = 0; i < io.in.size(); ++i) {
     const int64_t part = io.in_types[i].shape[axis] * inner;
-    const auto* bytes_in = reinterpret_cast<const unsigned char*>(io.in[i]);
+    const auto* bytes_in = reinterpret_cast<const unsigned char*>(io.input<float>(i));
     for (int64_t o = 0; o < outer; ++o)
       std::memcpy(bytes_out + (o * out[axis] * inner + offset) * size,
                   bytes_in + o * part * size, static_cast<std::size_t>(part * size));

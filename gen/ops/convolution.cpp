@@ -61,8 +61,8 @@ void convolution_reference(const KernelIO& io) {
   std::vector<float> col(static_cast<std::size_t>(k * tile));
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const float* x = io.in[0] + (n * g.c + grp * cg) * plane;
-      float* y = io.out[0] + (n * g.f + grp * fg) * spatial;
+      const float* x = io.input<float>(0) + (n * g.c + grp * cg) * plane;
+      float* y = io.output<float>(0) + (n * g.f + grp * fg) * spatial;
       for (int64_t j0 = 0; j0 < spatial; j0 += tile) {
         const int64_t cols = std::min(tile, spatial - j0);
         for (int64_t r = 0; r < k; ++r) {
@@ -77,12 +77,12 @@ void convolution_reference(const KernelIO& io) {
           }
         }
         reference_sgemm(false, false, static_cast<int>(fg), static_cast<int>(cols), static_cast<int>(k),
-                        io.in[1] + grp * fg * k, static_cast<int>(k), col.data(), static_cast<int>(cols), y + j0,
-                        static_cast<int>(spatial));
+                        io.input<float>(1) + grp * fg * k, static_cast<int>(k), col.data(), static_cast<int>(cols),
+                        y + j0, static_cast<int>(spatial));
       }
       if (io.in.size() > 2)
         for (int64_t f = 0; f < fg; ++f)
-          for (int64_t i = 0; i < spatial; ++i) y[f * spatial + i] += io.in[2][grp * fg + f];
+          for (int64_t i = 0; i < spatial; ++i) y[f * spatial + i] += io.input<float>(2)[grp * fg + f];
     }
 }
 
@@ -525,7 +525,7 @@ const OpRegistrar convolution_op([] {
 const KernelRegistrar convolution_cpp(Backend::kCpp, "Convolution", [] {
   OpKernel k{convolution_emit_cpp};
   k.choose_algorithm = convolution_choose_algorithm;
-  k.pack_constant = convolution_pack_weights;
+  k.pack_constant = float32_packing(convolution_pack_weights);
   k.scratch_bytes = [](const KernelSite& site) { return convolution_scratch_floats(site) * kFloatBytes; };
   k.fit_scratch = [](const KernelSite& site, int64_t budget) {
     return convolution_fit_scratch(site, budget / kFloatBytes) * kFloatBytes;

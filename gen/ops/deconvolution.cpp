@@ -195,7 +195,8 @@ std::vector<TensorType> deconvolution_infer(const Attrs& a, const std::vector<Te
 
 void deconvolution_reference(const KernelIO& io) {
   const DeconvGeometry g = deconv_geometry(io.attrs, io.in_types[0].shape);
-  deconv_reference(g, io.in[0], io.in[1], io.in.size() > 2 ? io.in[2] : nullptr, io.out[0]);
+  deconv_reference(g, io.input<float>(0), io.input<float>(1), io.in.size() > 2 ? io.input<float>(2) : nullptr,
+                   io.output<float>(0));
 }
 
 // "gemm" where the weights are known at generation time (to be packed) and
@@ -331,7 +332,7 @@ const OpRegistrar deconvolution_op([] {
 const KernelRegistrar deconvolution_cpp(Backend::kCpp, "Deconvolution", [] {
   OpKernel k{deconvolution_emit_cpp};
   k.choose_algorithm = deconvolution_choose_algorithm;
-  k.pack_constant = deconvolution_pack_weights;
+  k.pack_constant = float32_packing(deconvolution_pack_weights);
   k.scratch_bytes = deconvolution_scratch_bytes;
   k.fit_scratch = deconvolution_fit_scratch;
   return k;

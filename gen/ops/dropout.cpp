@@ -27,7 +27,7 @@ const OpRegistrar dropout_op([] {
     return std::vector<TensorType>{in[0]};
   };
   d.reference = [](const KernelIO& io) {
-    std::copy(io.in[0], io.in[0] + io.in_types[0].num_elements(), io.out[0]);
+    std::copy(io.input<float>(0), io.input<float>(0) + io.in_types[0].num_elements(), io.output<float>(0));
   };
   register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
                     return KernelCall{{"copy"},

@@ -30,9 +30,9 @@ const OpRegistrar embedding_op([] {
     const int64_t rows = io.attrs.get_int("input_dim"), dim = io.attrs.get_int("output_dim");
     const int64_t n = io.in_types[0].num_elements();
     for (int64_t i = 0; i < n; ++i) {
-      int64_t r = static_cast<int64_t>(io.in[0][i]);
+      int64_t r = static_cast<int64_t>(io.input<float>(0)[i]);
       r = r < 0 ? 0 : (r >= rows ? rows - 1 : r);
-      for (int64_t j = 0; j < dim; ++j) io.out[0][i * dim + j] = io.in[1][r * dim + j];
+      for (int64_t j = 0; j < dim; ++j) io.output<float>(0)[i * dim + j] = io.input<float>(1)[r * dim + j];
     }
   };
   register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {

@@ -50,15 +50,15 @@ std::vector<TensorType> fully_connected_infer(const Attrs& attrs, const std::vec
 void fully_connected_reference(const KernelIO& io) {
   const FcDims d = fc_dims(io.attrs, io.in_types[0].shape);
   const int m = static_cast<int>(d.rows), k = static_cast<int>(d.k), n = static_cast<int>(d.hidden);
-  float* y = io.out[0];
+  float* y = io.output<float>(0);
   if (m == 1) {
-    reference_sgemv(n, k, io.in[1], k, io.in[0], y);
+    reference_sgemv(n, k, io.input<float>(1), k, io.input<float>(0), y);
   } else {
-    reference_sgemm(false, true, m, n, k, io.in[0], k, io.in[1], k, y, n);
+    reference_sgemm(false, true, m, n, k, io.input<float>(0), k, io.input<float>(1), k, y, n);
   }
   if (io.in.size() > 2)
     for (int r = 0; r < m; ++r)
-      for (int j = 0; j < n; ++j) y[r * n + j] += io.in[2][j];
+      for (int j = 0; j < n; ++j) y[r * n + j] += io.input<float>(2)[j];
 }
 
 // The weight [hidden x k] as W^T in hg_gemm_packed_b's column panels.
@@ -121,7 +121,7 @@ OpRegistrar fully_connected_op([] {
 
 const KernelRegistrar fully_connected_cpp(Backend::kCpp, "FullyConnected", [] {
   OpKernel k{fully_connected_emit_cpp};
-  k.pack_constant = pack_weight;
+  k.pack_constant = float32_packing(pack_weight);
   return k;
 }());
 

@@ -53,14 +53,14 @@ std::vector<TensorType> infer_rows(const RowView& v, const std::vector<TensorTyp
 
 void reference_rows(const RowView& v, double eps, const KernelIO& io) {
   for (int64_t r = 0; r < v.rows; ++r) {
-    const float* x = io.in[0] + r * v.n;
-    float* y = io.out[0] + r * v.n;
+    const float* x = io.input<float>(0) + r * v.n;
+    float* y = io.output<float>(0) + r * v.n;
     double mean = 0, var = 0;
     for (int64_t i = 0; i < v.n; ++i) mean += x[i];
     mean /= static_cast<double>(v.n);
     for (int64_t i = 0; i < v.n; ++i) var += (x[i] - mean) * (x[i] - mean);
     const double inv_std = 1.0 / std::sqrt(var / static_cast<double>(v.n) + eps);
-    const double gamma = io.in[1][r % v.classes], beta = io.in[2][r % v.classes];
+    const double gamma = io.input<float>(1)[r % v.classes], beta = io.input<float>(2)[r % v.classes];
     for (int64_t i = 0; i < v.n; ++i) y[i] = static_cast<float>((x[i] - mean) * inv_std * gamma + beta);
   }
 }

@@ -204,7 +204,9 @@ OpDef gather_op(const std::string& name, const std::string& summary) {
   };
   d.reference = [name](const KernelIO& io) {
     const StridedView v = gather_view(name, io.attrs, shapes(io.in_types)).view;
-    for_each_strided(v.dims, v.strides, {}, [&](int64_t i, int64_t src, int64_t) { io.out[0][i] = io.in[0][v.offset + src]; });
+    for_each_strided(v.dims, v.strides, {}, [&](int64_t i, int64_t src, int64_t) {
+      io.output<float>(0)[i] = io.input<float>(0)[v.offset + src];
+    });
   };
   register_kernel(Backend::kCpp, d.name, OpKernel{[name](const EmitContext& ctx) {
                     StridedView v = gather_view(name, ctx.node.attrs, shapes(ctx.in_types)).view;
@@ -317,7 +319,8 @@ const OpRegistrar stack_op([] {
     const int64_t n = static_cast<int64_t>(io.in.size());
     for (int64_t i = 0; i < n; ++i)
       for (int64_t o = 0; o < outer; ++o)
-        std::copy(io.in[i] + o * part, io.in[i] + (o + 1) * part, io.out[0] + (o * n + i) * part);
+        std::copy(io.input<float>(i) + o * part, io.input<float>(i) + (o + 1) * part,
+                  io.output<float>(0) + (o * n + i) * part);
   };
   register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
                     const Shape& s = ctx.in_types[0].shape;
@@ -427,8 +430,8 @@ const OpRegistrar one_hot_op([] {
     const float on = static_cast<float>(io.attrs.get_float("on_value"));
     const float off = static_cast<float>(io.attrs.get_float("off_value"));
     for (int64_t i = 0; i < count; ++i) {
-      const int64_t j = truncate_index(io.in[0][i]);
-      for (int64_t k = 0; k < depth; ++k) io.out[0][i * depth + k] = k == j ? on : off;
+      const int64_t j = truncate_index(io.input<float>(0)[i]);
+      for (int64_t k = 0; k < depth; ++k) io.output<float>(0)[i * depth + k] = k == j ? on : off;
     }
   };
   register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
@@ -486,7 +489,7 @@ const OpRegistrar sequence_mask_op([] {
   d.reference = [](const KernelIO& io) {
     const int64_t n = io.in_types[0].num_elements();
     if (io.in.size() < 2) {
-      std::copy(io.in[0], io.in[0] + n, io.out[0]);
+      std::copy(io.input<float>(0), io.input<float>(0) + n, io.output<float>(0));
       return;
     }
     const SequenceGeometry g = sequence_geometry(io.attrs, io.in_types[0].shape);
@@ -494,8 +497,9 @@ const OpRegistrar sequence_mask_op([] {
     for (int64_t t = 0; t < g.steps; ++t)
       for (int64_t b = 0; b < g.batch; ++b) {
         const int64_t base = (g.time_major ? t * g.batch + b : b * g.steps + t) * g.inner;
-        const bool keep = t < truncate_index(io.in[1][b]);
-        for (int64_t r = 0; r < g.inner; ++r) io.out[0][base + r] = keep ? io.in[0][base + r] : value;
+        const bool keep = t < truncate_index(io.input<float>(1)[b]);
+        for (int64_t r = 0; r < g.inner; ++r)
+          io.output<float>(0)[base + r] = keep ? io.input<float>(0)[base + r] : value;
       }
   };
   register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {

@@ -48,8 +48,8 @@ const OpRegistrar l2_normalization_op([] {
     const double eps = io.attrs.get_float("eps");
     for (int64_t o = 0; o < v.outer; ++o)
       for (int64_t j = 0; j < v.inner; ++j) {
-        const float* x = io.in[0] + o * v.n * v.inner + j;
-        float* y = io.out[0] + o * v.n * v.inner + j;
+        const float* x = io.input<float>(0) + o * v.n * v.inner + j;
+        float* y = io.output<float>(0) + o * v.n * v.inner + j;
         double sum = 0;
         for (int64_t i = 0; i < v.n; ++i) sum += static_cast<double>(x[i * v.inner]) * x[i * v.inner];
         const double norm = std::sqrt(sum + eps);

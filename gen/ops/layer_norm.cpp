@@ -32,15 +32,16 @@ const OpRegistrar layer_norm_op([] {
     const double eps = io.attrs.get_float("eps");
     for (int64_t o = 0; o < v.outer; ++o)
       for (int64_t in = 0; in < v.inner; ++in) {
-        const float* x = io.in[0] + o * v.n * v.inner + in;
-        float* y = io.out[0] + o * v.n * v.inner + in;
+        const float* x = io.input<float>(0) + o * v.n * v.inner + in;
+        float* y = io.output<float>(0) + o * v.n * v.inner + in;
         double mean = 0, var = 0;
         for (int64_t i = 0; i < v.n; ++i) mean += x[i * v.inner];
         mean /= static_cast<double>(v.n);
         for (int64_t i = 0; i < v.n; ++i) var += (x[i * v.inner] - mean) * (x[i * v.inner] - mean);
         const double inv_std = 1.0 / std::sqrt(var / static_cast<double>(v.n) + eps);
         for (int64_t i = 0; i < v.n; ++i)
-          y[i * v.inner] = static_cast<float>((x[i * v.inner] - mean) * inv_std * io.in[1][i] + io.in[2][i]);
+          y[i * v.inner] =
+              static_cast<float>((x[i * v.inner] - mean) * inv_std * io.input<float>(1)[i] + io.input<float>(2)[i]);
       }
   };
   register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {

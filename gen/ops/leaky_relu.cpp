@@ -58,7 +58,7 @@ void leaky_relu_reference(const KernelIO& io) {
   const int64_t n = io.out_types[0].num_elements();
   if (type != "prelu") {
     const float slope = fixed_slope(io.attrs);
-    for (int64_t i = 0; i < n; ++i) io.out[0][i] = activate(io.in[0][i], slope);
+    for (int64_t i = 0; i < n; ++i) io.output<float>(0)[i] = activate(io.input<float>(0)[i], slope);
     return;
   }
   const PreluView v = prelu_view(io.in_types[0].shape);
@@ -67,7 +67,7 @@ void leaky_relu_reference(const KernelIO& io) {
     for (int64_t c = 0; c < v.channels; ++c)
       for (int64_t i = 0; i < v.inner; ++i) {
         const int64_t k = (o * v.channels + c) * v.inner + i;
-        io.out[0][k] = activate(io.in[0][k], io.in[1][shared ? 0 : c]);
+        io.output<float>(0)[k] = activate(io.input<float>(0)[k], io.input<float>(1)[shared ? 0 : c]);
       }
 }
 

@@ -53,11 +53,11 @@ const OpRegistrar lrn_op([] {
         for (int64_t i = 0; i < v.plane; ++i) {
           double sum = 0;
           for (int64_t k = std::max<int64_t>(0, c - half); k <= std::min(v.c - 1, c + half); ++k) {
-            const double x = io.in[0][(n * v.c + k) * v.plane + i];
+            const double x = io.input<float>(0)[(n * v.c + k) * v.plane + i];
             sum += x * x;
           }
           const int64_t at = (n * v.c + c) * v.plane + i;
-          io.out[0][at] = static_cast<float>(io.in[0][at] * std::pow(knorm + salpha * sum, -beta));
+          io.output<float>(0)[at] = static_cast<float>(io.input<float>(0)[at] * std::pow(knorm + salpha * sum, -beta));
         }
   };
   register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {

@@ -131,9 +131,9 @@ void run_reference(const MatmulCall& c, const KernelIO& io) {
   };
   for (int64_t p = 0; p < c.batch; ++p)
     reference_sgemm(op(c.a), op(c.b), static_cast<int>(c.m), static_cast<int>(c.n), static_cast<int>(c.k),
-                    io.in[0] + p * c.a.batch, ld(c.a, c.a.col == 1 ? c.k : c.m), io.in[1] + p * c.b.batch,
-                    ld(c.b, c.b.col == 1 ? c.n : c.k), io.out[0] + p * c.y.batch,
-                    static_cast<int>(std::max(c.y.row, c.n)));
+                    io.input<float>(0) + p * c.a.batch, ld(c.a, c.a.col == 1 ? c.k : c.m),
+                    io.input<float>(1) + p * c.b.batch, ld(c.b, c.b.col == 1 ? c.n : c.k),
+                    io.output<float>(0) + p * c.y.batch, static_cast<int>(std::max(c.y.row, c.n)));
 }
 
 std::string layout_cpp(const Layout& l) {

@@ -43,21 +43,25 @@ struct AttrSpec {
 };
 
 // Concrete buffers handed to a reference kernel. `in` and `out` point at
-// each buffer whatever its dtype (in_types / out_types say which): float32
-// kernels index them as floats, kernels of other dtypes (OpDef::
-// reference_dtypes) read them through input<T> / output<T>, T the dtype's
-// C type (ops/op_util.h's with_element_bits and with_value_type choose it).
+// each buffer whatever its dtype (in_types / out_types say which); kernels
+// read them through input<T> / output<T>, T the dtype's C type (float for
+// float32; ops/op_util.h's with_element_bits and with_value_type choose it
+// for kernels of several dtypes, OpDef::reference_dtypes).
 struct KernelIO {
   const Attrs& attrs;
-  std::vector<const float*> in;
+  std::vector<const void*> in;
   std::vector<TensorType> in_types;
-  std::vector<float*> out;
+  std::vector<void*> out;
   std::vector<TensorType> out_types;
 
   template <class T>
-  const T* input(std::size_t i) const { return reinterpret_cast<const T*>(in[i]); }
+  const T* input(std::size_t i) const {
+    return static_cast<const T*>(in[i]);
+  }
   template <class T>
-  T* output(std::size_t i) const { return reinterpret_cast<T*>(out[i]); }
+  T* output(std::size_t i) const {
+    return static_cast<T*>(out[i]);
+  }
 };
 
 // Where the random test data of one input lies.

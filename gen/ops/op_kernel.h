@@ -26,7 +26,7 @@ namespace hybgen {
 
 // What an op's printer gets, on either backend: pointer expressions for its
 // buffers (host pointers in C++, device pointers in CUDA), of the C type of
-// their dtype (dtype_c_type: `const float*` / `float*` for float32).
+// their dtype (dtype_c_type(dtype) + "*", `const` for inputs).
 struct EmitContext {
   const Node& node;
   const Target& target;
@@ -44,8 +44,8 @@ struct EmitContext {
   // Per input: it already lies where OpDef::input_placement puts it (its
   // producer wrote it there), so there is nothing to copy. Empty: none does.
   std::vector<bool> in_placed;
-  // Kernels with scratch (OpKernel::scratch_bytes): a `float*` to
-  // `scratch_bytes` bytes of arena memory for this kernel alone (what the
+  // Kernels with scratch (OpKernel::scratch_bytes): a pointer (of the C type
+  // of the kernel's dtype) to `scratch_bytes` bytes of arena memory for this kernel alone (what the
   // memory plan gave it: less than OpKernel::scratch_bytes where
   // OpKernel::fit_scratch let the plan shrink it).
   std::string scratch;
@@ -117,8 +117,9 @@ struct OpKernel {
   std::function<int64_t(const KernelSite&, int64_t budget)> fit_scratch;
   // Constant inputs re-laid out at generation time into the layout the
   // kernel reads (packed GEMM panels), so nothing is packed at run time:
-  // the packed floats of input `index` given its data, or nullopt to keep it.
-  std::function<std::optional<std::vector<float>>(const KernelSite&, int index, const float* data)> pack_constant;
+  // input `index` (`value`, with data) as packed, its type saying the dtype
+  // and count of its elements, or nullopt to keep it as it is.
+  std::function<std::optional<Constant>(const KernelSite&, int index, const Constant& value)> pack_constant;
   // C++, elementwise ops that SIMD kernels can apply to whole vectors in
   // registers when the op alone follows a GEMM or convolution (a clamp, as
   // XNNPACK's kernels take output min/max): the C++ expression of that

@@ -8,6 +8,15 @@
 
 namespace hybgen {
 
+std::function<std::optional<Constant>(const KernelSite&, int, const Constant&)> float32_packing(FloatPacking pack) {
+  return [pack](const KernelSite& site, int index, const Constant& value) -> std::optional<Constant> {
+    if (value.type.dtype != DType::kFloat32) return std::nullopt;
+    std::optional<std::vector<float>> packed = pack(site, index, value.f32_data());
+    if (!packed) return std::nullopt;
+    return Constant::f32({static_cast<int64_t>(packed->size())}, *packed);
+  };
+}
+
 void throw_no_arithmetic(DType dtype) {
   throw Error("no reference kernel computes in " + dtype_name(dtype) + " (only moves its elements)");
 }

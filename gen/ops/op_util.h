@@ -2,13 +2,15 @@
 // arithmetic, and printing C++ literals for generated code.
 #pragma once
 
-#include <cstdint>
 #include <climits>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ir/graph.h"
 #include "ir/tensor_type.h"
+#include "ops/op_kernel.h"
 
 namespace hybgen {
 
@@ -20,6 +22,11 @@ constexpr int64_t kSliceNone = INT64_MIN;
 // The bytes of one float32 value: what the float32 kernels' scratch sizes
 // (OpKernel::scratch_bytes) count in.
 constexpr int64_t kFloatBytes = sizeof(float);
+
+// The OpKernel::pack_constant of a float32 kernel whose packing `pack`
+// re-lays out floats (nullopt: keeps the input as it is).
+using FloatPacking = std::optional<std::vector<float>> (*)(const KernelSite& site, int index, const float* data);
+std::function<std::optional<Constant>(const KernelSite&, int, const Constant&)> float32_packing(FloatPacking pack);
 
 // Normalises a possibly negative axis against `rank`; Error when out of range.
 int normalize_axis(int64_t axis, std::size_t rank);

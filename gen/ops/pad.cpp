@@ -72,7 +72,7 @@ const OpRegistrar pad_op([] {
         src += source(i, in[dim], mode) * stride;
         stride *= in[dim];
       }
-      io.out[0][o] = mode == 0 && outside ? value : io.in[0][src];
+      io.output<float>(0)[o] = mode == 0 && outside ? value : io.input<float>(0)[src];
     });
   };
   register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {

@@ -104,7 +104,7 @@ void pointwise_depthwise_conv_reference(const KernelIO& io) {
   std::vector<float> mid(static_cast<std::size_t>(mid_type.num_elements()));
   const Attrs pointwise = pointwise_attrs(g), depthwise = depthwise_attrs(io.attrs);
   conv.reference(KernelIO{pointwise,
-                          {io.in[0], io.in[1], io.in[2]},
+                          {io.input<float>(0), io.input<float>(1), io.input<float>(2)},
                           {io.in_types[0], io.in_types[1], io.in_types[2]},
                           {mid.data()},
                           {mid_type}});
@@ -112,7 +112,7 @@ void pointwise_depthwise_conv_reference(const KernelIO& io) {
   if (const OpDef* act = activation_op(io.attrs, &act_attrs))  // elementwise: in place
     act->reference(KernelIO{act_attrs, {mid.data()}, {mid_type}, {mid.data()}, {mid_type}});
   conv.reference(KernelIO{depthwise,
-                          {mid.data(), io.in[3], io.in[4]},
+                          {mid.data(), io.input<float>(3), io.input<float>(4)},
                           {mid_type, io.in_types[3], io.in_types[4]},
                           io.out,
                           io.out_types});
@@ -275,7 +275,7 @@ const OpRegistrar pointwise_depthwise_conv_op([] {
 const KernelRegistrar pointwise_depthwise_conv_cpp(Backend::kCpp, "_pointwise_depthwise_conv", [] {
   OpKernel k{pointwise_depthwise_conv_emit_cpp};
   k.choose_algorithm = pointwise_depthwise_conv_choose_algorithm;
-  k.pack_constant = pointwise_depthwise_conv_pack_weights;
+  k.pack_constant = float32_packing(pointwise_depthwise_conv_pack_weights);
   k.scratch_bytes = pointwise_depthwise_conv_scratch_bytes;
   return k;
 }());

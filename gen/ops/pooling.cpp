@@ -42,8 +42,8 @@ void pooling_reference(const KernelIO& io) {
     for (int64_t oz = 0; oz < g.od; ++oz)
       for (int64_t oy = 0; oy < g.oh; ++oy)
         for (int64_t ox = 0; ox < g.ow; ++ox)
-          io.out[0][((p * g.od + oz) * g.oh + oy) * g.ow + ox] =
-              pool_window(g, io.in[0] + p * g.d * g.h * g.w, oz, oy, ox);
+          io.output<float>(0)[((p * g.od + oz) * g.oh + oy) * g.ow + ox] =
+              pool_window(g, io.input<float>(0) + p * g.d * g.h * g.w, oz, oy, ox);
 }
 
 // 3-D windows of depth 1 (stride 1, no depth padding) are 2-D pooling over

@@ -113,12 +113,13 @@ OpDef reduce_op(const std::string& name, const std::string& summary) {
     const auto strides = output_strides(in, reduced_axes(io.attrs, in.size()));
     const int64_t n_out = io.out_types[0].num_elements(), n_in = io.in_types[0].num_elements();
     std::vector<double> acc(static_cast<std::size_t>(n_out), initial_value(kind));
-    for_each_strided(in, strides, {}, [&](int64_t i, int64_t o, int64_t) { acc[o] = combine(kind, acc[o], io.in[0][i]); });
+    for_each_strided(in, strides, {},
+                     [&](int64_t i, int64_t o, int64_t) { acc[o] = combine(kind, acc[o], io.input<float>(0)[i]); });
     for (int64_t o = 0; o < n_out; ++o) {
       double v = acc[o];
       if (kind == ReduceKind::kMean) v = v * static_cast<double>(n_out) / static_cast<double>(n_in);
       if (kind == ReduceKind::kNorm2) v = std::sqrt(v);
-      io.out[0][o] = static_cast<float>(v);
+      io.output<float>(0)[o] = static_cast<float>(v);
     }
   };
   register_kernel(

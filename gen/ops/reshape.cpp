@@ -77,7 +77,7 @@ Shape reshape_shape(const Shape& input, std::vector<int64_t> spec, bool reverse)
 
 // Any dtype: the bytes as they are (the buffers may be one, in place).
 void copy_reference(const KernelIO& io) {
-  std::memmove(io.out[0], io.in[0], io.in_types[0].bytes());
+  std::memmove(io.output<float>(0), io.input<float>(0), io.in_types[0].bytes());
 }
 
 KernelCall copy_emit(const EmitContext& ctx) {

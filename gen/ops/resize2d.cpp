@@ -141,8 +141,8 @@ void resize2d_reference(const KernelIO& io) {
   const AxisTable ry = axis_table(io.attrs, io.attrs.get_float("scale_height"), ih, oh);
   const AxisTable rx = axis_table(io.attrs, io.attrs.get_float("scale_width"), iw, ow);
   for (int64_t p = 0; p < planes; ++p) {
-    const float* x = io.in[0] + p * ih * iw;
-    float* y = io.out[0] + p * oh * ow;
+    const float* x = io.input<float>(0) + p * ih * iw;
+    float* y = io.output<float>(0) + p * oh * ow;
     for (int64_t oy = 0; oy < oh; ++oy) {
       const float* r0 = x + ry.first[oy] * iw;
       const float* r1 = x + ry.second[oy] * iw;

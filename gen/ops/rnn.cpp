@@ -84,11 +84,12 @@ void rnn_reference(const KernelIO& io) {
   const RnnDims d = rnn_dims(io.attrs, io.in_types[0].shape);
   const int64_t T = d.steps, N = d.batch, H = d.hidden, G = d.gates(), D = d.dirs, GH = G * H;
   const bool lstm = d.mode == "lstm", gru = d.mode == "gru";
-  const float* w = io.in[1];
-  const float* hx = io.in[2];
-  const float* cx = lstm ? io.in[3] : nullptr;
+  const float* w = io.input<float>(1);
+  const float* hx = io.input<float>(2);
+  const float* cx = lstm ? io.input<float>(3) : nullptr;
   const bool states = io.out.size() > 1;
-  std::vector<float> layer_in(io.in[0], io.in[0] + T * N * d.input), layer_out(static_cast<std::size_t>(T * N * D * H));
+  std::vector<float> layer_in(io.input<float>(0), io.input<float>(0) + T * N * d.input),
+      layer_out(static_cast<std::size_t>(T * N * D * H));
   std::vector<float> h(static_cast<std::size_t>(H)), c(static_cast<std::size_t>(H)), pre(static_cast<std::size_t>(GH)),
       hpart(static_cast<std::size_t>(GH));
   for (int64_t l = 0; l < d.layers; ++l) {
@@ -130,13 +131,13 @@ void rnn_reference(const KernelIO& io) {
           }
           std::memcpy(layer_out.data() + (t * N + n) * D * H + dir * H, h.data(), sizeof(float) * H);
         }
-        if (states) std::memcpy(io.out[1] + state, h.data(), sizeof(float) * H);
-        if (states && lstm) std::memcpy(io.out[2] + state, c.data(), sizeof(float) * H);
+        if (states) std::memcpy(io.output<float>(1) + state, h.data(), sizeof(float) * H);
+        if (states && lstm) std::memcpy(io.output<float>(2) + state, c.data(), sizeof(float) * H);
       }
     }
     layer_in = layer_out;
   }
-  std::memcpy(io.out[0], layer_out.data(), sizeof(float) * layer_out.size());
+  std::memcpy(io.output<float>(0), layer_out.data(), sizeof(float) * layer_out.size());
 }
 
 std::vector<TensorType> rnn_infer(const Attrs& a, const std::vector<TensorType>& in) {
@@ -278,7 +279,7 @@ const OpRegistrar rnn_op([] {
 
 const KernelRegistrar rnn_cpp(Backend::kCpp, "RNN", [] {
   OpKernel k{rnn_emit_cpp};
-  k.pack_constant = pack_parameters;
+  k.pack_constant = float32_packing(pack_parameters);
   k.scratch_bytes = rnn_scratch_bytes;
   return k;
 }());

@@ -37,7 +37,7 @@ void register_scalar(const ScalarOp& op) {
   d.reference = [apply](const KernelIO& io) {
     const float s = static_cast<float>(io.attrs.get_float("scalar"));
     const int64_t n = io.out_types[0].num_elements();
-    for (int64_t i = 0; i < n; ++i) io.out[0][i] = apply(io.in[0][i], s);
+    for (int64_t i = 0; i < n; ++i) io.output<float>(0)[i] = apply(io.input<float>(0)[i], s);
   };
   const std::string expression = op.expression;
   auto special = op.special;

@@ -74,11 +74,11 @@ OpDef arg_op(const std::string& name, bool is_min) {
     const AxisSplit g = arg_split(io.attrs, io.in_types[0].shape);
     for (int64_t o = 0; o < g.outer; ++o)
       for (int64_t i = 0; i < g.inner; ++i) {
-        const float* row = io.in[0] + o * g.n * g.inner + i;
+        const float* row = io.input<float>(0) + o * g.n * g.inner + i;
         int64_t at = 0;
         for (int64_t k = 1; k < g.n; ++k)
           if (is_min ? row[k * g.inner] < row[at * g.inner] : row[k * g.inner] > row[at * g.inner]) at = k;
-        io.out[0][o * g.inner + i] = static_cast<float>(at);
+        io.output<float>(0)[o * g.inner + i] = static_cast<float>(at);
       }
   };
   register_kernel(Backend::kCpp, d.name, OpKernel{[is_min](const EmitContext& ctx) {
@@ -157,20 +157,20 @@ const OpRegistrar topk([] {
     std::vector<int64_t> order(static_cast<std::size_t>(g.n));
     for (int64_t o = 0; o < g.outer; ++o)
       for (int64_t i = 0; i < g.inner; ++i) {
-        const float* row = io.in[0] + o * g.n * g.inner + i;
+        const float* row = io.input<float>(0) + o * g.n * g.inner + i;
         for (int64_t m = 0; m < g.n; ++m) order[m] = m;
         std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
           return before(row[p * g.inner], p, row[q * g.inner], q, ascend);
         });
         for (int64_t j = 0; j < k; ++j) {
           const int64_t to = (o * k + j) * g.inner + i;
-          if (kind == 0 || kind == 3) io.out[0][to] = row[order[j] * g.inner];
-          if (kind == 1) io.out[0][to] = static_cast<float>(order[j]);
-          if (kind == 3) io.out[1][to] = static_cast<float>(order[j]);
+          if (kind == 0 || kind == 3) io.output<float>(0)[to] = row[order[j] * g.inner];
+          if (kind == 1) io.output<float>(0)[to] = static_cast<float>(order[j]);
+          if (kind == 3) io.output<float>(1)[to] = static_cast<float>(order[j]);
         }
         if (kind == 2) {
-          for (int64_t m = 0; m < g.n; ++m) io.out[0][(o * g.n + m) * g.inner + i] = 0.0f;
-          for (int64_t j = 0; j < k; ++j) io.out[0][(o * g.n + order[j]) * g.inner + i] = 1.0f;
+          for (int64_t m = 0; m < g.n; ++m) io.output<float>(0)[(o * g.n + m) * g.inner + i] = 0.0f;
+          for (int64_t j = 0; j < k; ++j) io.output<float>(0)[(o * g.n + order[j]) * g.inner + i] = 1.0f;
         }
       }
   };
@@ -246,8 +246,8 @@ const OpRegistrar pick([] {
     const bool wrap = io.attrs.get_string("mode") == "wrap";
     for (int64_t o = 0; o < g.outer; ++o)
       for (int64_t i = 0; i < g.inner; ++i) {
-        const int64_t j = bound_index(io.in[1][o * g.inner + i], g.n, wrap);
-        io.out[0][o * g.inner + i] = io.in[0][(o * g.n + j) * g.inner + i];
+        const int64_t j = bound_index(io.input<float>(1)[o * g.inner + i], g.n, wrap);
+        io.output<float>(0)[o * g.inner + i] = io.input<float>(0)[(o * g.n + j) * g.inner + i];
       }
   };
   register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {

@@ -182,7 +182,8 @@ const OpRegistrar split_op([] {
   };
   d.reference = [](const KernelIO& io) {
     for (std::size_t k = 0; k < io.out.size(); ++k)
-      gather(split_view(io.attrs, io.in_types[0].shape, static_cast<int64_t>(k)), io.in[0], io.out[k]);
+      gather(split_view(io.attrs, io.in_types[0].shape, static_cast<int64_t>(k)), io.input<float>(0),
+             io.output<float>(k));
   };
   register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
                     std::string code;

@@ -21,8 +21,8 @@ void softmax_reference(const KernelIO& io, bool log_output) {
   const double inv_t = 1.0 / io.attrs.get_float("temperature");
   for (int64_t o = 0; o < v.outer; ++o)
     for (int64_t in = 0; in < v.inner; ++in) {
-      const float* x = io.in[0] + o * v.n * v.inner + in;
-      float* y = io.out[0] + o * v.n * v.inner + in;
+      const float* x = io.input<float>(0) + o * v.n * v.inner + in;
+      float* y = io.output<float>(0) + o * v.n * v.inner + in;
       double max_value = x[0];
       for (int64_t i = 1; i < v.n; ++i) max_value = std::max(max_value, static_cast<double>(x[i * v.inner]));
       double sum = 0;

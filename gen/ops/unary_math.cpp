@@ -52,7 +52,7 @@ void register_unary(const UnaryOp& op) {
   d.reference = [apply, apply_int](const KernelIO& io) {
     const int64_t n = io.out_types[0].num_elements();
     if (io.in_types[0].dtype == DType::kFloat32) {
-      for (int64_t i = 0; i < n; ++i) io.out[0][i] = apply(io.in[0][i]);
+      for (int64_t i = 0; i < n; ++i) io.output<float>(0)[i] = apply(io.input<float>(0)[i]);
       return;
     }
     with_value_type(io.in_types[0].dtype, [&](auto value) {
@@ -86,7 +86,7 @@ void register_identity(const char* name, std::vector<std::string> aliases, std::
   d.inplace = true;
   d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
   d.reference = [](const KernelIO& io) {
-    std::copy(io.in[0], io.in[0] + io.in_types[0].num_elements(), io.out[0]);
+    std::copy(io.input<float>(0), io.input<float>(0) + io.in_types[0].num_elements(), io.output<float>(0));
   };
   d.emit_scalar = [](const Attrs&, const std::vector<std::string>& in) { return in[0]; };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };

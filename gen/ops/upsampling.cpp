@@ -98,7 +98,7 @@ void reference_upsampling(const KernelIO& io) {
   const Shape& out = io.out_types[0].shape;
   if (bilinear(io.attrs)) {
     const DeconvGeometry g = deconv_geometry(upsampling_deconv_attrs(io.attrs, io.in_types[0].shape), io.in_types[0].shape);
-    deconv_reference(g, io.in[0], io.in[1], nullptr, io.out[0]);
+    deconv_reference(g, io.input<float>(0), io.input<float>(1), nullptr, io.output<float>(0));
     return;
   }
   const bool sum = io.attrs.get_string("multi_input_mode") == "sum";
@@ -109,8 +109,8 @@ void reference_upsampling(const KernelIO& io) {
     const int64_t scale = oh / s[2];
     for (int64_t img = 0; img < s[0]; ++img)
       for (int64_t ch = 0; ch < s[1]; ++ch) {
-        const float* x = io.in[i] + (img * s[1] + ch) * s[2] * s[3];
-        float* y = io.out[0] + (img * out[1] + (sum ? ch : channel0 + ch)) * oh * ow;
+        const float* x = io.input<float>(i) + (img * s[1] + ch) * s[2] * s[3];
+        float* y = io.output<float>(0) + (img * out[1] + (sum ? ch : channel0 + ch)) * oh * ow;
         for (int64_t oy = 0; oy < oh; ++oy)
           for (int64_t ox = 0; ox < ow; ++ox) {
             const float v = x[(oy / scale) * s[3] + ox / scale];
@@ -295,14 +295,14 @@ void reference_resize(const KernelIO& io) {
   const Shape& o = io.out_types[0].shape;
   const int64_t planes = s[0] * s[1], ih = s[2], iw = s[3], oh = o[2], ow = o[3];
   if (ih == oh && iw == ow) {
-    std::memcpy(io.out[0], io.in[0], static_cast<std::size_t>(planes * ih * iw) * sizeof(float));
+    std::memcpy(io.output<float>(0), io.input<float>(0), static_cast<std::size_t>(planes * ih * iw) * sizeof(float));
     return;
   }
   const bool align = io.attrs.get_bool("align_corners");
   const ResizeAxis ry = resize_axis(ih, oh, align), rx = resize_axis(iw, ow, align);
   for (int64_t p = 0; p < planes; ++p) {
-    const float* x = io.in[0] + p * ih * iw;
-    float* y = io.out[0] + p * oh * ow;
+    const float* x = io.input<float>(0) + p * ih * iw;
+    float* y = io.output<float>(0) + p * oh * ow;
     for (int64_t oy = 0; oy < oh; ++oy) {
       const float h1 = ry.lambda[oy], h0 = 1.0f - h1;
       const float* r0 = x + ry.first[oy] * iw;

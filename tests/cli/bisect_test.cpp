@@ -48,7 +48,7 @@ const OpRegistrar broken_op([] {
   d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
   d.reference = [](const KernelIO& io) {
     const int64_t n = io.out_types[0].num_elements();
-    for (int64_t i = 0; i < n; ++i) io.out[0][i] = io.in[0][i];
+    for (int64_t i = 0; i < n; ++i) io.output<float>(0)[i] = io.input<float>(0)[i];
   };
   return d;
 }());
@@ -159,7 +159,7 @@ TEST(Bisect, ADumpThatDoesNotFollowTheKernelsIsAnError) {
 
   auto record = [](int64_t kernel, int64_t output, const std::vector<float>& values) {
     std::vector<uint8_t> bytes(3 * sizeof(int64_t) + values.size() * sizeof(float));
-    const int64_t header[3] = {kernel, output, static_cast<int64_t>(values.size())};
+    const int64_t header[3] = {kernel, output, static_cast<int64_t>(values.size() * sizeof(float))};
     std::memcpy(bytes.data(), header, sizeof header);
     if (!values.empty()) std::memcpy(bytes.data() + sizeof header, values.data(), values.size() * sizeof(float));
     return bytes;
@@ -168,7 +168,7 @@ TEST(Bisect, ADumpThatDoesNotFollowTheKernelsIsAnError) {
   write_file_atomic(path, std::vector<uint8_t>{1, 2, 3});
   EXPECT_ERROR(bisect_dump(compiled, reference, path, 1e-5), "ends before kernel 0's output 0");
   write_file_atomic(path, record(1, 0, conv));
-  EXPECT_ERROR(bisect_dump(compiled, reference, path, 1e-5), "where kernel 0 output 0 (144 floats) belongs");
+  EXPECT_ERROR(bisect_dump(compiled, reference, path, 1e-5), "where kernel 0 output 0 (576 bytes) belongs");
   std::vector<uint8_t> cut = record(0, 0, conv);
   cut.resize(cut.size() - 4);
   write_file_atomic(path, cut);
