@@ -1,13 +1,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/pass_dump.h"
-#include "emit/cuda_emitter.h"
+#include "emit/backends.h"
 #include "emit/generate.h"
 #include "io/json_util.h"
 #include "ir/error.h"

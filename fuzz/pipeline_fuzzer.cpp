@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "emit/cuda_emitter.h"
+#include "emit/backends.h"
 #include "fuzz_common.h"
 #include "io/json_util.h"
 #include "io/model_json.h"

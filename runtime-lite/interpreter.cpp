@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "emit/backends.h"
 #include "passes/passes.h"
 #include "runtime-lite/interpreter_kernels.h"
 
@@ -72,8 +73,8 @@ Interpreter::Interpreter(const Graph& graph, std::map<std::string, Tensor> bound
 
 Interpreter::Interpreter(const CompiledGraph& optimized) : graph_(optimized.graph), plan_(optimized.plan) {
   const Graph& g = graph_;
-  if (optimized.target.backend != Backend::kCpp)
-    throw Error("the interpreter runs graphs compiled for a C++ target, not " + optimized.target.name);
+  if (backend_traits(optimized.target.backend).device_buffers)
+    throw Error("the interpreter runs graphs compiled for host memory, not for " + optimized.target.name);
   check_value_dtypes(g, {DType::kFloat32}, "the interpreter");
   for (const auto& [name, c] : g.constants)
     if (!c.has_data() || c.data.size() != c.type.bytes())

@@ -11,11 +11,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include "emit/backends.h"
 #include "emit/cpp_emitter.h"
 #include "emit/templates.h"
 #include "io/file_util.h"
-#include "ir/fnv1a.h"
 #include "ir/error.h"
+#include "ir/fnv1a.h"
 #include "targets/toolchain.h"
 #include "version.h"
 
@@ -267,7 +268,7 @@ std::unique_ptr<NativeGraph> NativeGraph::load(const CompiledGraph& compiled, co
                                                JitTimings& timings) {
   // Errors here for a target this machine cannot run, before any work.
   const Toolchain toolchain = toolchain_for(compiled.target, options.cxx, Emulation::kRefused);
-  if (compiled.target.backend != Backend::kCpp || !toolchain.runner.empty())
+  if (backend_traits(compiled.target.backend).device_buffers || !toolchain.runner.empty())
     throw Error("hybridize() compiles for this machine's C++ targets only, not " + compiled.target.name);
   if (!compiler_present(toolchain.cxx))
     throw Error("no C++ compiler: '" + toolchain.cxx + "' is not on the PATH (install g++ or clang, or set CXX)");

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "emit/backends.h"
 #include "ir/error.h"
 #include "passes/kernels.h"
 #include "pipeline.h"
@@ -18,8 +19,8 @@ std::string cxx_flags_for(const BenchOptions& options, const Target& target) {
                                                                             : "-std=c++11 -O3 -mtune=native";
 }
 
-// The CUDA code, timed by CUDA events: run() and a replayed CUDA Graph.
-BenchResult bench_cuda(const CompiledGraph& compiled, const BenchOptions& options, const Graph& model) {
+// Code whose run() takes device pointers (CUDA), timed by CUDA events: run() and a replayed CUDA Graph.
+BenchResult bench_device(const CompiledGraph& compiled, const BenchOptions& options, const Graph& model) {
   if (options.profile) throw Error("bench: --profile times the C++ backend's kernels; use Nsight Systems for CUDA");
   const Graph& g = compiled.graph;
   std::string buffers, fill, args;
@@ -38,7 +39,7 @@ BenchResult bench_cuda(const CompiledGraph& compiled, const BenchOptions& option
   for (std::size_t i = 0; i < g.inputs.size(); ++i) add("in_" + std::to_string(i), g.type(g.inputs[i]).num_elements(), true);
   for (std::size_t i = 0; i < g.outputs.size(); ++i)
     add("out_" + std::to_string(i), g.type(g.outputs[i]).num_elements(), false);
-  GeneratedBuild build(compiled, "cuda/bench_main.cu",
+  GeneratedBuild build(compiled, backend_traits(compiled.target.backend).bench_driver,
                        {{"BUFFERS", buffers},
                         {"FILL", fill},
                         {"ARGS", args},
@@ -70,7 +71,8 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   const Target& target = options.compile.target;
   const CompiledGraph compiled = compile_graph(graph, options.compile);
   const Graph& g = compiled.graph;
-  if (target.backend == Backend::kCuda) return bench_cuda(compiled, options, graph);
+  const BackendTraits& backend = backend_traits(target.backend);
+  if (backend.device_buffers) return bench_device(compiled, options, graph);
   std::string buffers, fill, args;
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     const std::string n = std::to_string(g.type(g.inputs[i]).num_elements()), v = "in_" + std::to_string(i);
@@ -85,17 +87,17 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
     buffers += "float " + v + "[" + n + "];\n";
     args += ", " + v;
   }
-  GeneratedBuild build(compiled, "bench_main.cpp",
-                       {{"BUFFERS", buffers},
-                        {"FILL", fill},
-                        {"ARGS", args},
-                        {"WARMUP", std::to_string(options.warmup)},
-                        {"RUNS", std::to_string(options.runs)},
-                        {"THREADS", std::to_string(options.threads)},
-                        {"PROFILE", options.profile ? "true" : "false"},
-                        {"KERNELS", std::to_string(compiled.kernels.size())}},
-                       BuildSettings{options.cxx, cxx_flags_for(options, target), options.profile,
-                                     options.external_weights});
+  GeneratedBuild build(
+      compiled, backend.bench_driver,
+      {{"BUFFERS", buffers},
+       {"FILL", fill},
+       {"ARGS", args},
+       {"WARMUP", std::to_string(options.warmup)},
+       {"RUNS", std::to_string(options.runs)},
+       {"THREADS", std::to_string(options.threads)},
+       {"PROFILE", options.profile ? "true" : "false"},
+       {"KERNELS", std::to_string(compiled.kernels.size())}},
+      BuildSettings{options.cxx, cxx_flags_for(options, target), options.profile, options.external_weights});
   BenchResult r;
   std::istringstream out(build.run());
   if (!(out >> r.min_us >> r.median_us >> r.max_us)) throw Error("bench: the timing program printed no timings");

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "emit/backends.h"
 #include "io/file_util.h"
 #include "ir/error.h"
 #include "ir/names.h"
@@ -146,9 +147,9 @@ BisectReport bisect_kernels(const CompiledGraph& compiled, const std::map<std::s
 
 std::string bisect_unsupported(const CompiledGraph& compiled) {
   const Target& t = compiled.target;
-  if (t.backend != Backend::kCpp)
-    return "--bisect compares the C++ backend's kernels; the " + backend_name(t.backend) + " target " + t.name +
-           " is not checked kernel by kernel";
+  if (!backend_traits(t.backend).kernel_hooks)
+    return "--bisect compares the kernels of backends that print hooks after them (the C++ backend's); the " +
+           backend_name(t.backend) + " target " + t.name + " is not checked kernel by kernel";
   if (t.runner == Runner::kQemuSystem)
     return "--bisect needs a program that writes files; the microcontroller target " + t.name + " has none";
   return "";

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "emit/backends.h"
 #include "emit/board_files.h"
-#include "emit/cuda_emitter.h"
 #include "emit/templates.h"
 #include "ir/error.h"
 
@@ -23,8 +23,9 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
   CppEmitOptions emit{name, name, graph.name};
   emit.profile_hooks = settings.profile_hooks;
   emit.external_weights = settings.external_weights;
-  const bool cuda = compiled.target.backend == Backend::kCuda;
-  if (settings.kernel_hooks && cuda) throw Error("kernel hooks: the C++ backend's only");
+  const BackendTraits& backend = backend_traits(compiled.target.backend);
+  if (settings.kernel_hooks && !backend.kernel_hooks)
+    throw Error("kernel hooks: the " + backend_name(compiled.target.backend) + " backend prints none");
   emit.kernel_hooks = settings.kernel_hooks;
   const std::vector<EmittedFile> files = emit_for_target(compiled, emit);
   weight_bytes_ = emitted_weight_bytes(files);
@@ -59,7 +60,7 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
   driver_values["NAME"] = name;
   driver_values["NAMESPACE"] = name;
   driver_values["WEIGHTS_LOAD"] = "";
-  if (cuda) driver_values["INIT_ARGS"] = settings.external_weights ? ", weights" : "";
+  if (backend.weights_at_init) driver_values["INIT_ARGS"] = settings.external_weights ? ", weights" : "";
   if (settings.external_weights) {
     driver_values["WEIGHTS_LOAD"] = "  char weights_path[4096];\n"
                                     "  std::snprintf(weights_path, sizeof weights_path, \"%s/" +
@@ -67,9 +68,9 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
                                     "  const void* const weights = hg_load_weights(weights_path, " + name +
                                     "::kWeightBytes, " + name + "::kWeightsFnv1a);\n"
                                     "  if (!weights) return 4;\n";
-    if (!cuda) driver_values["ARGS"] += ", weights";
+    if (!backend.weights_at_init) driver_values["ARGS"] += ", weights";
   }
-  const std::string main_file = cuda ? "main.cu" : "main.cpp";
+  const std::string& main_file = backend.driver_file;
   write_file_atomic(dir() + "/" + main_file, fill_template(template_text(driver_template), driver_values, driver_template));
   write_file_atomic(dir() + "/hg_spin_pool.h", template_text("hg_spin_pool.h"));
   write_file_atomic(dir() + "/hg_load_weights.h", template_text("hg_load_weights.h"));

@@ -6,8 +6,9 @@
 #include <memory>
 #include <tuple>
 
-#include "io/file_util.h"
+#include "emit/backends.h"
 #include "emit/board_files.h"
+#include "io/file_util.h"
 #include "ir/error.h"
 #include "ir/names.h"
 #include "ops/gemm_pack.h"
@@ -118,10 +119,10 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   }
   const CompiledGraph generated = compile_graph(g, options.compile);
   std::map<std::string, std::string> driver = {{"BUFFERS", buffers}, {"READS", reads}, {"WRITES", writes}};
-  std::string driver_template = "verify_main.cpp";
-  if (generated.target.backend == Backend::kCuda) {
+  const BackendTraits& backend = backend_traits(generated.target.backend);
+  std::string driver_template = backend.verify_driver;
+  if (backend.device_buffers) {
     // The host arrays above, copied to and from device buffers of their own.
-    driver_template = "cuda/verify_main.cu";
     std::string device, device_args, downloads, clear, replay_checks;
     auto add = [&](const std::string& host, std::size_t count, bool output) {
       const std::string bytes = std::to_string(count * sizeof(float));
@@ -169,7 +170,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   // The C++ driver takes the hook's pieces (empty without hooks); the others have none.
   auto make_build = [&](bool hooks) {
     std::map<std::string, std::string> values = driver;
-    if (driver_template == "verify_main.cpp")
+    if (backend.kernel_hooks && driver_template == backend.verify_driver)
       for (auto& [key, text] : bisect_driver_values(generated_name(generated.graph), hooks))
         values[key] = text;
     BuildSettings settings{options.cxx, options.cxx_flags, false, options.external_weights, Emulation::kAllowed};

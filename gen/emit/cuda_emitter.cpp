@@ -311,12 +311,4 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
   return {header, source, weights_file(m), manifest_file(m)};
 }
 
-std::vector<EmittedFile> emit_for_target(const CompiledGraph& compiled, const CppEmitOptions& options) {
-  switch (compiled.target.backend) {
-    case Backend::kCuda: return emit_cuda(compiled, options);
-    case Backend::kCpp: break;
-  }
-  return emit_cpp(compiled, options);
-}
-
 }  // namespace hybgen

@@ -23,7 +23,4 @@ namespace hybgen {
 // backend has no kernel for.)
 std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitOptions& options);
 
-// Emits with the printer of the compiled graph's target's backend.
-std::vector<EmittedFile> emit_for_target(const CompiledGraph& compiled, const CppEmitOptions& options);
-
 }  // namespace hybgen

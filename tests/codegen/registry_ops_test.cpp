@@ -13,13 +13,13 @@
 #include <set>
 
 #include "all_ops_graph.h"
-#include "emit/cuda_emitter.h"
+#include "emit/backends.h"
 #include "io/file_util.h"
 #include "ops/op.h"
 #include "pipeline.h"
+#include "run_command.h"
 #include "targets/target.h"
 #include "targets/toolchain.h"
-#include "run_command.h"
 #include "verify/generated_build.h"
 #include "verify/verify.h"
 
