@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "emit/cpp_fused.h"
+#include "emit/kernel_walk.h"
 #include "emit/templates.h"
 #include "ir/error.h"
 #include "ir/names.h"
@@ -210,6 +210,39 @@ EmittedFile manifest_file(const LoweredModel& m) {
   return {m.name + ".manifest.json", m.manifest(weights_file_name(m)).dump(2) + "\n"};
 }
 
+namespace {
+
+// The C++ backend's part of the walk over the kernels (emit/kernel_walk.h).
+class CppKernelPrinter : public KernelPrinter {
+ public:
+  CppKernelPrinter(const Graph& graph, const CppEmitOptions& options) : graph_(graph), options_(options) {}
+  Backend backend() const override { return Backend::kCpp; }
+  std::string template_folder() const override { return "kernels"; }
+  std::string elementwise(const LoweredKernel& kernel, const PointerOf& pointer) override {
+    return print_elementwise_loop(graph_, *kernel.kernel, pointer);
+  }
+  std::string epilogue(const LoweredKernel& kernel, const PointerOf& pointer, const std::string& name) override {
+    return print_epilogue(graph_, *kernel.kernel, pointer, name);
+  }
+  // `hybgen verify --bisect`'s and `bench --profile`'s hooks.
+  std::string after(const LoweredKernel& lowered, const PointerOf& pointer) override {
+    std::string code;
+    const Kernel& kernel = *lowered.kernel;
+    if (options_.kernel_hooks)
+      for (std::size_t j = 0; j < kernel.outputs.size(); ++j)
+        code += "  hg_after_kernel(" + std::to_string(lowered.step) + ", " + std::to_string(j) + ", " +
+                pointer(kernel.outputs[j]) + ", " + std::to_string(graph_.type(kernel.outputs[j]).bytes()) + "u);\n";
+    if (options_.profile_hooks) code += "  hg_profile_mark(" + std::to_string(lowered.step) + ");\n";
+    return code;
+  }
+
+ private:
+  const Graph& graph_;
+  const CppEmitOptions& options_;
+};
+
+}  // namespace
+
 std::string weight_pointer_declaration(const WeightEntry& weight, const std::string& base) {
   const std::string type = dtype_c_type(weight.dtype);
   return "  const " + type + "* const " + weight.variable + " = reinterpret_cast<const " + type + "*>(" + base + " + " +
@@ -244,61 +277,12 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
 
   // One block per kernel, in the planned order; kernel templates collected in
   // first-use order.
+  CppKernelPrinter printer(g, options);
+  const WalkedKernels walked = walk_kernels(m, printer);
   const PointerOf pointer = [&](const std::string& value) { return m.pointer(value); };
-  std::vector<std::string> kernel_order;
-  auto use_templates = [&](const std::vector<std::string>& names) {
-    for (const auto& name : names)
-      for (const auto& k : kernel_templates_with_needs(name))
-        if (std::find(kernel_order.begin(), kernel_order.end(), k) == kernel_order.end()) kernel_order.push_back(k);
-  };
-  std::string body;
-  bool uses_pool = false;
-  for (const LoweredKernel& lowered : m.kernels) {
-    const Kernel& kernel = *lowered.kernel;
-    const Node& first = g.nodes[kernel.nodes.front()];
-    std::string code;
-    try {
-      switch (kernel.kind) {
-        case KernelKind::kView:
-          code = view_code(m, lowered);
-          break;
-        case KernelKind::kElementwise:
-          use_templates(scalar_kernel_templates(g, kernel));
-          code = print_elementwise_loop(g, kernel, pointer);
-          break;
-        case KernelKind::kOp:
-        case KernelKind::kEpilogue: {
-          if (lowered.already_in_place) {
-            code = in_place_comment(lowered);
-            break;
-          }
-          const OpKernel* op_kernel = find_kernel(Backend::kCpp, find_op(first.op).name);
-          if (!op_kernel || !op_kernel->emit) throw Error("the C++ backend has no kernel for this op");
-          EmitContext ctx = m.op_context(lowered);
-          const bool fused = kernel.kind == KernelKind::kEpilogue;
-          if (fused) {
-            use_templates(scalar_kernel_templates(g, kernel));
-            code = print_epilogue(g, kernel, pointer, "epilogue") + "\n";
-            ctx.epilogue = "epilogue";
-          }
-          const KernelCall call = op_kernel->emit(ctx);
-          use_templates(call.kernels);
-          uses_pool = uses_pool || call.code.find(ctx.pool) != std::string::npos;
-          code += call.code;
-          if (fused) code = "{\n" + indent_lines(code, "  ") + "}";
-          break;
-        }
-      }
-    } catch (const Error& e) {
-      throw Error(node_label(first.name, first.op) + ": " + e.what());
-    }
-    body += "  // " + lowered.heading + "\n" + indent_lines(code, "  ");
-    if (options.kernel_hooks)
-      for (std::size_t j = 0; j < kernel.outputs.size(); ++j)
-        body += "  hg_after_kernel(" + std::to_string(lowered.step) + ", " + std::to_string(j) + ", " +
-                pointer(kernel.outputs[j]) + ", " + std::to_string(g.type(kernel.outputs[j]).bytes()) + "u);\n";
-    if (options.profile_hooks) body += "  hg_profile_mark(" + std::to_string(lowered.step) + ");\n";
-  }
+  const std::vector<std::string>& kernel_order = walked.templates;
+  const bool uses_pool = walked.uses_pool;
+  std::string body = walked.body;
   // Outputs the graph passes straight through from a weight. (An input
   // listed as an output is the same parameter: nothing to copy.)
   for (const auto& [out, key] : m.constant_outputs)

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "emit/cpp_fused.h"
+#include "emit/kernel_walk.h"
 #include "emit/templates.h"
 #include "ir/error.h"
 #include "ir/names.h"
@@ -162,10 +163,10 @@ std::string print_elementwise_kernel(const Graph& graph, const LoweredKernel& lo
          argument_list(loop.reads, loop.writes) + "));";
 }
 
-// The statement that makes the object `epilogue` an epilogue kernel's anchor
+// The statement that makes the object `name` an epilogue kernel's anchor
 // applies to each value, its struct added to `shared`.
 std::string print_epilogue_struct(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer,
-                                    SharedDefinitions& shared) {
+                                  SharedDefinitions& shared, const std::string& name) {
   const EpilogueBody epilogue = epilogue_body(graph, *lowered.kernel, pointer);
   std::vector<std::string> operands = epilogue.reads;
   operands.insert(operands.end(), epilogue.writes.begin(), epilogue.writes.end());
@@ -183,8 +184,34 @@ std::string print_epilogue_struct(const Graph& graph, const LoweredKernel& lower
       indent_lines(generic_text(epilogue.statements, operands, "p"), "    ") + "  }\n};\n";
   const std::string type = shared.use(definition, "HgEpilogue" + std::to_string(lowered.step), lowered.step,
                                       [&](const std::string& n) { return "struct " + n + definition; });
-  return "const " + type + " epilogue{" + init + "};";
+  return "const " + type + " " + name + "{" + init + "};";
 }
+
+}  // namespace
+
+namespace {
+
+// The CUDA backend's part of the walk over the kernels (emit/kernel_walk.h):
+// elementwise chains and epilogues become __global__ functions and structs,
+// one per distinct text (SharedDefinitions).
+class CudaKernelPrinter : public KernelPrinter {
+ public:
+  CudaKernelPrinter(const Graph& graph, SharedDefinitions& elementwise_kernels, SharedDefinitions& epilogues)
+      : graph_(graph), elementwise_kernels_(elementwise_kernels), epilogues_(epilogues) {}
+  Backend backend() const override { return Backend::kCuda; }
+  std::string template_folder() const override { return "cuda/kernels"; }
+  std::string elementwise(const LoweredKernel& kernel, const PointerOf& pointer) override {
+    return print_elementwise_kernel(graph_, kernel, pointer, elementwise_kernels_);
+  }
+  std::string epilogue(const LoweredKernel& kernel, const PointerOf& pointer, const std::string& name) override {
+    return print_epilogue_struct(graph_, kernel, pointer, epilogues_, name);
+  }
+
+ private:
+  const Graph& graph_;
+  SharedDefinitions& elementwise_kernels_;
+  SharedDefinitions& epilogues_;
+};
 
 }  // namespace
 
@@ -200,58 +227,12 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
   std::string null_checks;
   for (const auto& v : list.variables) null_checks += " || !" + v;
 
-  const PointerOf pointer = [&](const std::string& value) { return m.pointer(value); };
-  std::vector<std::string> template_order;
-  auto use_templates = [&](const std::vector<std::string>& names) {
-    for (const auto& n : names)
-      for (const auto& k : kernel_templates_with_needs(n, "cuda/kernels"))
-        if (std::find(template_order.begin(), template_order.end(), k) == template_order.end())
-          template_order.push_back(k);
-  };
-  use_templates({"common"});
   SharedDefinitions elementwise_kernels, epilogues;
-  std::string body;
-  for (const LoweredKernel& lowered : m.kernels) {
-    const Kernel& kernel = *lowered.kernel;
-    const Node& first = g.nodes[kernel.nodes.front()];
-    std::string code;
-    try {
-      switch (kernel.kind) {
-        case KernelKind::kView:
-          code = view_code(m, lowered);
-          break;
-        case KernelKind::kElementwise: {
-          use_templates(scalar_kernel_templates(g, kernel));
-          code = print_elementwise_kernel(g, lowered, pointer, elementwise_kernels);
-          break;
-        }
-        case KernelKind::kOp:
-        case KernelKind::kEpilogue: {
-          if (lowered.already_in_place) {
-            code = in_place_comment(lowered);
-            break;
-          }
-          const OpKernel* op = find_kernel(Backend::kCuda, find_op(first.op).name);
-          if (!op || !op->emit) throw Error("the CUDA backend has no kernel for this op");
-          EmitContext ctx = m.op_context(lowered);
-          ctx.stream = "stream";
-          if (kernel.kind == KernelKind::kEpilogue) {
-            use_templates(scalar_kernel_templates(g, kernel));
-            code = print_epilogue_struct(g, lowered, pointer, epilogues) + "\n";
-            ctx.epilogue = "epilogue";
-          }
-          const KernelCall call = op->emit(ctx);
-          use_templates(call.kernels);
-          code += call.code;
-          if (kernel.kind == KernelKind::kEpilogue) code = "{\n" + indent_lines(code, "  ") + "}";
-          break;
-        }
-      }
-    } catch (const Error& e) {
-      throw Error(node_label(first.name, first.op) + ": " + e.what());
-    }
-    body += "  // " + lowered.heading + "\n" + indent_lines(code, "  ");
-  }
+  CudaKernelPrinter printer(g, elementwise_kernels, epilogues);
+  const WalkedKernels walked = walk_kernels(m, printer, {"common"});
+  const PointerOf pointer = [&](const std::string& value) { return m.pointer(value); };
+  const std::vector<std::string>& template_order = walked.templates;
+  std::string body = walked.body;
   for (const auto& [out, key] : m.constant_outputs)
     body += "  HG_CHECK(cudaMemcpyAsync(" + m.variable(out) + ", " + pointer(key) + ", " +
             std::to_string(g.type(out).bytes()) + ", cudaMemcpyDeviceToDevice, stream));\n";
