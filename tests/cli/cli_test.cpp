@@ -207,6 +207,16 @@ TEST_F(Cli, InspectOpsAndVersion) {
   EXPECT_NE(r.output.find("parameters 192 "), std::string::npos) << r.output;
   r = hybgen("ops");
   EXPECT_NE(r.output.find("FullyConnected(data, weight, bias)"), std::string::npos);
+  EXPECT_NE(r.output.find("kernels: C++ float32, CUDA float32"), std::string::npos) << r.output;
+  r = hybgen("ops --json");
+  bool listed = false;
+  for (const auto& op : nlohmann::json::parse(r.output))
+    if (op["name"] == "FullyConnected") {
+      listed = true;
+      EXPECT_EQ(op["kernels"]["C++"], nlohmann::json::array({"float32"}));
+      EXPECT_EQ(op["kernels"]["CUDA"], nlohmann::json::array({"float32"}));
+    }
+  EXPECT_TRUE(listed);
   r = hybgen("--version");
   EXPECT_EQ(r.output, "hybgen 0.1.0\n");
   EXPECT_EQ(hybgen("verify --help").exit_code, 0);
@@ -323,6 +333,23 @@ TEST_F(Cli, UnknownOpsAreListedTogether) {
   expect_clean_failure(bad_model(model_text(kFc1 + R"(, {"name": "x", "op": "Swish", "inputs": ["fc1"]},
       {"name": "prob", "op": "Mish", "inputs": ["x"]})")),
                        {"bad.json", "node 'x' (Swish)", "node 'prob' (Mish)"});
+}
+
+// check_kernels: every node whose dtype the target's kernels lack, named in
+// one error, before anything is written.
+TEST_F(Cli, NodesOfDtypesTheTargetLacksAreListedTogether) {
+  const std::string model =
+      bad_model(model_text(kFc1 + R"(, {"name": "to_int", "op": "Cast", "inputs": ["fc1"], "attrs": {"dtype": "int32"}},
+      {"name": "prob", "op": "Cast", "inputs": ["to_int"], "attrs": {"dtype": "float32"}})"));
+  for (const std::string target : {"generic", "cuda"}) {
+    const auto r = hybgen(quoted(model) + " --target " + target + " -o " + quoted(path("out")));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    for (const std::string text :
+         {"hybgen: error: ", "cannot compute these nodes", "node 'to_int' (Cast): output 'to_int' is int32",
+          "node 'prob' (Cast): input 'to_int' is int32"})
+      EXPECT_NE(r.output.find(text), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(path("out"))) << "a failed run left its output folder";
+  }
 }
 
 TEST_F(Cli, DanglingInput) {
