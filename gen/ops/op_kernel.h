@@ -164,7 +164,7 @@ struct RegisteredKernel {
 };
 std::vector<RegisteredKernel> all_kernels();
 
-// The site of node `index` of `graph` (types inferred), with `algorithm`.
+// The site of `node` of `graph` (types inferred) on `target`, with `algorithm`.
 KernelSite kernel_site(const Graph& graph, const Node& node, const Target& target, const std::string& algorithm);
 
 }  // namespace hybgen
