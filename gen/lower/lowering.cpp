@@ -163,7 +163,10 @@ LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
       for (std::size_t n = 0; n < kernel.nodes.size(); ++n) {
         const Node& node = g.nodes[kernel.nodes[n]];
         const bool anchor = op_kernel && n == 0;
-        const OpDef& def = find_op(node.op);
+        // The anchor's kernel packs constants it reads (C++'s GEMM panels); the site it packs for, once.
+        const OpKernel* packing = anchor ? find_kernel(target.backend, find_op(node.op).name) : nullptr;
+        if (packing && !packing->pack_constant) packing = nullptr;
+        std::optional<KernelSite> site;
         for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
           const std::string& in = node.inputs[i];
           if (!g.is_constant(in)) {
@@ -173,9 +176,10 @@ LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
           // Re-laid out at generation time into the layout the target's
           // kernel reads (C++'s packed GEMM panels).
           std::optional<Constant> packed;
-          const OpKernel* op_kernel = anchor ? find_kernel(target.backend, def.name) : nullptr;
-          if (op_kernel && op_kernel->pack_constant && g.constants.at(in).has_data())
-            packed = op_kernel->pack_constant(kernel_site(g, node, target, kernel.algorithm), i, g.constants.at(in));
+          if (packing && g.constants.at(in).has_data()) {
+            if (!site) site.emplace(kernel_site(g, node, target, kernel.algorithm));
+            packed = packing->pack_constant(*site, i, g.constants.at(in));
+          }
           if (!packed) {
             add_constant(in);
             if (anchor) lowered.op.in.push_back(in), lowered.op.in_packed.push_back(false);
