@@ -12,6 +12,7 @@
 #include "ir/error.h"
 #include "ir/limits.h"
 #include "ir/names.h"
+#include "ir/quantization_json.h"
 #include "ops/op_util.h"
 
 namespace hybgen {
@@ -45,8 +46,8 @@ ojson attr_to_json(const AttrValue& value, const std::string& where) {
   return nullptr;
 }
 
-// {name, shape, dtype}; "shape": null when the value's type is unknown (a
-// symbol traced without shapes), which model.json readers reject.
+// {name, shape, dtype[, quantization]}; "shape": null when the value's type
+// is unknown (a symbol traced without shapes), which model.json readers reject.
 ojson type_to_json(const std::string& name, const Graph& g) {
   ojson j;
   j["name"] = name;
@@ -57,8 +58,17 @@ ojson type_to_json(const std::string& name, const Graph& g) {
   } else {
     j["shape"] = it->second.shape;
     j["dtype"] = dtype_name(it->second.dtype);
+    if (!it->second.quantization.empty()) j["quantization"] = quantization_to_json(it->second.quantization);
   }
   return j;
+}
+
+// Version 2 added quantization; a file without it stays version 1, which
+// every earlier reader takes.
+int format_version_of(const Graph& g) {
+  for (const auto& [name, type] : g.types)
+    if (!type.quantization.empty() && (g.is_input(name) || g.is_constant(name))) return 2;
+  return 1;
 }
 
 AttrValue attr_from_json(const nlohmann::json& v, const std::string& where) {
@@ -108,6 +118,37 @@ std::vector<std::string> string_list(const nlohmann::json& v, const std::string&
   return out;
 }
 
+Quantization quantization_from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) throw Error(where + " must be an object {scale, zero_point[, axis]}, got " + json_excerpt(j));
+  for (const auto& [key, value] : j.items()) {
+    (void)value;
+    if (key != "scale" && key != "zero_point" && key != "axis")
+      throw Error(where + ": unknown field " + quoted_name(key) + " (expected scale, zero_point, axis)");
+  }
+  Quantization q;
+  const auto& scale = field(j, "scale", where);
+  if (!scale.is_array() || scale.empty()) throw Error(where + ": 'scale' must be a non-empty list of numbers");
+  for (const auto& s : scale) {
+    if (!s.is_number()) throw Error(where + ": 'scale' must be a list of numbers, got " + json_excerpt(scale));
+    q.scale.push_back(static_cast<float>(s.get<double>()));
+  }
+  const auto& zero_point = field(j, "zero_point", where);
+  if (!zero_point.is_array()) throw Error(where + ": 'zero_point' must be a list of integers");
+  for (const auto& z : zero_point) {
+    if (!z.is_number_integer())
+      throw Error(where + ": 'zero_point' must be a list of integers, got " + json_excerpt(zero_point));
+    q.zero_point.push_back(z.get<int64_t>());
+  }
+  if (j.contains("axis")) {
+    const auto& axis = j["axis"];
+    if (!axis.is_number_integer() || axis.get<int64_t>() < 0 ||
+        axis.get<int64_t>() > static_cast<int64_t>(limits::kMaxRank))
+      throw Error(where + ": 'axis' must be an axis of the shape, got " + json_excerpt(axis));
+    q.axis = static_cast<int>(axis.get<int64_t>());
+  }
+  return q;
+}
+
 // `what` is "input" or "weight"; `where` is "SOURCE: input 0 ('data')".
 TensorType tensor_type(const nlohmann::json& entry, const std::string& source, const std::string& where,
                        const std::string& what, const std::string& name) {
@@ -131,6 +172,10 @@ TensorType tensor_type(const nlohmann::json& entry, const std::string& source, c
       throw Error(where + ": " + e.what());
     }
   }
+  if (entry.contains("quantization")) {
+    t.quantization = quantization_from_json(entry["quantization"], where + ": field 'quantization'");
+    check_quantization(t, where);
+  }
   return t;
 }
 
@@ -139,7 +184,7 @@ TensorType tensor_type(const nlohmann::json& entry, const std::string& source, c
 nlohmann::ordered_json graph_to_json(const Graph& graph) {
   ojson j;
   j["format"] = kModelFormatName;
-  j["format_version"] = kModelFormatVersion;
+  j["format_version"] = format_version_of(graph);
   j["name"] = graph.name;
   j["inputs"] = ojson::array();
   for (const auto& in : graph.inputs) j["inputs"].push_back(type_to_json(in, graph));

@@ -1,5 +1,9 @@
 #include "ir/tensor_type.h"
 
+#include <charconv>
+#include <cmath>
+#include <limits>
+
 #include "ir/error.h"
 
 namespace hybgen {
@@ -56,6 +60,21 @@ bool is_float_dtype(DType dtype) {
   return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kBFloat16;
 }
 
+bool is_integer_dtype(DType dtype) {
+  return dtype == DType::kInt8 || dtype == DType::kUInt8 || dtype == DType::kInt32 || dtype == DType::kInt64;
+}
+
+std::pair<int64_t, int64_t> integer_dtype_range(DType dtype) {
+  switch (dtype) {
+    case DType::kInt8: return {-128, 127};
+    case DType::kUInt8: return {0, 255};
+    case DType::kInt32: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    case DType::kInt64: return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+    case DType::kBool: return {0, 1};
+    default: throw Error("integer_dtype_range: " + dtype_name(dtype) + " is not an integer dtype");
+  }
+}
+
 int64_t num_elements(const Shape& shape) {
   // A zero dimension empties the tensor whatever the others claim, and is
   // found first so that their product cannot overflow on the way.
@@ -76,7 +95,75 @@ std::string shape_str(const Shape& shape) {
   return s + ")";
 }
 
-std::string TensorType::str() const { return dtype_name(dtype) + shape_str(shape); }
+namespace {
+
+// The shortest text that reads back as the same float.
+std::string float_text(float value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
+}
+
+}  // namespace
+
+Quantization Quantization::per_tensor(float scale, int64_t zero_point) {
+  Quantization q;
+  q.scale = {scale};
+  q.zero_point = {zero_point};
+  return q;
+}
+
+Quantization Quantization::per_axis(int axis, std::vector<float> scales, std::vector<int64_t> zero_points) {
+  Quantization q;
+  q.scale = std::move(scales);
+  q.zero_point = std::move(zero_points);
+  q.axis = axis;
+  return q;
+}
+
+std::string Quantization::str() const {
+  if (empty()) return "not quantized";
+  if (!axis) return "scale " + float_text(scale[0]) + " zero point " + std::to_string(zero_point[0]);
+  bool one_zero_point = true;
+  for (int64_t z : zero_point) one_zero_point = one_zero_point && z == zero_point[0];
+  return "scales (" + std::to_string(scale.size()) + ",) on axis " + std::to_string(*axis) +
+         (one_zero_point ? ", zero points " + std::to_string(zero_point[0]) : ", zero points per index");
+}
+
+std::string TensorType::str() const {
+  return dtype_name(dtype) + shape_str(shape) + (quantization.empty() ? "" : " " + quantization.str());
+}
+
+void check_quantization(const TensorType& type, const std::string& where) {
+  const Quantization& q = type.quantization;
+  if (q.empty()) {
+    if (!q.zero_point.empty() || q.axis) throw Error(where + ": a quantization needs a scale");
+    return;
+  }
+  if (!is_integer_dtype(type.dtype))
+    throw Error(where + ": only integer values are quantized, not " + dtype_name(type.dtype));
+  std::size_t count = 1;
+  if (q.axis) {
+    if (*q.axis < 0 || *q.axis >= static_cast<int>(type.shape.size()))
+      throw Error(where + ": quantization axis " + std::to_string(*q.axis) + " is not an axis of shape " +
+                  shape_str(type.shape));
+    count = static_cast<std::size_t>(type.shape[static_cast<std::size_t>(*q.axis)]);
+  }
+  if (q.scale.size() != count || q.zero_point.size() != count)
+    throw Error(where + ": quantization " +
+                (q.axis ? "on axis " + std::to_string(*q.axis) + " of shape " + shape_str(type.shape) + " needs "
+                        : "per tensor needs ") +
+                std::to_string(count) + " scales and zero points, got " + std::to_string(q.scale.size()) + " and " +
+                std::to_string(q.zero_point.size()));
+  for (float s : q.scale)
+    if (!std::isfinite(s) || s <= 0.0f)
+      throw Error(where + ": quantization scale " + float_text(s) + " is not a finite positive number");
+  const auto [lo, hi] = integer_dtype_range(type.dtype);
+  for (int64_t z : q.zero_point)
+    if (z < lo || z > hi)
+      throw Error(where + ": zero point " + std::to_string(z) + " is outside " + dtype_name(type.dtype) + "'s range [" +
+                  std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
 
 std::optional<uint64_t> checked_bytes(const Shape& shape, std::size_t element_size) {
   uint64_t total = element_size;

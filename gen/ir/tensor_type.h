@@ -3,12 +3,15 @@
 //   TensorType t{{1, 512}, DType::kFloat32};
 //   t.num_elements();  // 512
 //   t.bytes();         // 2048
+//   TensorType q{{1, 512}, DType::kInt8, Quantization::per_tensor(0.05f, -3)};
+//   q.str();           // "int8(1, 512) scale 0.05 zero point -3"
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hybgen {
@@ -33,6 +36,10 @@ std::size_t dtype_size(DType dtype);
 // "int64_t", "bool".
 std::string dtype_c_type(DType dtype);
 bool is_float_dtype(DType dtype);  // float32, float16, bfloat16
+// int8, uint8, int32, int64: the dtypes a Quantization may describe.
+bool is_integer_dtype(DType dtype);
+// The smallest and largest value of an integer dtype (or of bool: 0 and 1).
+std::pair<int64_t, int64_t> integer_dtype_range(DType dtype);
 
 using Shape = std::vector<int64_t>;
 
@@ -43,15 +50,49 @@ std::string shape_str(const Shape& shape);
 // how readers check sizes claimed by untrusted files.
 std::optional<uint64_t> checked_bytes(const Shape& shape, std::size_t element_size);
 
+// Affine quantization of an integer tensor: element q stands for the real
+// number scale * (q - zero_point) (TFLite's and ONNX's scheme). Per tensor:
+// one scale and one zero point. Per axis: one of each for every index along
+// `axis` (the output channels of a weight). An empty `scale` means the
+// values are not quantized.
+struct Quantization {
+  std::vector<float> scale;
+  std::vector<int64_t> zero_point;
+  std::optional<int> axis;  // unset: per tensor
+
+  static Quantization per_tensor(float scale, int64_t zero_point);
+  static Quantization per_axis(int axis, std::vector<float> scales, std::vector<int64_t> zero_points);
+  bool empty() const { return scale.empty(); }
+  // "scale 0.05 zero point -3"; per axis "scales (16,) on axis 0, zero points 0".
+  std::string str() const;
+  bool operator==(const Quantization& other) const {
+    return scale == other.scale && zero_point == other.zero_point && axis == other.axis;
+  }
+  bool operator!=(const Quantization& other) const { return !(*this == other); }
+};
+
 struct TensorType {
   Shape shape;
   DType dtype = DType::kFloat32;
+  Quantization quantization;  // empty unless the values are quantized integers
+
+  TensorType() = default;
+  TensorType(Shape shape_, DType dtype_ = DType::kFloat32, Quantization quantization_ = {})
+      : shape(std::move(shape_)), dtype(dtype_), quantization(std::move(quantization_)) {}
 
   int64_t num_elements() const { return hybgen::num_elements(shape); }
   std::size_t bytes() const { return static_cast<std::size_t>(num_elements()) * dtype_size(dtype); }
-  std::string str() const;  // "float32(1, 512)"
-  bool operator==(const TensorType& other) const { return shape == other.shape && dtype == other.dtype; }
+  std::string str() const;  // "float32(1, 512)"; a quantized type adds its Quantization's str()
+  bool operator==(const TensorType& other) const {
+    return shape == other.shape && dtype == other.dtype && quantization == other.quantization;
+  }
   bool operator!=(const TensorType& other) const { return !(*this == other); }
 };
+
+// Throws Error, prefixed by `where`, unless `type`'s quantization is empty or
+// valid for it: an integer dtype; scales finite and positive; zero points
+// within the dtype's range; per tensor one of each, per axis an axis of the
+// shape and one of each per index along it.
+void check_quantization(const TensorType& type, const std::string& where);
 
 }  // namespace hybgen

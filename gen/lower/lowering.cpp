@@ -7,6 +7,7 @@
 #include "ir/error.h"
 #include "ir/fnv1a.h"
 #include "ir/names.h"
+#include "ir/quantization_json.h"
 #include "version.h"
 
 namespace hybgen {
@@ -309,11 +310,13 @@ nlohmann::ordered_json LoweredModel::manifest(const std::string& weights_file) c
   m["weights_fnv1a64"] = hex64(weights_fnv1a64());
   auto io_list = [&](bool outputs) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const auto& v : outputs ? graph.outputs : graph.inputs)
-      list.push_back({{"name", v},
-                      {"c_name", names_.at(v)},
-                      {"shape", graph.type(v).shape},
-                      {"dtype", dtype_name(graph.type(v).dtype)}});
+    for (const auto& v : outputs ? graph.outputs : graph.inputs) {
+      const TensorType& type = graph.type(v);
+      nlohmann::ordered_json entry = {
+          {"name", v}, {"c_name", names_.at(v)}, {"shape", type.shape}, {"dtype", dtype_name(type.dtype)}};
+      if (!type.quantization.empty()) entry["quantization"] = quantization_to_json(type.quantization);
+      list.push_back(entry);
+    }
     return list;
   };
   m["inputs"] = io_list(false);

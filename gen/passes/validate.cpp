@@ -3,7 +3,8 @@
 // reported in one error), names are unique, every value has exactly one
 // definition, node arity and attributes match the op schema (attributes are
 // replaced by their normalized form with defaults filled in), outputs exist,
-// and the graph is acyclic.
+// and the graph is acyclic; quantized inputs and weights have valid
+// quantization parameters.
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -92,6 +93,10 @@ bool validate(Graph& graph) {
   };
   for (const auto& in : graph.inputs) define(in, kInput);
   for (const auto& [name, c] : graph.constants) define(name, kWeight);
+  // Readers check what they read; graphs built in code are checked here.
+  for (const auto& in : graph.inputs)
+    if (auto it = graph.types.find(in); it != graph.types.end()) check_quantization(it->second, definer(in, kInput));
+  for (const auto& [name, c] : graph.constants) check_quantization(c.type, definer(name, kWeight));
   std::unordered_set<std::string> node_names;
   node_names.reserve(graph.nodes.size());
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {

@@ -63,7 +63,7 @@ TEST(ModelJson, WritesTheDocumentedKeysInOrder) {
   for (const auto& [k, v] : j.items()) keys.push_back(k);
   EXPECT_EQ(keys, (std::vector<std::string>{"format", "format_version", "name", "inputs", "outputs", "weights", "nodes"}));
   EXPECT_EQ(j["format"], "hybgen-graph");
-  EXPECT_EQ(j["format_version"], kModelFormatVersion);
+  EXPECT_EQ(j["format_version"], 1);  // 2 only with quantization
   EXPECT_EQ(j["inputs"][0].dump(), R"({"name":"data","shape":[1,3],"dtype":"float32"})");
   EXPECT_EQ(j["weights"][0]["name"], "b");  // sorted by name
   EXPECT_EQ(j["weights"][1]["name"], "w");
@@ -155,8 +155,8 @@ TEST(ModelJson, RejectsAnotherFormat) {
 }
 
 TEST(ModelJson, RejectsFutureVersion) {
-  EXPECT_ERROR(parse(R"({"format": "hybgen-graph", "format_version": 2})"),
-               "m.json: written by a newer hybgen (format_version 2 > 1)");
+  EXPECT_ERROR(parse(R"({"format": "hybgen-graph", "format_version": 3})"),
+               "m.json: written by a newer hybgen (format_version 3 > 2)");
   EXPECT_ERROR(parse(R"({"format": "hybgen-graph", "format_version": "1"})"),
                "format_version must be a positive integer");
 }
@@ -262,6 +262,57 @@ TEST_F(ModelFiles, IntegerWeightsRoundTripWithTheirDtype) {
   const Graph back = load_model(path("m.json"));
   EXPECT_EQ(back.constants.at("ids").type, (TensorType{{3}, DType::kInt64}));
   EXPECT_EQ(back.constants.at("ids").data, g.constants.at("ids").data);
+}
+
+TEST_F(ModelFiles, QuantizedInputsAndWeightsRoundTripAsFormatVersion2) {
+  Graph g = every_attr_kind();
+  EXPECT_EQ(graph_to_json(g)["format_version"], 1);  // files without quantization stay readable by earlier readers
+  g.add_input("codes", TensorType{{1, 4}, DType::kUInt8, Quantization::per_tensor(0.05f, 128)});
+  Constant w;
+  w.type = TensorType{{2, 3}, DType::kInt8, Quantization::per_axis(0, {0.25f, 0.0078125f}, {0, 0})};
+  w.data = {1, 2, 3, 0xFF, 0x80, 0x7F};
+  g.add_constant("qw", w);
+  save_model(g, path("m"));
+  const std::string text = model_json_text(g);
+  EXPECT_NE(text.find(R"("quantization": {
+        "scale": [
+          0.05
+        ],)"),
+            std::string::npos)
+      << text;  // the float's shortest text, not 0.05000000074505806
+  EXPECT_EQ(graph_to_json(g)["format_version"], 2);
+  const Graph back = load_model(path("m.json"));
+  EXPECT_EQ(back.types.at("codes"), g.types.at("codes"));
+  EXPECT_EQ(back.constants.at("qw").type, w.type);
+  EXPECT_EQ(back.constants.at("qw").data, w.data);
+  EXPECT_EQ(model_json_text(back), text);
+}
+
+TEST(ModelJson, RejectsBadQuantization) {
+  auto input = [](const std::string& fields) {
+    return model_with("[]", R"([{"name": "x", "shape": [2, 3], "dtype": "int8", "quantization": )" + fields + "}]");
+  };
+  EXPECT_ERROR(parse(input("[0.5]")), "m.json: input 0 ('x'): field 'quantization' must be an object");
+  EXPECT_ERROR(parse(input(R"({"zero_point": [0]})")), "field 'quantization': missing field 'scale'");
+  EXPECT_ERROR(parse(input(R"({"scale": [], "zero_point": []})")), "'scale' must be a non-empty list of numbers");
+  EXPECT_ERROR(parse(input(R"({"scale": ["a"], "zero_point": [0]})")), "'scale' must be a list of numbers");
+  EXPECT_ERROR(parse(input(R"({"scale": [0.5], "zero_point": [0.5]})")), "'zero_point' must be a list of integers");
+  EXPECT_ERROR(parse(input(R"({"scale": [0.5], "zero_point": [0], "axis": -1})")), "'axis' must be an axis");
+  EXPECT_ERROR(parse(input(R"({"scale": [0.5], "zero_point": [0], "shift": 3})")), "unknown field 'shift'");
+  EXPECT_ERROR(parse(input(R"({"scale": [0], "zero_point": [0]})")),
+               "input 0 ('x'): quantization scale 0 is not a finite positive number");
+  EXPECT_ERROR(parse(input(R"({"scale": [1e39], "zero_point": [0]})")), "quantization scale inf");
+  EXPECT_ERROR(parse(input(R"({"scale": [0.5], "zero_point": [128]})")),
+               "input 0 ('x'): zero point 128 is outside int8's range [-128, 127]");
+  EXPECT_ERROR(parse(input(R"({"scale": [0.5, 0.5], "zero_point": [0, 0]})")),
+               "quantization per tensor needs 1 scales and zero points, got 2 and 2");
+  EXPECT_ERROR(parse(input(R"({"scale": [0.5, 0.5], "zero_point": [0, 0], "axis": 1})")),
+               "quantization on axis 1 of shape (2, 3) needs 3 scales and zero points, got 2 and 2");
+  EXPECT_ERROR(parse(input(R"({"scale": [0.5], "zero_point": [0], "axis": 2})")),
+               "quantization axis 2 is not an axis of shape (2, 3)");
+  EXPECT_ERROR(
+      parse(model_with("[]", R"([{"name": "x", "shape": [2], "quantization": {"scale": [1], "zero_point": [0]}}])")),
+      "input 0 ('x'): only integer values are quantized, not float32");
 }
 
 TEST_F(ModelFiles, HalfPrecisionFilesWidenAndOtherDtypesMustAgree) {
