@@ -6,11 +6,40 @@
 #include <set>
 
 #include "emit/backends.h"
+#include "ops/evaluate.h"
 #include "passes/passes.h"
 #include "runtime-lite/interpreter_kernels.h"
 
 namespace hybgen {
 namespace {
+
+// Throws Error naming every node whose op's reference does not compute its
+// dtypes, and every graph input or output that is not float32 (Tensors hold
+// float32).
+void check_runnable(const Graph& graph) {
+  std::string problems;
+  for (const auto* values : {&graph.inputs, &graph.outputs})
+    for (const auto& value : *values)
+      if (graph.type(value).dtype != DType::kFloat32)
+        problems += "\n  " + std::string(values == &graph.inputs ? "input " : "output ") + quoted_name(value) + " is " +
+                    dtype_name(graph.type(value).dtype) + " (inputs and outputs are float32 Tensors)";
+  for (const Node& node : graph.nodes) {
+    std::vector<TensorType> in, out;
+    for (const auto& v : node.inputs) in.push_back(graph.type(v));
+    for (const auto& v : node.outputs) out.push_back(graph.type(v));
+    const OpDef& def = find_op(node.op);
+    if (reference_computes(def, in, out)) continue;
+    std::string computes;
+    for (DType d : def.reference_dtypes) computes += (computes.empty() ? "" : ", ") + dtype_name(d);
+    std::string has;
+    for (const auto* types : {&in, &out})
+      for (const TensorType& t : *types)
+        if (has.find(dtype_name(t.dtype)) == std::string::npos) has += (has.empty() ? "" : ", ") + dtype_name(t.dtype);
+    problems +=
+        "\n  " + node_label(node.name, node.op) + ": its values are " + has + "; its reference computes " + computes;
+  }
+  if (!problems.empty()) throw Error("the interpreter cannot run this graph:" + problems);
+}
 
 // The graph as written, checked and typed: the reference runs no pass that
 // changes what it computes (no folding, no fusion), only the analyses that
@@ -18,18 +47,21 @@ namespace {
 Graph checked(Graph graph) {
   validate(graph);
   infer_shapes(graph);
-  check_value_dtypes(graph, {DType::kFloat32}, "the interpreter");
+  check_runnable(graph);
   if (remove_identities(graph)) infer_shapes(graph);  // Dropout at inference
   schedule(graph);
   return graph;
 }
 
+std::size_t lines_for(std::size_t bytes) { return (bytes + 63) / 64; }
+
 }  // namespace
 
-float* Interpreter::Frame::pointer(const Slot& s) const {
+void* Interpreter::Frame::pointer(const Slot& s) const {
   switch (s.kind) {
     case Slot::kInput: return const_cast<float*>(inputs[s.index]);
-    case Slot::kConstant: return const_cast<float*>(s.constant);
+    case Slot::kConstant:
+      return const_cast<void*>(s.constant);
     case Slot::kOutput: return outputs[s.index].data();
     case Slot::kArena: return arena + s.offset;
     case Slot::kTemp: return temp + s.offset;
@@ -43,7 +75,13 @@ Interpreter::Interpreter(const Graph& graph, std::map<std::string, Tensor> bound
   const Graph& g = graph_;
   for (const auto& [name, c] : g.constants) {
     auto it = bound_constants.find(name);
-    if (it != bound_constants.end()) {
+    if (c.type.dtype != DType::kFloat32) {  // read from the graph's own bytes
+      if (it != bound_constants.end())
+        throw Error("constant " + quoted_name(name) + " is " + dtype_name(c.type.dtype) +
+                    ": a float32 Tensor cannot be bound to it");
+      if (c.data.size() != c.type.bytes())
+        throw Error("constant " + quoted_name(name) + " has no data (load the weights, or initialize the parameters)");
+    } else if (it != bound_constants.end()) {
       if (!it->second.defined() || it->second.is_symbolic() || it->second.shape() != c.type.shape)
         throw Error("constant " + quoted_name(name) + ": the bound tensor does not have shape " + shape_str(c.type.shape));
       constants_[name] = it->second;
@@ -53,7 +91,7 @@ Interpreter::Interpreter(const Graph& graph, std::map<std::string, Tensor> bound
       throw Error("constant " + quoted_name(name) + " has no data (load the weights, or initialize the parameters)");
     }
   }
-  arena_.resize((plan_.arena_bytes + sizeof(float) - 1) / sizeof(float));
+  arena_.resize(lines_for(plan_.arena_bytes));
   for (const Node& node : g.nodes) {
     Step step;
     step.def = &find_op(node.op);
@@ -75,11 +113,11 @@ Interpreter::Interpreter(const CompiledGraph& optimized) : graph_(optimized.grap
   const Graph& g = graph_;
   if (backend_traits(optimized.target.backend).device_buffers)
     throw Error("the interpreter runs graphs compiled for host memory, not for " + optimized.target.name);
-  check_value_dtypes(g, {DType::kFloat32}, "the interpreter");
+  check_runnable(g);
   for (const auto& [name, c] : g.constants)
     if (!c.has_data() || c.data.size() != c.type.bytes())
       throw Error("constant " + quoted_name(name) + " has no data (compile the graph with its weights)");
-  arena_.resize((plan_.arena_bytes + sizeof(float) - 1) / sizeof(float));
+  arena_.resize(lines_for(plan_.arena_bytes));
   for (const Kernel& kernel : optimized.kernels) add_optimized_kernel(kernel);
 }
 
@@ -97,23 +135,24 @@ Interpreter::Slot Interpreter::slot_for(const std::string& value) const {
   } else if (g.is_constant(value)) {
     s.kind = Slot::kConstant;
     auto c = constants_.find(value);
-    s.constant = c != constants_.end() ? c->second.data() : g.constants.at(value).f32_data();
+    s.constant = c != constants_.end() ? static_cast<const void*>(c->second.data()) : g.constants.at(value).data.data();
   } else if (auto alias = aliases_.find(value); alias != aliases_.end()) {
     s = alias->second;
   } else {
     const BufferPlacement* b = plan_.find(value);
     if (!b) throw Error("value " + quoted_name(value) + " has no place in the memory plan");
-    s.offset = b->offset / sizeof(float);
+    s.offset = b->offset;
   }
   return s;
 }
 
 // Arena ranges that overlap, or the same input, output, weight or temp buffer.
-bool Interpreter::may_overlap(const Slot& a, std::size_t a_floats, const Slot& b, std::size_t b_floats) {
+bool Interpreter::may_overlap(const Slot& a, std::size_t a_bytes, const Slot& b, std::size_t b_bytes) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case Slot::kArena:
-    case Slot::kTemp: return a.offset < b.offset + b_floats && b.offset < a.offset + a_floats;
+    case Slot::kTemp:
+      return a.offset < b.offset + b_bytes && b.offset < a.offset + a_bytes;
     case Slot::kConstant: return a.constant == b.constant;
     default: return a.index == b.index;
   }
@@ -172,7 +211,7 @@ void Interpreter::add_optimized_kernel(const Kernel& kernel) {
   };
   struct Place {
     Slot slot;
-    std::size_t floats;
+    std::size_t bytes;
     std::vector<Occupied> busy;
     bool free(int from, int to) const {
       for (const auto& o : busy)
@@ -184,36 +223,35 @@ void Interpreter::add_optimized_kernel(const Kernel& kernel) {
   std::map<std::string, Slot> where;
   for (const auto& out : kernel.outputs) {
     where[out] = slot_for(out);
-    Place p{where[out], static_cast<std::size_t>(g.type(out).num_elements()), {{made.at(out), count}}};
+    Place p{where[out], g.type(out).bytes(), {{made.at(out), count}}};
     // Kernel inputs that share these bytes (the plan wrote the result over an input that dies here).
     for (const auto& in : kernel.inputs)
-      if (may_overlap(slot_for(in), static_cast<std::size_t>(g.type(in).num_elements()), p.slot, p.floats))
-        p.busy.push_back({-1, last_read.at(in)});
+      if (may_overlap(slot_for(in), g.type(in).bytes(), p.slot, p.bytes)) p.busy.push_back({-1, last_read.at(in)});
     places.push_back(std::move(p));
   }
-  std::size_t temp_floats = 0;
+  std::size_t temp_bytes = 0;
   for (int i = 0; i < count; ++i) {
     const Node& node = g.nodes[kernel.nodes[i]];
     for (const auto& out : node.outputs) {
       if (stored.count(out)) continue;
-      const std::size_t floats = static_cast<std::size_t>(g.type(out).num_elements());
+      const std::size_t bytes = g.type(out).bytes();
       const int to = last_read.count(out) ? last_read.at(out) : i;
       Place* chosen = nullptr;
       for (auto& p : places)
-        if (p.floats == floats && p.free(i, to)) {
+        if (p.bytes == bytes && p.free(i, to)) {
           chosen = &p;
           break;
         }
       if (!chosen) {
-        places.push_back({Slot{Slot::kTemp, 0, temp_floats, nullptr}, floats, {}});
-        temp_floats += (floats + 15) / 16 * 16;
+        places.push_back({Slot{Slot::kTemp, 0, temp_bytes, nullptr}, bytes, {}});
+        temp_bytes += lines_for(bytes) * sizeof(Line);
         chosen = &places.back();
       }
       chosen->busy.push_back({i, to});
       where[out] = chosen->slot;
     }
   }
-  temp_.resize(std::max(temp_.size(), temp_floats));
+  temp_.resize(std::max(temp_.size(), lines_for(temp_bytes)));
 
   std::string label = first.op;
   for (int i = 1; i < count; ++i) label += "+" + g.nodes[kernel.nodes[i]].op;
@@ -234,14 +272,15 @@ void Interpreter::add_optimized_kernel(const Kernel& kernel) {
     }
     if (kernel.kind != KernelKind::kView) {
       std::vector<const float*> constants;
-      for (const auto& s : step.in) constants.push_back(s.kind == Slot::kConstant ? s.constant : nullptr);
+      for (const auto& s : step.in)
+        constants.push_back(s.kind == Slot::kConstant ? static_cast<const float*>(s.constant) : nullptr);
       if (auto fast = fast_kernel(node, step.in_types, step.out_types, constants)) {
         scratch_.resize(std::max(scratch_.size(), fast->scratch_floats));
         step.custom = [this, run = std::move(fast->run), in = step.in, out = step.out](const Frame& frame) {
           std::vector<const float*> inputs;
           std::vector<float*> outputs;
-          for (const auto& s : in) inputs.push_back(frame.pointer(s));
-          for (const auto& s : out) outputs.push_back(frame.pointer(s));
+          for (const auto& s : in) inputs.push_back(static_cast<const float*>(frame.pointer(s)));
+          for (const auto& s : out) outputs.push_back(static_cast<float*>(frame.pointer(s)));
           run(inputs, outputs, scratch_.data());
         };
       }
@@ -273,7 +312,7 @@ std::vector<Tensor> Interpreter::run(const std::map<std::string, Tensor>& inputs
 
   std::vector<Tensor> outputs;
   for (const auto& out : g.outputs) outputs.emplace_back(g.type(out).shape);
-  const Frame frame{in, outputs, arena_.data(), temp_.data()};
+  const Frame frame{in, outputs, bytes_of(arena_), bytes_of(temp_)};
   for (const Step& step : steps_) {
     const auto t0 = profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     if (step.custom) {
@@ -297,7 +336,7 @@ std::vector<Tensor> Interpreter::run(const std::map<std::string, Tensor>& inputs
         src = in[std::find(g.inputs.begin(), g.inputs.end(), value) - g.inputs.begin()];
       } else {
         auto c = constants_.find(value);
-        src = c != constants_.end() ? c->second.data() : g.constants.at(value).f32_data();
+        src = c != constants_.end() ? c->second.data() : g.constants.at(value).f32_data();  // float32: check_runnable
       }
       std::memcpy(outputs[i].data(), src, static_cast<std::size_t>(outputs[i].size()) * sizeof(float));
     }

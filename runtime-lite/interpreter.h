@@ -18,6 +18,11 @@
 // own kernels (interpreter_kernels.h: Winograd with filters transformed once,
 // 1x1 convolutions without im2col, im2col into preallocated scratch, float
 // softmax and GELU). Nothing is allocated per run but the output tensors.
+//
+// Values inside the graph may be of any dtype: each node runs where its op's
+// reference computes its dtypes (OpDef::reference_dtypes), and the
+// constructor names every node where it does not. Inputs and outputs are
+// Tensors, which hold float32.
 #pragma once
 
 #include <functional>
@@ -61,18 +66,24 @@ class Interpreter {
   // Where a step reads or writes a value.
   struct Slot {
     enum Kind { kInput, kConstant, kArena, kOutput, kTemp } kind = kArena;
-    int index = 0;                    // input or output position
-    std::size_t offset = 0;           // arena or temp float offset
-    const float* constant = nullptr;  // kConstant
+    int index = 0;                   // input or output position
+    std::size_t offset = 0;          // arena or temp byte offset
+    const void* constant = nullptr;  // kConstant
   };
   // Pointers of one run: what a step's slots resolve against.
   struct Frame {
     const std::vector<const float*>& inputs;
     std::vector<Tensor>& outputs;
-    float* arena;
-    float* temp;
-    float* pointer(const Slot& s) const;
+    uint8_t* arena;
+    uint8_t* temp;
+    void* pointer(const Slot& s) const;
   };
+  // Storage of the arena and the temp buffers, aligned for every dtype and
+  // for the float kernels' vectors.
+  struct alignas(64) Line {
+    uint8_t bytes[64];
+  };
+  static uint8_t* bytes_of(std::vector<Line>& lines) { return reinterpret_cast<uint8_t*>(lines.data()); }
 
   struct Step {
     const OpDef* def = nullptr;  // a reference call: def->reference on these slots
@@ -84,15 +95,15 @@ class Interpreter {
   };
   Slot slot_for(const std::string& value) const;
   void add_optimized_kernel(const Kernel& kernel);
-  // Whether two slots of these many floats may share bytes.
-  static bool may_overlap(const Slot& a, std::size_t a_floats, const Slot& b, std::size_t b_floats);
+  // Whether two slots of these many bytes may share bytes.
+  static bool may_overlap(const Slot& a, std::size_t a_bytes, const Slot& b, std::size_t b_bytes);
 
   Graph graph_;      // plain: validated, typed, scheduled; nothing rewritten but Dropout. Optimized: compile_graph's
   MemoryPlan plan_;  // plain: one buffer per value, no sharing; optimized: compile_graph's
   std::map<std::string, Tensor> constants_;  // plain: bound tensors or copies of the graph's data
   std::map<std::string, Slot> aliases_;      // optimized: views that are another value's pointer
   std::vector<Step> steps_;
-  std::vector<float> arena_, temp_;
+  std::vector<Line> arena_, temp_;
   std::vector<float> scratch_;  // optimized: the fast kernels' (im2col columns), one step at a time
   bool profiling_ = false;
   std::map<std::string, double> profile_ms_;

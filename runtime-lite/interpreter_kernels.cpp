@@ -281,7 +281,9 @@ using Factory = std::optional<FastKernel> (*)(const Node&, const std::vector<Ten
 std::optional<FastKernel> fast_kernel(const Node& node, const std::vector<TensorType>& in_types,
                                       const std::vector<TensorType>& out_types,
                                       const std::vector<const float*>& constants) {
-  (void)out_types;
+  for (const auto* types : {&in_types, &out_types})
+    for (const TensorType& t : *types)
+      if (t.dtype != DType::kFloat32) return std::nullopt;
   static const std::map<std::string, Factory> factories = {
       {"Convolution", convolution}, {"softmax", softmax}, {"LeakyReLU", leaky_relu}};
   auto it = factories.find(node.op);

@@ -28,7 +28,8 @@ struct FastKernel {
   std::function<void(const std::vector<const float*>& in, const std::vector<float*>& out, float* scratch)> run;
 };
 
-// The fast kernel for this node, or nullopt where the reference serves.
+// The fast kernel for this node, or nullopt where the reference serves (every
+// node with a value other than float32: these are float kernels).
 // `constants[i]`: input i's data when it is a weight, else null (a weight
 // known now can be re-laid out now).
 std::optional<FastKernel> fast_kernel(const Node& node, const std::vector<TensorType>& in_types,

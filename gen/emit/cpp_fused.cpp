@@ -29,14 +29,16 @@ void print_nodes(const Graph& graph, const std::vector<int>& nodes, Temps& temps
   for (int index : nodes) {
     const Node& node = graph.nodes[index];
     const OpDef& def = find_op(node.op);
-    std::vector<std::string> args;
+    ScalarSite site{node.attrs, {}, {}, graph.type(node.outputs[0])};
     for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
       auto it = temps.of_value.find(node.inputs[i]);
-      args.push_back(it != temps.of_value.end() ? it->second : load(node.inputs[i], scalar_operand_shape(graph, node, i)));
+      site.in.push_back(it != temps.of_value.end() ? it->second
+                                                   : load(node.inputs[i], scalar_operand_shape(graph, node, i)));
+      site.in_types.push_back(graph.type(node.inputs[i]));
     }
     const std::string temp = "v" + std::to_string(temps.of_value.size());
-    temps.lines += "const " + dtype_c_type(graph.type(node.outputs[0]).dtype) + " " + temp + " = " +
-                   def.emit_scalar(node.attrs, args) + ";  // " + comment_text(node.name) + " (" + def.name + ")\n";
+    temps.lines += "const " + dtype_c_type(site.out_type.dtype) + " " + temp + " = " + def.emit_scalar(site) +
+                   ";  // " + comment_text(node.name) + " (" + def.name + ")\n";
     temps.of_value[node.outputs[0]] = temp;
   }
 }

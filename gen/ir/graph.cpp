@@ -99,30 +99,6 @@ const std::vector<int>& ValueIndex::consumers(const std::string& value) const {
   return it == consumers_.end() ? none : it->second;
 }
 
-void check_value_dtypes(const Graph& graph, const std::vector<DType>& dtypes, const std::string& who) {
-  auto allowed = [&](const std::string& value) {
-    auto it = graph.types.find(value);
-    return it == graph.types.end() || std::find(dtypes.begin(), dtypes.end(), it->second.dtype) != dtypes.end();
-  };
-  auto refuse = [&](const std::string& what, const std::string& value) {
-    std::string names;
-    for (DType d : dtypes) names += (names.empty() ? "" : ", ") + dtype_name(d);
-    throw Error(who + ": " + what + " " + quoted_name(value) + " is " + dtype_name(graph.types.at(value).dtype) + "; " +
-                who + " computes " + names + " only");
-  };
-  for (const auto& in : graph.inputs)
-    if (!allowed(in)) refuse("input", in);
-  for (const auto& node : graph.nodes) {
-    const std::string label = node_label(node.name, node.op);
-    for (const auto& in : node.inputs)
-      if (!allowed(in)) refuse(label + ": input", in);
-    for (const auto& out : node.outputs)
-      if (!allowed(out)) refuse(label + ": output", out);
-  }
-  for (const auto& out : graph.outputs)
-    if (!allowed(out)) refuse("output", out);
-}
-
 std::size_t Graph::weight_bytes() const {
   std::size_t bytes = 0;
   for (const auto& [name, c] : constants) bytes += c.type.bytes();

@@ -75,13 +75,6 @@ struct Graph {
   std::size_t weight_bytes() const;
 };
 
-// Throws Error unless every value the graph's inputs, outputs and nodes
-// hold is of one of `dtypes`, naming the first other one, its node and its
-// dtype ("WHO: node 'n' (op): output 'v' is int64; WHO computes float32
-// only"): how code generators and the interpreter refuse values they have no
-// kernels for (integers the importers could not evaluate at generation time).
-void check_value_dtypes(const Graph& graph, const std::vector<DType>& dtypes, const std::string& who);
-
 // Graph::producer and Graph::consumers for every value at once, built in one
 // walk over the nodes: a pass that asks per node stays linear in the graph
 // (asking the Graph itself per node is quadratic). A snapshot of

@@ -36,9 +36,9 @@ void activation_reference(const KernelIO& io) {
 
 // The same formulas as function_of(), as C++ expressions of x; sigmoid and tanh
 // are the vectorisable approximations of templates/kernels/math.inc.
-std::string activation_emit_scalar(const Attrs& attrs, const std::vector<std::string>& in) {
-  const std::string& act = attrs.get_string("act_type");
-  const std::string& x = in[0];
+std::string activation_emit_scalar(const ScalarSite& site) {
+  const std::string& act = site.attrs.get_string("act_type");
+  const std::string& x = site.in[0];
   if (act == "relu") return x + " > 0.0f ? " + x + " : 0.0f";
   if (act == "sigmoid") return "hg_sigmoid(" + x + ")";
   if (act == "tanh") return "hg_tanh(" + x + ")";

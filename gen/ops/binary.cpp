@@ -95,8 +95,8 @@ void register_binary(const BinaryOp& op) {
   d.reference = [apply, apply_int](const KernelIO& io) { binary_reference(io, apply, apply_int); };
   if (apply_int) d.reference_dtypes = float32_and_integer_dtypes();
   const std::string expression = op.expression;
-  d.emit_scalar = [expression](const Attrs&, const std::vector<std::string>& in) {
-    return fill_operands(expression, {{"{a}", in[0]}, {"{b}", in[1]}});
+  d.emit_scalar = [expression](const ScalarSite& s) {
+    return fill_operands(expression, {{"{a}", s.in[0]}, {"{b}", s.in[1]}});
   };
   if (op.residual_epilogue) {
     OpKernel cpp;

@@ -96,9 +96,7 @@ const OpRegistrar where([] {
     });
   };
   d.reference_dtypes = float32_and_integer_dtypes();
-  d.emit_scalar = [](const Attrs&, const std::vector<std::string>& in) {
-    return in[0] + " != 0.0f ? " + in[1] + " : " + in[2];
-  };
+  d.emit_scalar = [](const ScalarSite& s) { return s.in[0] + " != 0.0f ? " + s.in[1] + " : " + s.in[2]; };
   d.flops = no_flops;
   d.examples = {{Attrs{}, {{3, 4}, {3, 4}, {3, 4}}},
                 {Attrs{}, {{5}, {5, 3}, {5, 3}}},
@@ -140,9 +138,9 @@ const OpRegistrar add_n([] {
       io.output<float>(0)[i] = sum;
     }
   };
-  d.emit_scalar = [](const Attrs&, const std::vector<std::string>& in) {
-    std::string sum = in[0];
-    for (std::size_t k = 1; k < in.size(); ++k) sum = (k == 1 ? sum : "(" + sum + ")") + " + " + in[k];
+  d.emit_scalar = [](const ScalarSite& s) {
+    std::string sum = s.in[0];
+    for (std::size_t k = 1; k < s.in.size(); ++k) sum = (k == 1 ? sum : "(" + sum + ")") + " + " + s.in[k];
     return sum;
   };
   d.flops = [](const Attrs&, const std::vector<TensorType>& in, const std::vector<TensorType>& out) {
@@ -172,7 +170,7 @@ OpDef constant_like(const char* name, const char* value, float fill) {
   };
   d.scalar_input_shape = [](const Attrs&, int, const Shape&, const Shape& output) { return one_element(output); };
   const std::string literal = value;
-  d.emit_scalar = [literal](const Attrs&, const std::vector<std::string>& in) { return discarding(in[0], literal); };
+  d.emit_scalar = [literal](const ScalarSite& s) { return discarding(s.in[0], literal); };
   d.flops = no_flops;
   d.examples = {{Attrs{}, {{3, 4}}}, {Attrs{}, {{1}}}, {Attrs{}, {{2, 3, 5}}}};
   return d;
@@ -191,7 +189,7 @@ OpDef broadcast_op(const char* name, const char* summary) {
   d.inplace = true;
   d.reference = broadcast_copy;
   d.reference_dtypes = all_dtypes();
-  d.emit_scalar = [](const Attrs&, const std::vector<std::string>& in) { return in[0]; };
+  d.emit_scalar = [](const ScalarSite& s) { return s.in[0]; };
   d.flops = no_flops;
   return d;
 }
@@ -302,7 +300,7 @@ const OpRegistrar broadcast_like([] {
   d.scalar_input_shape = [](const Attrs&, int index, const Shape& input, const Shape& output) {
     return index == 0 ? input : one_element(output);
   };
-  d.emit_scalar = [](const Attrs&, const std::vector<std::string>& in) { return discarding(in[1], in[0]); };
+  d.emit_scalar = [](const ScalarSite& s) { return discarding(s.in[1], s.in[0]); };
   Attrs axes;
   axes.set("lhs_axes", std::vector<int64_t>{0, -1});
   axes.set("rhs_axes", std::vector<int64_t>{2, 0});

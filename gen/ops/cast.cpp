@@ -107,9 +107,7 @@ const OpRegistrar cast_op([] {
     });
   };
   d.reference_dtypes = float32_and_integer_dtypes();
-  d.emit_scalar = [](const Attrs& a, const std::vector<std::string>& in) {
-    return to_half(a) ? "hg_round_half(" + in[0] + ")" : in[0];
-  };
+  d.emit_scalar = [](const ScalarSite& s) { return to_half(s.attrs) ? "hg_round_half(" + s.in[0] + ")" : s.in[0]; };
   d.scalar_kernels = {"half"};
   d.is_identity = [](const Attrs& a) {
     const std::string& t = a.get_string("dtype");

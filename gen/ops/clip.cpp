@@ -24,9 +24,9 @@ const OpRegistrar clip_op([] {
       io.output<float>(0)[i] = v < lo ? lo : (v > hi ? hi : v);
     }
   };
-  d.emit_scalar = [](const Attrs& a, const std::vector<std::string>& in) {
-    const std::string lo = cpp_float(a.get_float("a_min")), hi = cpp_float(a.get_float("a_max"));
-    return in[0] + " < " + lo + " ? " + lo + " : (" + in[0] + " > " + hi + " ? " + hi + " : " + in[0] + ")";
+  d.emit_scalar = [](const ScalarSite& s) {
+    const std::string lo = cpp_float(s.attrs.get_float("a_min")), hi = cpp_float(s.attrs.get_float("a_max"));
+    return s.in[0] + " < " + lo + " ? " + lo + " : (" + s.in[0] + " > " + hi + " ? " + hi + " : " + s.in[0] + ")";
   };
   Attrs relu6, narrow;
   relu6.set("a_min", 0.0);

@@ -74,10 +74,10 @@ void leaky_relu_reference(const KernelIO& io) {
 // The same formulas as activation_of(), as C++ expressions of x (and the slope
 // element g for prelu); expm1 and gelu are the vectorisable approximations
 // of templates/kernels/math.inc.
-std::string leaky_relu_emit_scalar(const Attrs& a, const std::vector<std::string>& in) {
-  const std::string& type = a.get_string("act_type");
-  const std::string& x = in[0];
-  const std::string slope = type == "prelu" ? in[1] : cpp_float(fixed_slope(a));
+std::string leaky_relu_emit_scalar(const ScalarSite& site) {
+  const std::string& type = site.attrs.get_string("act_type");
+  const std::string& x = site.in[0];
+  const std::string slope = type == "prelu" ? site.in[1] : cpp_float(fixed_slope(site.attrs));
   if (type == "leaky" || type == "prelu" || type == "rrelu") return x + " > 0.0f ? " + x + " : " + slope + " * " + x;
   if (type == "elu") return x + " > 0.0f ? " + x + " : " + slope + " * hg_expm1(" + x + ")";
   if (type == "selu")

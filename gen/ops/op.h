@@ -78,6 +78,18 @@ inline InputRange test_input_range(const std::vector<InputRange>& ranges, int in
   return {input, -2.0f, 2.0f};
 }
 
+// What an elementwise op's scalar expression (OpDef::emit_scalar) is printed
+// from: the node's attributes, the C expressions of its input elements
+// (identifiers, each of the C type of its dtype) and the types of its
+// inputs and output, so an expression can depend on the dtypes and on a
+// quantization.
+struct ScalarSite {
+  const Attrs& attrs;
+  std::vector<std::string> in;
+  std::vector<TensorType> in_types;
+  TensorType out_type;
+};
+
 // One configuration the generic op test runs through every backend.
 struct OpExample {
   Attrs attrs;
@@ -110,11 +122,12 @@ struct OpDef {
   // backend's OpKernel::dtypes.
   std::vector<DType> reference_dtypes{DType::kFloat32};
   // Elementwise and broadcast ops: the C/C++/CUDA expression of one output
-  // element from the expressions of the matching input elements (plain
-  // identifiers of type float). Each backend's fused loop chains these, so
-  // such an op needs no OpKernel::emit; the expression may call helpers from
+  // element, of its output's dtype, from the expressions of the matching
+  // input elements (ScalarSite). Each backend's fused loop chains these, so
+  // such an op needs no OpKernel::emit; it computes the dtypes of the
+  // backend's kElementwiseLoop. The expression may call helpers from
   // `scalar_kernels` (templates/kernels/NAME.inc).
-  std::function<std::string(const Attrs&, const std::vector<std::string>& in)> emit_scalar;
+  std::function<std::string(const ScalarSite&)> emit_scalar;
   std::vector<std::string> scalar_kernels;
   // With emit_scalar: the shape input `index` broadcasts to the output as, in
   // numpy's right-aligned sense (PReLU's per-channel gamma (C,) on NCHW data

@@ -41,11 +41,12 @@ void register_scalar(const ScalarOp& op) {
   };
   const std::string expression = op.expression;
   auto special = op.special;
-  d.emit_scalar = [expression, special](const Attrs& a, const std::vector<std::string>& in) {
+  d.emit_scalar = [expression, special](const ScalarSite& site) {
     // The scalar as the reference sees it: rounded to float.
-    const double s = static_cast<float>(a.get_float("scalar"));
+    const double s = static_cast<float>(site.attrs.get_float("scalar"));
     const std::string e = special ? special(s) : "";
-    return fill_operands(e.empty() ? expression : e, {{"{x}", in[0]}, {"{s}", cpp_float(a.get_float("scalar"))}});
+    return fill_operands(e.empty() ? expression : e,
+                         {{"{x}", site.in[0]}, {"{s}", cpp_float(site.attrs.get_float("scalar"))}});
   };
   if (op.vector_epilogue) {
     const std::string object = op.vector_epilogue;

@@ -63,9 +63,7 @@ void register_unary(const UnaryOp& op) {
   };
   if (apply_int) d.reference_dtypes = float32_and_integer_dtypes();
   const std::string expression = op.expression;
-  d.emit_scalar = [expression](const Attrs&, const std::vector<std::string>& in) {
-    return fill_operands(expression, {{"{x}", in[0]}});
-  };
+  d.emit_scalar = [expression](const ScalarSite& s) { return fill_operands(expression, {{"{x}", s.in[0]}}); };
   d.scalar_kernels = op.kernels;
   d.input_ranges = {{0, op.domain.low, op.domain.high}};
   d.examples = {{Attrs{}, {{3, 7}}}, {Attrs{}, {{1}}}, {Attrs{}, {{2, 45}}}};
@@ -88,7 +86,7 @@ void register_identity(const char* name, std::vector<std::string> aliases, std::
   d.reference = [](const KernelIO& io) {
     std::copy(io.input<float>(0), io.input<float>(0) + io.in_types[0].num_elements(), io.output<float>(0));
   };
-  d.emit_scalar = [](const Attrs&, const std::vector<std::string>& in) { return in[0]; };
+  d.emit_scalar = [](const ScalarSite& s) { return s.in[0]; };
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   d.is_identity = [](const Attrs&) { return true; };
   d.examples = {{Attrs{}, {{2, 5}}}, {Attrs{}, {{1}}}};

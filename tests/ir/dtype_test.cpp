@@ -149,23 +149,48 @@ TEST(IntegerReferences, OpsThatComputeFloat32OnlyAreRefusedByDtype) {
   }
 }
 
-TEST(DType, ValuesOfOtherDtypesAreRefusedNamingTheNode) {
-  Graph g;
-  g.add_input("x", {{2}});
-  g.add_constant("k", Constant::i64({2}, {1, 2}));
-  g.nodes.push_back(make_node("to_float", "Cast", {"k"}, attrs_of({{"dtype", std::string("float32")}})));
-  g.nodes.back().outputs = {"kf"};
-  g.types["kf"] = TensorType{{2}};
-  g.nodes.push_back(make_node("y", "broadcast_add", {"x", "kf"}));
-  g.types["y"] = TensorType{{2}};
-  g.outputs = {"y"};
-  try {
-    check_value_dtypes(g, {DType::kFloat32}, "target generic");
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "target generic: node 'to_float' (Cast): input 'k' is int64; target generic computes float32 only");
-  }
+TEST(Quantization, TypesCompareAndPrintWithTheirQuantization) {
+  const TensorType plain{{2, 3}, DType::kInt8};
+  const TensorType q{{2, 3}, DType::kInt8, Quantization::per_tensor(0.05f, -3)};
+  EXPECT_NE(plain, q);
+  EXPECT_EQ(q, (TensorType{{2, 3}, DType::kInt8, Quantization::per_tensor(0.05f, -3)}));
+  EXPECT_NE(q, (TensorType{{2, 3}, DType::kInt8, Quantization::per_tensor(0.05f, -2)}));
+  EXPECT_EQ(q.str(), "int8(2, 3) scale 0.05 zero point -3");
+  EXPECT_EQ(q.bytes(), 6u);
+  const TensorType axis{{2, 3}, DType::kInt8, Quantization::per_axis(1, {0.5f, 0.25f, 1.0f}, {0, 0, 0})};
+  EXPECT_EQ(axis.str(), "int8(2, 3) scales (3,) on axis 1, zero points 0");
+  EXPECT_NE(axis, (TensorType{{2, 3}, DType::kInt8, Quantization::per_axis(0, {0.5f, 0.25f}, {0, 0})}));
+  EXPECT_NO_THROW(check_quantization(q, "q"));
+  EXPECT_NO_THROW(check_quantization(axis, "axis"));
+  EXPECT_NO_THROW(check_quantization(TensorType{{4}}, "float"));
+}
+
+TEST(Quantization, InvalidParametersAreRefusedNamingTheValue) {
+  auto refused = [](const TensorType& t) {
+    try {
+      check_quantization(t, "input 'x'");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refused({{4}, DType::kFloat32, Quantization::per_tensor(1.0f, 0)}),
+            "input 'x': only integer values are quantized, not float32");
+  EXPECT_EQ(refused({{4}, DType::kUInt8, Quantization::per_tensor(1.0f, -1)}),
+            "input 'x': zero point -1 is outside uint8's range [0, 255]");
+  EXPECT_EQ(refused({{4}, DType::kInt8, Quantization::per_tensor(-1.0f, 0)}),
+            "input 'x': quantization scale -1 is not a finite positive number");
+  EXPECT_EQ(refused({{4}, DType::kInt8, Quantization::per_tensor(std::numeric_limits<float>::quiet_NaN(), 0)}),
+            "input 'x': quantization scale nan is not a finite positive number");
+  EXPECT_EQ(refused({{4, 2}, DType::kInt8, Quantization::per_axis(0, {1.0f, 1.0f}, {0, 0})}),
+            "input 'x': quantization on axis 0 of shape (4, 2) needs 4 scales and zero points, got 2 and 2");
+  EXPECT_EQ(refused({{4, 2}, DType::kInt8, Quantization::per_axis(-1, {1.0f, 1.0f}, {0, 0})}),
+            "input 'x': quantization axis -1 is not an axis of shape (4, 2)");
+  Quantization no_scale;
+  no_scale.zero_point = {0};
+  EXPECT_EQ(refused({{4}, DType::kInt8, no_scale}), "input 'x': a quantization needs a scale");
+  EXPECT_EQ(integer_dtype_range(DType::kInt32).first, std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(integer_dtype_range(DType::kUInt8).second, 255);
 }
 
 }  // namespace

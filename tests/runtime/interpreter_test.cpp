@@ -34,6 +34,48 @@ TEST(Interpreter, RunsAHandWrittenGraph) {
   EXPECT_EQ(interp.graph().type("fc").shape, (Shape{1, 3}));  // shapes inferred by the pipeline
 }
 
+// x -> int32 (truncating) -> + k -> float32: values of another dtype inside
+// the graph run where their ops' references compute them.
+TEST(Interpreter, ValuesInsideTheGraphMayBeOfAnyDtypeTheReferencesCompute) {
+  Graph g;
+  g.add_input("x", {{4}});
+  Constant k;
+  k.type = TensorType{{4}, DType::kInt32};
+  const int32_t values[] = {1, -1, 1000000, 0};
+  k.data.assign(reinterpret_cast<const uint8_t*>(values), reinterpret_cast<const uint8_t*>(values) + sizeof values);
+  g.add_constant("k", k);
+  Attrs to_int, to_float;
+  to_int.set("dtype", std::string("int32"));
+  to_float.set("dtype", std::string("float32"));
+  g.nodes.push_back(Node{"ints", "Cast", to_int, {"x"}, {"ints"}});
+  g.nodes.push_back(Node{"sum", "elemwise_add", {}, {"ints", "k"}, {"sum"}});
+  g.nodes.push_back(Node{"y", "Cast", to_float, {"sum"}, {"y"}});
+  g.outputs = {"y"};
+  Interpreter interp(g);
+  EXPECT_EQ(interp.graph().type("sum").dtype, DType::kInt32);
+  const auto out = interp.run({{"x", Tensor::from_vector({4}, {2.9f, -2.9f, 0.5f, -7.0f})}});
+  EXPECT_EQ(out[0].to_vector(), (std::vector<float>{3, -3, 1000000, -7}));
+}
+
+TEST(Interpreter, NodesWhoseReferencesLackTheirDtypesAreNamedTogether) {
+  Graph g;
+  g.add_input("x", {{4}});
+  g.add_input("codes", TensorType{{4}, DType::kInt32});
+  Attrs to_int;
+  to_int.set("dtype", std::string("int32"));
+  g.nodes.push_back(Node{"ints", "Cast", to_int, {"x"}, {"ints"}});
+  g.nodes.push_back(Node{"e", "exp", {}, {"ints"}, {"e"}});
+  g.nodes.push_back(Node{"s", "sqrt", {}, {"codes"}, {"s"}});
+  g.outputs = {"e", "s"};
+  EXPECT_ERROR(Interpreter{g},
+               "the interpreter cannot run this graph:\n"
+               "  input 'codes' is int32 (inputs and outputs are float32 Tensors)\n"
+               "  output 'e' is int32 (inputs and outputs are float32 Tensors)\n"
+               "  output 's' is int32 (inputs and outputs are float32 Tensors)\n"
+               "  node 'e' (exp): its values are int32; its reference computes float32\n"
+               "  node 's' (sqrt): its values are int32; its reference computes float32");
+}
+
 TEST(Interpreter, InputErrorsNameTheInputAndShapes) {
   Interpreter interp(dense_graph(true));
   EXPECT_ERROR(interp.run({}), "input 'x' is missing, the graph expects shape (1, 2)");
