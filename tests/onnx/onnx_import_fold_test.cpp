@@ -150,6 +150,36 @@ TEST(OnnxImportFold, CastToNarrowIntegersWrapsToTheirWidth) {
   EXPECT_EQ(added_constant(u.import()), std::vector<float>(2, 0.0f));
 }
 
+// A Cast to DOUBLE keeps every int64 a double holds (float32 would round
+// 2^24 + 1), and one back to INT64 reads the double; a DOUBLE Range is not
+// rounded to float32.
+TEST(OnnxImportFold, CastToDoubleAndBackIsExact) {
+  OnnxBuilder b(13);
+  b.input("x", {2});
+  b.initializer_i64("a", {2}, {(int64_t{1} << 24) + 1, -kBig});
+  auto& to_double = b.node("Cast", {"a"}, {"d"});
+  OnnxBuilder::attr(to_double, "to", int64_t{11});  // DOUBLE
+  auto& back = b.node("Cast", {"d"}, {"back"});
+  OnnxBuilder::attr(back, "to", int64_t{7});
+  end_with_difference(b, "back", {(int64_t{1} << 24) + 1, -kBig}, {2});
+  EXPECT_EQ(added_constant(b.import()), std::vector<float>(2, 0.0f));
+
+  OnnxBuilder r(13);
+  r.input("x", {3});
+  r.initializer_i64("start", {}, {(int64_t{1} << 24) + 1});
+  r.initializer_i64("limit", {}, {(int64_t{1} << 24) + 4});
+  r.initializer_i64("delta", {}, {1});
+  for (const char* name : {"start", "limit", "delta"}) {
+    auto& cast = r.node("Cast", {name}, {std::string(name) + "_d"});
+    OnnxBuilder::attr(cast, "to", int64_t{11});
+  }
+  r.node("Range", {"start_d", "limit_d", "delta_d"}, {"range"});
+  auto& range_back = r.node("Cast", {"range"}, {"range_i"});
+  OnnxBuilder::attr(range_back, "to", int64_t{7});
+  end_with_difference(r, "range_i", {(int64_t{1} << 24) + 1, (int64_t{1} << 24) + 2, (int64_t{1} << 24) + 3}, {3});
+  EXPECT_EQ(added_constant(r.import()), std::vector<float>(3, 0.0f));
+}
+
 // An element type no DType holds is refused up front, by its ONNX name
 // (by number where the ONNX definitions predate it), naming the node.
 TEST(OnnxImportFold, CastToAnUnsupportedElementTypeIsRefusedByName) {

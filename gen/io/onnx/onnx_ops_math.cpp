@@ -98,13 +98,25 @@ const OnnxConverterRegistrar pow_reg(OnnxConverter("Pow").converts([](OnnxContex
 // Cast. At import the values keep their dtypes and the registry's Cast
 // converts them (a float to bool is non-zero, an int64 to int32 wraps); the
 // declared dtype then rounds float results to float16's precision and wraps
-// integers to int16's or uint32's width.
+// integers to int16's or uint32's width. The references hold every dtype
+// without loss but float64, which they compute as float32: a Cast from or to
+// float64 is the constant's own (OnnxConst::cast, in double), so an int64
+// past 2^24 cast to DOUBLE and back stays itself.
 // At run time values are float32 and integers are held as floats.
 const OnnxConverterRegistrar cast_reg(OnnxConverter("Cast")
     .converts([](OnnxContext& c) {
       const DType to = c.attr_dtype("to");
       const DType from = c.dtype(0);
       if (c.at_import()) {
+        if (from == DType::kFloat64 || to == DType::kFloat64) {
+          try {
+            return c.set_constant(0, c.constant(0).cast(to));
+          } catch (const OnnxFoldTooLarge&) {
+            throw;
+          } catch (const Error&) {
+            // NaN or a value past int64 to an integer: the reference's saturation below.
+          }
+        }
         const DType target = fold_dtype(to);
         const std::string x = c.input(0);
         if (c.type(x).dtype == target) return c.set_output(0, x, to);
