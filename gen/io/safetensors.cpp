@@ -32,14 +32,15 @@ uint64_t read_u64_le(const uint8_t* p) {
   return v;
 }
 
-// The safetensors names of hybgen's dtypes; F64 is read too, as float32.
+// The safetensors names of the dtypes read and written; F64 is narrowed to
+// float32 as it is read (the weights generated code takes are float32).
 struct FileDType {
   const char* name;
   DType dtype;
 };
 constexpr FileDType kFileDTypes[] = {{"F32", DType::kFloat32}, {"F16", DType::kFloat16}, {"BF16", DType::kBFloat16},
                                      {"I8", DType::kInt8},     {"U8", DType::kUInt8},    {"I32", DType::kInt32},
-                                     {"I64", DType::kInt64},   {"BOOL", DType::kBool}};
+                                     {"I64", DType::kInt64},   {"BOOL", DType::kBool},   {"F64", DType::kFloat64}};
 
 std::optional<DType> file_dtype(const std::string& name) {
   for (const FileDType& f : kFileDTypes)
@@ -106,12 +107,11 @@ std::map<std::string, Constant> parse_safetensors(const std::vector<uint8_t>& by
       throw Error(where + ": needs \"dtype\" (string), \"shape\" (list) and \"data_offsets\" ([begin, end]), got " +
                   json_excerpt(entry));
     const std::string dtype = entry["dtype"].get<std::string>();
-    const bool f64 = dtype == "F64";
-    const std::optional<DType> type = f64 ? DType::kFloat32 : file_dtype(dtype);
+    const std::optional<DType> type = file_dtype(dtype);
     if (!type)
       throw Error(where + ": unsupported dtype " + printable_name(dtype) +
                   " (F32, F16, BF16, F64, I8, U8, I32, I64, BOOL are read)");
-    const std::size_t size = f64 ? 8 : dtype_size(*type);
+    const std::size_t size = dtype_size(*type);
     Shape shape;
     for (const auto& d : entry["shape"]) {
       if (!d.is_number_integer() || d.get<int64_t>() < 0)
@@ -137,7 +137,7 @@ std::map<std::string, Constant> parse_safetensors(const std::vector<uint8_t>& by
     const auto count = static_cast<std::size_t>(needed / size);
     Constant c;
     c.type = TensorType{shape, *type};
-    if (f64) {  // no float64 dtype: narrowed to float32
+    if (*type == DType::kFloat64) {  // nothing computes float64: narrowed to float32
       std::vector<float> values(count);
       for (std::size_t i = 0; i < count; ++i) {
         double v;

@@ -18,10 +18,13 @@ struct DTypeInfo {
 };
 
 constexpr DTypeInfo kDTypes[] = {
-    {DType::kFloat32, "float32", 4, "float"},   {DType::kFloat16, "float16", 2, "uint16_t"},
+    {DType::kFloat32, "float32", 4, "float"},      {DType::kFloat16, "float16", 2, "uint16_t"},
     {DType::kBFloat16, "bfloat16", 2, "uint16_t"}, {DType::kInt8, "int8", 1, "int8_t"},
-    {DType::kUInt8, "uint8", 1, "uint8_t"},     {DType::kInt32, "int32", 4, "int32_t"},
-    {DType::kInt64, "int64", 8, "int64_t"},     {DType::kBool, "bool", 1, "bool"},
+    {DType::kUInt8, "uint8", 1, "uint8_t"},        {DType::kInt32, "int32", 4, "int32_t"},
+    {DType::kInt64, "int64", 8, "int64_t"},        {DType::kBool, "bool", 1, "bool"},
+    {DType::kFloat64, "float64", 8, "double"},     {DType::kInt16, "int16", 2, "int16_t"},
+    {DType::kUInt16, "uint16", 2, "uint16_t"},     {DType::kUInt32, "uint32", 4, "uint32_t"},
+    {DType::kUInt64, "uint64", 8, "uint64_t"},
 };
 
 const DTypeInfo& info(DType dtype) {
@@ -57,17 +60,24 @@ std::size_t dtype_size(DType dtype) { return info(dtype).size; }
 std::string dtype_c_type(DType dtype) { return info(dtype).c_type; }
 
 bool is_float_dtype(DType dtype) {
-  return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kBFloat16;
+  return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kBFloat16 || dtype == DType::kFloat64;
+}
+
+bool is_storage_only_dtype(DType dtype) {
+  return dtype == DType::kFloat64 || dtype == DType::kInt16 || dtype == DType::kUInt16 || dtype == DType::kUInt32 ||
+         dtype == DType::kUInt64;
 }
 
 bool is_integer_dtype(DType dtype) {
-  return dtype == DType::kInt8 || dtype == DType::kUInt8 || dtype == DType::kInt32 || dtype == DType::kInt64;
+  return dtype == DType::kInt8 || dtype == DType::kUInt8 || dtype == DType::kInt16 || dtype == DType::kInt32 ||
+         dtype == DType::kInt64;
 }
 
 std::pair<int64_t, int64_t> integer_dtype_range(DType dtype) {
   switch (dtype) {
     case DType::kInt8: return {-128, 127};
     case DType::kUInt8: return {0, 255};
+    case DType::kInt16: return {-32768, 32767};
     case DType::kInt32: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
     case DType::kInt64: return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
     case DType::kBool: return {0, 1};

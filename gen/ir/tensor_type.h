@@ -22,23 +22,50 @@ namespace hybgen {
 // is its own type, not uint8: ONNX comparisons, Not and Where make and read
 // it, and a Cast to it means "non-zero", where a Cast to uint8 wraps. It is
 // stored as one byte holding 0 or 1.
-enum class DType { kFloat32, kFloat16, kBFloat16, kInt8, kUInt8, kInt32, kInt64, kBool };
+//
+// float64, int16, uint16, uint32 and uint64 are element types files hold
+// (ONNX tensors and Casts) that nothing computes in: they are here so that
+// the importers read and fold every numeric type in this one vocabulary, and
+// a Cast to int16 wraps at 16 bits while one to float64 keeps double
+// precision. No kernel declares them, so check_kernels refuses a graph value
+// of one, and no reference computes arithmetic in them (those that only move
+// elements serve every dtype): the ONNX importer evaluates them in float32,
+// int32 or int64 at import.
+enum class DType {
+  kFloat32,
+  kFloat16,
+  kBFloat16,
+  kInt8,
+  kUInt8,
+  kInt32,
+  kInt64,
+  kBool,
+  kFloat64,
+  kInt16,
+  kUInt16,
+  kUInt32,
+  kUInt64
+};
 
 // Every dtype, in the enum's order.
 const std::vector<DType>& all_dtypes();
-// "float32", "float16", "bfloat16", "int8", "uint8", "int32", "int64", "bool".
+// "float32", "float16", "bfloat16", "int8", "uint8", "int32", "int64", "bool",
+// "float64", "int16", "uint16", "uint32", "uint64".
 std::string dtype_name(DType dtype);
 // Throws Error for a name that is not a supported dtype.
 DType parse_dtype(const std::string& name);
 std::size_t dtype_size(DType dtype);
-// The C and C++ (and CUDA) type generated code stores it as: "float",
-// "uint16_t" (float16 and bfloat16 bits), "int8_t", "uint8_t", "int32_t",
-// "int64_t", "bool".
+// The C and C++ (and CUDA) type a value is stored as: "float", "uint16_t"
+// (float16 and bfloat16 bits), "int8_t", "uint8_t", "int32_t", "int64_t",
+// "bool", "double", "int16_t", "uint16_t", "uint32_t", "uint64_t".
 std::string dtype_c_type(DType dtype);
-bool is_float_dtype(DType dtype);  // float32, float16, bfloat16
-// int8, uint8, int32, int64: the dtypes a Quantization may describe.
+bool is_float_dtype(DType dtype);  // float32, float16, bfloat16, float64
+// float64, int16, uint16, uint32, uint64: read from files and folded at
+// import, never computed by a kernel or a reference.
+bool is_storage_only_dtype(DType dtype);
+// int8, uint8, int16, int32, int64: the dtypes a Quantization may describe.
 bool is_integer_dtype(DType dtype);
-// The smallest and largest value of an integer dtype (or of bool: 0 and 1).
+// The smallest and largest value of those integer dtypes (or of bool: 0 and 1).
 std::pair<int64_t, int64_t> integer_dtype_range(DType dtype);
 
 using Shape = std::vector<int64_t>;

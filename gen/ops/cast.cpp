@@ -25,7 +25,10 @@ DType target_dtype(const Attrs& a) {
   const std::string& t = a.get_string("dtype");
   if (t == "float16" || t == "float32" || t == "float64") return DType::kFloat32;
   if (t == "bfloat16") throw Error("Cast to bfloat16 is not supported: generated code computes in float32");
-  return parse_dtype(t);
+  const DType dtype = parse_dtype(t);
+  if (is_storage_only_dtype(dtype))
+    throw Error("Cast to " + t + " is not supported: generated code computes in float32");
+  return dtype;
 }
 
 bool to_half(const Attrs& a) { return a.get_string("dtype") == "float16"; }

@@ -5,6 +5,7 @@
 #include "error_matchers.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -58,6 +59,65 @@ TEST(MxnetParams, WrongMagicAndTruncationAreClearErrors) {
     std::vector<uint8_t> truncated(bytes.begin(), bytes.begin() + static_cast<long>(cut));
     const std::string message = error_of([&] { parse_mxnet_params(truncated, "t.params"); });
     EXPECT_NE(message.find("t.params: truncated"), std::string::npos) << cut << ": " << message;
+  }
+}
+
+// A .params file of one V2 record "arg:w" of dtype flag `flag` holding `data`.
+std::vector<uint8_t> params_of_flag(uint32_t flag, uint64_t count, const std::vector<uint8_t>& data) {
+  std::vector<uint8_t> out;
+  auto u32 = [&](uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  auto u64 = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  u64(0x112);
+  u64(0);
+  u64(1);
+  u32(0xF993FAC9);  // V2
+  u32(0);           // dense
+  u32(1);
+  u64(count);
+  u32(1);  // cpu
+  u32(0);
+  u32(flag);
+  out.insert(out.end(), data.begin(), data.end());
+  u64(1);
+  u64(5);
+  for (char c : std::string("arg:w")) out.push_back(static_cast<uint8_t>(c));
+  return out;
+}
+
+template <class T>
+std::vector<uint8_t> bytes_of(const std::vector<T>& values) {
+  std::vector<uint8_t> out(values.size() * sizeof(T));
+  std::memcpy(out.data(), values.data(), out.size());
+  return out;
+}
+
+// mshadow's dtype flags map onto DType in one place; each is then read by
+// its DType and converted to float32.
+TEST(MxnetParams, EachDtypeFlagReadsAsItsDtypeConvertedToFloat32) {
+  const std::vector<DType> flags = {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kUInt8,
+                                    DType::kInt32,   DType::kInt8,    DType::kInt64};
+  for (std::size_t f = 0; f < flags.size(); ++f) EXPECT_EQ(mshadow_dtype(static_cast<int32_t>(f)), flags[f]) << f;
+  const std::vector<std::vector<uint8_t>> data = {
+      bytes_of<float>({1.5f, -2.0f}), bytes_of<double>({1.5, -2.0}), bytes_of<uint16_t>({0x3e00, 0xc000}),
+      bytes_of<uint8_t>({1, 254}),    bytes_of<int32_t>({1, -2}),    bytes_of<int8_t>({1, -2}),
+      bytes_of<int64_t>({1, -2})};
+  const std::vector<std::vector<float>> expected = {{1.5f, -2.0f}, {1.5f, -2.0f}, {1.5f, -2.0f}, {1.0f, 254.0f},
+                                                    {1.0f, -2.0f}, {1.0f, -2.0f}, {1.0f, -2.0f}};
+  for (std::size_t f = 0; f < flags.size(); ++f) {
+    const auto arrays = parse_mxnet_params(params_of_flag(static_cast<uint32_t>(f), 2, data[f]), "t.params");
+    const Constant& w = arrays.at("arg:w");
+    EXPECT_EQ(w.type, (TensorType{{2}, DType::kFloat32})) << f;
+    EXPECT_EQ(std::vector<float>(w.f32_data(), w.f32_data() + 2), expected[f]) << f;
+  }
+  for (int32_t flag : {7, 8, 12, 99, -1}) {
+    EXPECT_EQ(mshadow_dtype(flag), std::nullopt) << flag;
+    const auto bytes = params_of_flag(static_cast<uint32_t>(flag), 2, std::vector<uint8_t>(16));
+    const std::string e = error_of([&] { parse_mxnet_params(bytes, "t.params"); });
+    EXPECT_NE(e.find("t.params: array 0: unsupported dtype flag " + std::to_string(flag)), std::string::npos) << e;
   }
 }
 

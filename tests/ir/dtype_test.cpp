@@ -22,10 +22,13 @@ using testing::make_node;
 
 TEST(DType, NamesSizesAndCTypesRoundTrip) {
   const std::vector<std::tuple<DType, const char*, std::size_t, const char*>> table = {
-      {DType::kFloat32, "float32", 4, "float"},  {DType::kFloat16, "float16", 2, "uint16_t"},
+      {DType::kFloat32, "float32", 4, "float"},      {DType::kFloat16, "float16", 2, "uint16_t"},
       {DType::kBFloat16, "bfloat16", 2, "uint16_t"}, {DType::kInt8, "int8", 1, "int8_t"},
-      {DType::kUInt8, "uint8", 1, "uint8_t"},    {DType::kInt32, "int32", 4, "int32_t"},
-      {DType::kInt64, "int64", 8, "int64_t"},    {DType::kBool, "bool", 1, "bool"}};
+      {DType::kUInt8, "uint8", 1, "uint8_t"},        {DType::kInt32, "int32", 4, "int32_t"},
+      {DType::kInt64, "int64", 8, "int64_t"},        {DType::kBool, "bool", 1, "bool"},
+      {DType::kFloat64, "float64", 8, "double"},     {DType::kInt16, "int16", 2, "int16_t"},
+      {DType::kUInt16, "uint16", 2, "uint16_t"},     {DType::kUInt32, "uint32", 4, "uint32_t"},
+      {DType::kUInt64, "uint64", 8, "uint64_t"}};
   ASSERT_EQ(all_dtypes().size(), table.size());
   for (const auto& [dtype, name, size, c_type] : table) {
     EXPECT_EQ(dtype_name(dtype), name);
@@ -36,12 +39,23 @@ TEST(DType, NamesSizesAndCTypesRoundTrip) {
   EXPECT_EQ((TensorType{{2, 3}, DType::kInt64}).bytes(), 48u);
   EXPECT_EQ((TensorType{{2, 3}, DType::kInt64}).str(), "int64(2, 3)");
   try {
-    parse_dtype("float64");
+    parse_dtype("complex64");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("unsupported dtype 'float64' (supported: float32, float16"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("unsupported dtype 'complex64' (supported: float32, float16"),
+              std::string::npos)
         << e.what();
   }
+}
+
+TEST(DType, StorageOnlyDtypesAreTheOnesNothingComputes) {
+  std::vector<std::string> storage_only, floats;
+  for (DType d : all_dtypes()) {
+    if (is_storage_only_dtype(d)) storage_only.push_back(dtype_name(d));
+    if (is_float_dtype(d)) floats.push_back(dtype_name(d));
+  }
+  EXPECT_EQ(storage_only, (std::vector<std::string>{"float64", "int16", "uint16", "uint32", "uint64"}));
+  EXPECT_EQ(floats, (std::vector<std::string>{"float32", "float16", "bfloat16", "float64"}));
 }
 
 Constant i32(const Shape& shape, const std::vector<int32_t>& values) {

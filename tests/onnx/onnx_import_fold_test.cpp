@@ -126,6 +126,87 @@ TEST(OnnxImportFold, IntegerArithmeticWrapsAndDivTruncates) {
   EXPECT_NE(e.find("integer division by zero"), std::string::npos) << e;
 }
 
+// A Cast to INT16 wraps at 16 bits although the references compute int32;
+// UINT32 keeps values past INT32's range.
+TEST(OnnxImportFold, CastToNarrowIntegersWrapsToTheirWidth) {
+  OnnxBuilder b(13);
+  b.input("x", {4});
+  b.initializer_i64("a", {4}, {40000, -40000, 32767, -1});
+  auto& narrow = b.node("Cast", {"a"}, {"a16"});
+  OnnxBuilder::attr(narrow, "to", int64_t{5});  // INT16
+  auto& wide = b.node("Cast", {"a16"}, {"back"});
+  OnnxBuilder::attr(wide, "to", int64_t{7});
+  end_with_difference(b, "back", {-25536, 25536, 32767, -1}, {4});
+  EXPECT_EQ(added_constant(b.import()), std::vector<float>(4, 0.0f));
+
+  OnnxBuilder u(13);
+  u.input("x", {2});
+  u.initializer_i64("a", {2}, {-1, int64_t{1} << 33});
+  auto& to_u32 = u.node("Cast", {"a"}, {"a32"});
+  OnnxBuilder::attr(to_u32, "to", int64_t{12});  // UINT32
+  auto& back = u.node("Cast", {"a32"}, {"back"});
+  OnnxBuilder::attr(back, "to", int64_t{7});
+  end_with_difference(u, "back", {4294967295, 0}, {2});
+  EXPECT_EQ(added_constant(u.import()), std::vector<float>(2, 0.0f));
+}
+
+// A Cast to DOUBLE keeps every int64 a double holds (float32 would round
+// 2^24 + 1), and one back to INT64 reads the double; a DOUBLE Range is not
+// rounded to float32.
+TEST(OnnxImportFold, CastToDoubleAndBackIsExact) {
+  OnnxBuilder b(13);
+  b.input("x", {2});
+  b.initializer_i64("a", {2}, {(int64_t{1} << 24) + 1, -kBig});
+  auto& to_double = b.node("Cast", {"a"}, {"d"});
+  OnnxBuilder::attr(to_double, "to", int64_t{11});  // DOUBLE
+  auto& back = b.node("Cast", {"d"}, {"back"});
+  OnnxBuilder::attr(back, "to", int64_t{7});
+  end_with_difference(b, "back", {(int64_t{1} << 24) + 1, -kBig}, {2});
+  EXPECT_EQ(added_constant(b.import()), std::vector<float>(2, 0.0f));
+
+  OnnxBuilder r(13);
+  r.input("x", {3});
+  r.initializer_i64("start", {}, {(int64_t{1} << 24) + 1});
+  r.initializer_i64("limit", {}, {(int64_t{1} << 24) + 4});
+  r.initializer_i64("delta", {}, {1});
+  for (const char* name : {"start", "limit", "delta"}) {
+    auto& cast = r.node("Cast", {name}, {std::string(name) + "_d"});
+    OnnxBuilder::attr(cast, "to", int64_t{11});
+  }
+  r.node("Range", {"start_d", "limit_d", "delta_d"}, {"range"});
+  auto& range_back = r.node("Cast", {"range"}, {"range_i"});
+  OnnxBuilder::attr(range_back, "to", int64_t{7});
+  end_with_difference(r, "range_i", {(int64_t{1} << 24) + 1, (int64_t{1} << 24) + 2, (int64_t{1} << 24) + 3}, {3});
+  EXPECT_EQ(added_constant(r.import()), std::vector<float>(3, 0.0f));
+}
+
+// An element type no DType holds is refused up front, by its ONNX name
+// (by number where the ONNX definitions predate it), naming the node.
+TEST(OnnxImportFold, CastToAnUnsupportedElementTypeIsRefusedByName) {
+  for (const auto& [to, name] : std::vector<std::pair<int64_t, std::string>>{
+           {8, "STRING"}, {14, "COMPLEX64"}, {15, "COMPLEX128"}, {0, "UNDEFINED"}, {99, "dtype 99"}}) {
+    OnnxBuilder b(13);
+    b.input("x", {2});
+    auto& cast = b.node("Cast", {"x"}, {"y"}, "to_it");
+    OnnxBuilder::attr(cast, "to", to);
+    b.output("y");
+    const std::string e = import_error(b);
+    EXPECT_NE(e.find("node 'to_it' (Cast): attribute 'to' = " + std::to_string(to) + ": " + name +
+                     " is not a supported element type"),
+              std::string::npos)
+        << e;
+  }
+  OnnxBuilder b(13);
+  b.input("x", {2});
+  auto& cast = b.node("Cast", {"x"}, {"y"}, "to_bf16");
+  OnnxBuilder::attr(cast, "to", int64_t{16});
+  b.output("y");
+  const std::string e = import_error(b);
+  EXPECT_NE(e.find("node 'to_bf16' (Cast): attribute 'to' = 16: casting to BFLOAT16 is not supported"),
+            std::string::npos)
+      << e;
+}
+
 // Comparisons make BOOL, Where and Not read it, at import.
 TEST(OnnxImportFold, ComparisonsWhereAndNotOnInt64) {
   OnnxBuilder b(13);

@@ -439,7 +439,7 @@ TEST(OnnxImport, TensorFilesReadAsFloats) {
   EXPECT_EQ(std::vector<float>(c.f32_data(), c.f32_data() + 3), (std::vector<float>{1, -2, 3}));
   const OnnxTensorFile v = read_onnx_tensor_values((dir.path / "t.pb").string());
   EXPECT_EQ(v.name, "ids");
-  EXPECT_EQ(v.dtype, onnx_dtype::kInt64);
+  EXPECT_EQ(v.dtype, DType::kInt64);
   write(dir.path / "bad.pb", "\xff\xff\xff");
   EXPECT_THROW(read_onnx_tensor_file((dir.path / "bad.pb").string()), Error);
 }

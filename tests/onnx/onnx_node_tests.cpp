@@ -228,7 +228,7 @@ NodeTest load_test(const std::string& root, const std::string& name) {
     } catch (const Error& e) {
       return refuse(std::string("input ") + std::to_string(i) + ": " + e.what());
     }
-    if (values.dtype == onnx_dtype::kFloat) {
+    if (values.dtype == DType::kFloat32) {
       NpyArray a{values.shape, std::vector<float>(values.values.begin(), values.values.end())};
       options.input_shapes[inputs[i]->name()] = values.shape;
       t.inputs[inputs[i]->name()] = std::move(a);
@@ -239,7 +239,8 @@ NodeTest load_test(const std::string& root, const std::string& name) {
     tensor.set_name(inputs[i]->name());
     // ONNX 1.12's data stores BFLOAT16 inputs as UINT16 (the same bits).
     const int32_t declared = inputs[i]->type().tensor_type().elem_type();
-    if (declared == onnx_dtype::kBfloat16 && tensor.data_type() == onnx_dtype::kUint16) tensor.set_data_type(declared);
+    if (declared == onnx::TensorProto::BFLOAT16 && tensor.data_type() == onnx::TensorProto::UINT16)
+      tensor.set_data_type(declared);
     if (declared != 0 && tensor.data_type() != declared)
       return refuse("input " + std::to_string(i) + "'s data is " + onnx_dtype_name(tensor.data_type()) +
                     ", the model declares " + onnx_dtype_name(declared));
@@ -247,7 +248,7 @@ NodeTest load_test(const std::string& root, const std::string& name) {
   }
   for (auto& c : constants) *g.add_initializer() = std::move(c);
 
-  std::vector<int32_t> output_dtypes;
+  std::vector<DType> output_dtypes;
   for (int i = 0; i < g.output_size(); ++i) {
     const std::string path = data + "/output_" + std::to_string(i) + ".pb";
     OnnxTensorFile values;
@@ -310,7 +311,7 @@ NodeTest load_test(const std::string& root, const std::string& name) {
     return t;
   };
   for (std::size_t i = 0; i < output_dtypes.size(); ++i)
-    if (output_dtypes[i] != onnx_dtype::kFloat)
+    if (output_dtypes[i] != DType::kFloat32)
       return fail("output " + std::to_string(i) + " is " + onnx_dtype_name(output_dtypes[i]) +
                   ", yet the import took it for float32");
   if (t.graph.outputs.size() != t.expected.size())
@@ -659,9 +660,9 @@ TEST(OnnxNodeTests, TheRunnerCatchesAWrongAnswerAndCountsARefusal) {
     write(dir + "/test_data_set_0/input_0.pb", in);
     write(dir + "/test_data_set_0/output_0.pb", out);
   };
-  make("test_relu_right", 0.0f, onnx_dtype::kFloat);
-  make("test_relu_wrong", 1e-2f, onnx_dtype::kFloat);
-  make("test_relu_int64", 0.0f, onnx_dtype::kInt64);
+  make("test_relu_right", 0.0f, onnx::TensorProto::FLOAT);
+  make("test_relu_wrong", 1e-2f, onnx::TensorProto::FLOAT);
+  make("test_relu_int64", 0.0f, onnx::TensorProto::INT64);
   std::vector<NodeTest> tests = load_tests(root.path(), {});
   ASSERT_EQ(tests.size(), 3u);
   // The reference interpreter already sees the wrong answer; the generated

@@ -8,6 +8,7 @@
 #include "graph_builders.h"
 #include "ir/error.h"
 #include "ops/op.h"
+#include "ops/op_kernel.h"
 #include "passes/passes.h"
 #include "pipeline.h"
 #include "targets/target.h"
@@ -70,6 +71,36 @@ TEST(CheckKernels, NamesEveryValueOfADtypeTheKernelLacks) {
   EXPECT_EQ(check_error(g, "generic"),
             "target generic (C++ backend) cannot compute these nodes:\n"
             "  node 'y' (Activation): input 'x' is int8; output 'y' is int8 (its kernel computes float32)");
+}
+
+// float64, int16, uint16, uint32 and uint64 are element types the importers
+// read and fold; no kernel of any backend declares them, so a graph value of
+// one never reaches generated code, even through an op whose reference moves
+// every dtype (Reshape).
+TEST(CheckKernels, NoKernelComputesTheStorageOnlyDtypes) {
+  for (Backend backend : all_backends()) {
+    for (const OpDef* op : all_ops()) {
+      const OpKernel* kernel = find_kernel(backend, op->name);
+      if (!kernel) continue;
+      for (DType d : kernel->dtypes) {
+        EXPECT_FALSE(is_storage_only_dtype(d)) << op->name << " on " << backend_name(backend) << ": " << dtype_name(d);
+      }
+    }
+  }
+  for (DType d : all_dtypes()) {
+    if (!is_storage_only_dtype(d)) continue;
+    for (const Target& target : all_targets()) {
+      SCOPED_TRACE(dtype_name(d) + " on " + target.name);
+      Graph g;
+      g.add_input("x", {{2, 3}, d});
+      g.nodes.push_back(make_node("r", "Reshape", {"x"}, attrs_of({{"shape", std::vector<int64_t>{6}}})));
+      g.outputs = {"r"};
+      const std::string error = check_error(g, target.name);
+      EXPECT_NE(error.find("node 'r' (Reshape): input 'x' is " + dtype_name(d) + "; output 'r' is " + dtype_name(d)),
+                std::string::npos)
+          << error;
+    }
+  }
 }
 
 // compile_graph runs it on the optimized and the unoptimized pipeline.

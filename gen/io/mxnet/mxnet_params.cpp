@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "io/file_util.h"
 #include "io/float16.h"
@@ -13,6 +14,20 @@
 #include "ir/names.h"
 
 namespace hybgen {
+
+std::optional<DType> mshadow_dtype(int32_t flag) {
+  switch (flag) {
+    case 0: return DType::kFloat32;
+    case 1: return DType::kFloat64;
+    case 2: return DType::kFloat16;
+    case 3: return DType::kUInt8;
+    case 4: return DType::kInt32;
+    case 5: return DType::kInt8;
+    case 6: return DType::kInt64;
+    default: return std::nullopt;
+  }
+}
+
 namespace {
 
 constexpr uint64_t kListMagic = 0x112;
@@ -56,34 +71,22 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-// Element size and float conversion of MXNet's dtype flags (mshadow TypeFlag).
-std::size_t element_size(int32_t flag) {
-  switch (flag) {
-    case 0: return 4;  // float32
-    case 1: return 8;  // float64
-    case 2: return 2;  // float16
-    case 3: return 1;  // uint8
-    case 4: return 4;  // int32
-    case 5: return 1;  // int8
-    case 6: return 8;  // int64
-    default: return 0;
-  }
-}
-
-float element_to_float(int32_t flag, const uint8_t* p) {
+// One little-endian element of `dtype` as float32 (weights are float32).
+float element_to_float(DType dtype, const uint8_t* p) {
   auto load = [p](auto zero) {
     decltype(zero) v;
     std::memcpy(&v, p, sizeof v);
     return v;
   };
-  switch (flag) {
-    case 0: return load(float{});
-    case 1: return static_cast<float>(load(double{}));
-    case 2: return half_to_float(load(uint16_t{}));
-    case 3: return static_cast<float>(load(uint8_t{}));
-    case 4: return static_cast<float>(load(int32_t{}));
-    case 5: return static_cast<float>(load(int8_t{}));
-    default: return static_cast<float>(load(int64_t{}));
+  switch (dtype) {
+    case DType::kFloat32: return load(float{});
+    case DType::kFloat64: return static_cast<float>(load(double{}));
+    case DType::kFloat16: return half_to_float(load(uint16_t{}));
+    case DType::kUInt8: return static_cast<float>(load(uint8_t{}));
+    case DType::kInt32: return static_cast<float>(load(int32_t{}));
+    case DType::kInt8: return static_cast<float>(load(int8_t{}));
+    case DType::kInt64: return static_cast<float>(load(int64_t{}));
+    default: throw Error("no float32 conversion of " + dtype_name(dtype));  // mshadow_dtype gives none other
   }
 }
 
@@ -122,9 +125,10 @@ Constant read_record(Reader& r, std::size_t index) {
     if (d < 0) r.fail(which + ": implausible dim " + std::to_string(static_cast<uint64_t>(d)));
   r.read<uint32_t>("context device type");
   r.read<uint32_t>("context device id");
-  const int32_t dtype = static_cast<int32_t>(r.read<uint32_t>("dtype"));
-  const std::size_t size = element_size(dtype);
-  if (size == 0) r.fail(which + ": unsupported dtype flag " + std::to_string(dtype));
+  const int32_t flag = static_cast<int32_t>(r.read<uint32_t>("dtype"));
+  const std::optional<DType> dtype = mshadow_dtype(flag);
+  if (!dtype) r.fail(which + ": unsupported dtype flag " + std::to_string(flag));
+  const std::size_t size = dtype_size(*dtype);
   uint64_t bytes = 0;
   try {
     bytes = checked_tensor_bytes(shape, size, which);
@@ -137,7 +141,7 @@ Constant read_record(Reader& r, std::size_t index) {
            " data bytes, " + std::to_string(r.left()) + " left");
   const uint8_t* data = r.take(static_cast<std::size_t>(n) * size, "data");
   std::vector<float> values(static_cast<std::size_t>(n));
-  for (uint64_t i = 0; i < n; ++i) values[i] = element_to_float(dtype, data + i * size);
+  for (uint64_t i = 0; i < n; ++i) values[i] = element_to_float(*dtype, data + i * size);
   return Constant::f32(shape, values);
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ namespace hybgen {
 // an unsupported dtype, or a name count that disagrees with the array count.
 std::map<std::string, Constant> read_mxnet_params(const std::string& path);
 std::map<std::string, Constant> parse_mxnet_params(const std::vector<uint8_t>& bytes, const std::string& source);
+
+// The DType of an MXNet dtype flag (mshadow TypeFlag: 0 float32, 1 float64,
+// 2 float16, 3 uint8, 4 int32, 5 int8, 6 int64): the one place the reader
+// maps MXNet's numbers; the values are then converted by DType. Nothing for
+// the later flags (7 bool, 8 int16, 9 uint16, 10 uint32, 11 uint64, 12
+// bfloat16), which the reader refuses, as MXNet 1.x writes none of them.
+std::optional<DType> mshadow_dtype(int32_t flag);
 
 // Record layout for the writer; legacy records carry no magic.
 enum class MxnetRecordLayout { kV1, kV2, kV3, kLegacy };

@@ -29,8 +29,9 @@ int64_t checked_count(OnnxContext& c, const Shape& shape) {
   return n;
 }
 
-double round_float(double v, int32_t dtype) {
-  return dtype == onnx_dtype::kDouble ? v : static_cast<double>(static_cast<float>(v));
+// A Range's float value: float64 keeps double precision, the others float32's.
+double round_float(double v, DType dtype) {
+  return dtype == DType::kFloat64 ? v : static_cast<double>(static_cast<float>(v));
 }
 
 const OnnxConverterRegistrar constant_reg(OnnxConverter("Constant")

@@ -37,6 +37,24 @@ namespace fs = std::filesystem;
 // The default-domain opsets whose semantics the converters follow.
 constexpr int64_t kMinOpset = 7;
 constexpr int64_t kMaxOpset = 21;
+
+// ONNX element types (TensorProto::DataType) and the DTypes that hold them:
+// the one place the reader maps ONNX's numbers, both ways. The types missing
+// here (STRING, COMPLEX64/128, the FLOAT8 and 4-bit ones) are refused naming
+// them.
+struct ElementType {
+  onnx::TensorProto_DataType onnx;
+  DType dtype;
+};
+constexpr ElementType kElementTypes[] = {
+    {onnx::TensorProto_DataType_FLOAT, DType::kFloat32},     {onnx::TensorProto_DataType_UINT8, DType::kUInt8},
+    {onnx::TensorProto_DataType_INT8, DType::kInt8},         {onnx::TensorProto_DataType_UINT16, DType::kUInt16},
+    {onnx::TensorProto_DataType_INT16, DType::kInt16},       {onnx::TensorProto_DataType_INT32, DType::kInt32},
+    {onnx::TensorProto_DataType_INT64, DType::kInt64},       {onnx::TensorProto_DataType_BOOL, DType::kBool},
+    {onnx::TensorProto_DataType_FLOAT16, DType::kFloat16},   {onnx::TensorProto_DataType_DOUBLE, DType::kFloat64},
+    {onnx::TensorProto_DataType_UINT32, DType::kUInt32},     {onnx::TensorProto_DataType_UINT64, DType::kUInt64},
+    {onnx::TensorProto_DataType_BFLOAT16, DType::kBFloat16},
+};
 // Elements of one tensor evaluated at import (shape arithmetic; doubles).
 constexpr int64_t kMaxFoldElements = int64_t{1} << 22;
 
@@ -56,16 +74,6 @@ struct TensorBytes {
   std::string raw;
   bool has_raw = false;
 };
-
-std::size_t dtype_bytes(int32_t dtype) {
-  switch (dtype) {
-    case onnx_dtype::kFloat: case onnx_dtype::kInt32: case onnx_dtype::kUint32: return 4;
-    case onnx_dtype::kDouble: case onnx_dtype::kInt64: case onnx_dtype::kUint64: return 8;
-    case onnx_dtype::kFloat16: case onnx_dtype::kBfloat16: case onnx_dtype::kInt16: case onnx_dtype::kUint16: return 2;
-    case onnx_dtype::kInt8: case onnx_dtype::kUint8: case onnx_dtype::kBool: return 1;
-    default: return 0;
-  }
-}
 
 // Reads the external data of `t` from `dir` (never outside it).
 std::string read_external(const onnx::TensorProto& t, const std::string& dir, const std::string& where) {
@@ -127,9 +135,10 @@ Shape tensor_shape(const onnx::TensorProto& t, const std::string& where) {
 
 // Decodes a TensorProto into an OnnxConst (any numeric dtype).
 OnnxConst decode_tensor(const onnx::TensorProto& t, const std::string& dir, const std::string& where) {
-  const int32_t dtype = t.data_type();
-  const std::size_t esize = dtype_bytes(dtype);
-  if (esize == 0) throw Error(where + ": tensor of dtype " + onnx_dtype_name(dtype) + " is not supported");
+  const std::optional<DType> element = onnx_element_dtype(t.data_type());
+  if (!element) throw Error(where + ": tensor of dtype " + onnx_dtype_name(t.data_type()) + " is not supported");
+  const DType dtype = *element;
+  const std::size_t esize = dtype_size(dtype);
   if (t.has_segment()) throw Error(where + ": segmented tensors are not supported");
   const Shape shape = tensor_shape(t, where);
   const int64_t n = num_elements(shape);
@@ -145,7 +154,7 @@ OnnxConst decode_tensor(const onnx::TensorProto& t, const std::string& dir, cons
   OnnxConst c;
   c.dtype = dtype;
   c.shape = shape;
-  const bool is_float = onnx_dtype::is_float(dtype);
+  const bool is_float = is_float_dtype(dtype);
   if (is_float) c.floats.resize(static_cast<std::size_t>(n));
   else c.ints.resize(static_cast<std::size_t>(n));
   auto count_error = [&](std::size_t have) {
@@ -162,38 +171,38 @@ OnnxConst decode_tensor(const onnx::TensorProto& t, const std::string& dir, cons
       for (std::size_t b = 0; b < esize; ++b) bits |= uint64_t{p[b]} << (8 * b);
       const std::size_t k = static_cast<std::size_t>(i);
       switch (dtype) {
-        case onnx_dtype::kFloat: { float f; uint32_t u = static_cast<uint32_t>(bits); std::memcpy(&f, &u, 4); c.floats[k] = f; break; }
-        case onnx_dtype::kDouble: { double d; std::memcpy(&d, &bits, 8); c.floats[k] = d; break; }
-        case onnx_dtype::kFloat16: c.floats[k] = half_to_float(static_cast<uint16_t>(bits)); break;
-        case onnx_dtype::kBfloat16: { float f; uint32_t u = static_cast<uint32_t>(bits) << 16; std::memcpy(&f, &u, 4); c.floats[k] = f; break; }
-        case onnx_dtype::kInt8: c.ints[k] = static_cast<int8_t>(bits); break;
-        case onnx_dtype::kInt16: c.ints[k] = static_cast<int16_t>(bits); break;
-        case onnx_dtype::kInt32: c.ints[k] = static_cast<int32_t>(bits); break;
-        case onnx_dtype::kInt64: c.ints[k] = static_cast<int64_t>(bits); break;
-        case onnx_dtype::kUint64:
+        case DType::kFloat32: { float f; uint32_t u = static_cast<uint32_t>(bits); std::memcpy(&f, &u, 4); c.floats[k] = f; break; }
+        case DType::kFloat64: { double d; std::memcpy(&d, &bits, 8); c.floats[k] = d; break; }
+        case DType::kFloat16: c.floats[k] = half_to_float(static_cast<uint16_t>(bits)); break;
+        case DType::kBFloat16: { float f; uint32_t u = static_cast<uint32_t>(bits) << 16; std::memcpy(&f, &u, 4); c.floats[k] = f; break; }
+        case DType::kInt8: c.ints[k] = static_cast<int8_t>(bits); break;
+        case DType::kInt16: c.ints[k] = static_cast<int16_t>(bits); break;
+        case DType::kInt32: c.ints[k] = static_cast<int32_t>(bits); break;
+        case DType::kInt64: c.ints[k] = static_cast<int64_t>(bits); break;
+        case DType::kUInt64:
           if (bits > static_cast<uint64_t>(INT64_MAX)) throw Error(where + ": UINT64 value beyond INT64's range");
           c.ints[k] = static_cast<int64_t>(bits);
           break;
-        case onnx_dtype::kBool: c.ints[k] = bits != 0; break;
+        case DType::kBool: c.ints[k] = bits != 0; break;
         default: c.ints[k] = static_cast<int64_t>(bits); break;  // the unsigned ones
       }
     }
     return c;
   }
   switch (dtype) {
-    case onnx_dtype::kFloat:
+    case DType::kFloat32:
       if (t.float_data_size() != n) throw count_error(static_cast<std::size_t>(t.float_data_size()));
       for (int64_t i = 0; i < n; ++i) c.floats[static_cast<std::size_t>(i)] = t.float_data(static_cast<int>(i));
       break;
-    case onnx_dtype::kDouble:
+    case DType::kFloat64:
       if (t.double_data_size() != n) throw count_error(static_cast<std::size_t>(t.double_data_size()));
       for (int64_t i = 0; i < n; ++i) c.floats[static_cast<std::size_t>(i)] = t.double_data(static_cast<int>(i));
       break;
-    case onnx_dtype::kInt64:
+    case DType::kInt64:
       if (t.int64_data_size() != n) throw count_error(static_cast<std::size_t>(t.int64_data_size()));
       for (int64_t i = 0; i < n; ++i) c.ints[static_cast<std::size_t>(i)] = t.int64_data(static_cast<int>(i));
       break;
-    case onnx_dtype::kUint32: case onnx_dtype::kUint64:
+    case DType::kUInt32: case DType::kUInt64:
       if (t.uint64_data_size() != n) throw count_error(static_cast<std::size_t>(t.uint64_data_size()));
       for (int64_t i = 0; i < n; ++i) {
         const uint64_t v = t.uint64_data(static_cast<int>(i));
@@ -206,13 +215,13 @@ OnnxConst decode_tensor(const onnx::TensorProto& t, const std::string& dir, cons
       for (int64_t i = 0; i < n; ++i) {
         const int32_t v = t.int32_data(static_cast<int>(i));
         const std::size_t k = static_cast<std::size_t>(i);
-        if (dtype == onnx_dtype::kFloat16) c.floats[k] = half_to_float(static_cast<uint16_t>(v));
-        else if (dtype == onnx_dtype::kBfloat16) {
+        if (dtype == DType::kFloat16) c.floats[k] = half_to_float(static_cast<uint16_t>(v));
+        else if (dtype == DType::kBFloat16) {
           float f;
           uint32_t u = static_cast<uint32_t>(static_cast<uint16_t>(v)) << 16;
           std::memcpy(&f, &u, 4);
           c.floats[k] = f;
-        } else if (dtype == onnx_dtype::kBool) c.ints[k] = v != 0;
+        } else if (dtype == DType::kBool) c.ints[k] = v != 0;
         else c.ints[k] = v;
       }
       break;
@@ -355,6 +364,13 @@ class NodeCheck : public OnnxCheck {
   std::vector<double> attr_floats(const std::string& n, const std::vector<double>& f) const override {
     return attrs_.get_floats(n, f);
   }
+  std::optional<DType> attr_dtype(const std::string& name, DType fallback) override {
+    if (!has_attr(name)) return fallback;
+    const int64_t element_type = attrs_.get_int(name, 0);
+    const std::optional<DType> dtype = onnx_element_dtype(element_type);
+    if (!dtype) refuse(name, onnx_dtype_name(element_type) + " is not a supported element type");
+    return dtype;
+  }
   int num_inputs() const override { return node_.input_size(); }
   bool has_input(int i) const override { return i >= 0 && i < node_.input_size() && !node_.input(i).empty(); }
   void refuse(const std::string& attr, const std::string& why) override {
@@ -379,7 +395,7 @@ class NodeCheck : public OnnxCheck {
 // What an ONNX value name stands for so far.
 struct Value {
   std::string ir;                        // IR value: runtime value, or materialized constant
-  int32_t dtype = onnx_dtype::kFloat;
+  DType dtype = DType::kFloat32;
   const onnx::TensorProto* proto = nullptr;  // an initializer not decoded yet
   std::shared_ptr<OnnxConst> constant;   // an import-time constant (decoded)
   bool is_constant() const { return proto || constant; }
@@ -415,6 +431,14 @@ class NodeContext : public OnnxContext {
     return read(n), attrs_.get_floats(n, f);
   }
   OnnxConst attr_tensor(const std::string& name) override;
+  DType attr_dtype(const std::string& name) override {
+    const int64_t element_type = attr_int(name);
+    const std::optional<DType> dtype = onnx_element_dtype(element_type);
+    if (!dtype)
+      fail("attribute " + quoted_name(name) + " = " + std::to_string(element_type) + ": " +
+           onnx_dtype_name(element_type) + " is not a supported element type");
+    return *dtype;
+  }
   int64_t attr_int(const std::string& name) override {
     if (!has_attr(name)) fail("attribute " + quoted_name(name) + " is required");
     return attr_int(name, 0);
@@ -429,12 +453,12 @@ class NodeContext : public OnnxContext {
   bool is_constant(int i) const override;
   const OnnxConst& constant(int i) const override;
   Shape shape(int i) const override;
-  int32_t dtype(int i) const override;
+  DType dtype(int i) const override;
   std::string input(int i) override;
 
   int num_outputs() const override { return node_.output_size(); }
   bool has_output(int i) const override { return i >= 0 && i < node_.output_size() && !node_.output(i).empty(); }
-  void set_output(int i, const std::string& value, int32_t dtype) override;
+  void set_output(int i, const std::string& value, std::optional<DType> dtype) override;
   void set_constant(int i, OnnxConst value) override;
 
   std::vector<std::string> add_nodes(const std::string& op, const Attrs& attrs, const std::vector<std::string>& inputs,
@@ -446,8 +470,10 @@ class NodeContext : public OnnxContext {
   const AttrReader& attrs() const { return attrs_; }
   bool bound(int i) const { return bound_.count(i) != 0; }
   const onnx::NodeProto& node() const { return node_; }
-  // At import: output i's scratch value and declared ONNX dtype, by set_output.
-  const std::map<int, std::pair<std::string, int32_t>>& scratch_outputs() const { return scratch_outputs_; }
+  // At import: output i's scratch value and declared dtype, by set_output.
+  const std::map<int, std::pair<std::string, std::optional<DType>>>& scratch_outputs() const {
+    return scratch_outputs_;
+  }
 
  private:
   void read(const std::string& name) { read_.insert(name); }
@@ -468,7 +494,7 @@ class NodeContext : public OnnxContext {
   bool name_taken_ = false;
   Graph& graph_;        // where the IR goes: the model's, or the scratch graph
   bool scratch_;        // at import
-  std::map<int, std::pair<std::string, int32_t>> scratch_outputs_;
+  std::map<int, std::pair<std::string, std::optional<DType>>> scratch_outputs_;
   int scratch_values_ = 0;
   // Names a value of the scratch graph, or of the model's (unique there).
   std::string new_value(const std::string& base);
@@ -499,7 +525,7 @@ class Importer {
     if (!v.ir.empty()) return v.ir;
     const std::string where = source_ + ": initializer " + quoted_name(name);
     Constant c;
-    if (v.proto && v.proto->data_type() == onnx_dtype::kFloat) {
+    if (v.proto && v.dtype == DType::kFloat32) {
       c = decode_f32_constant(*v.proto, dir_, where);
     } else {
       const OnnxConst& k = decoded(v, name);
@@ -599,11 +625,10 @@ Shape NodeContext::shape(int i) const {
   return im_.graph.type(v.ir).shape;
 }
 
-int32_t NodeContext::dtype(int i) const {
+DType NodeContext::dtype(int i) const {
   const Value& v = value_of(i);
   if (v.constant) return v.constant->dtype;
-  if (v.proto) return v.proto->data_type();
-  return v.dtype;
+  return v.dtype;  // an initializer's, from its element type
 }
 
 std::string NodeContext::input(int i) {
@@ -630,7 +655,7 @@ std::string NodeContext::input(int i) {
   }
 }
 
-void NodeContext::set_output(int i, const std::string& value, int32_t dtype) {
+void NodeContext::set_output(int i, const std::string& value, std::optional<DType> dtype) {
   if (i < 0 || i >= node_.output_size()) fail("has no output " + std::to_string(i));
   if (!graph_.types.count(value)) fail("output " + std::to_string(i) + " bound to unknown IR value " + quoted_name(value));
   if (node_.output(i).empty()) return;
@@ -639,10 +664,9 @@ void NodeContext::set_output(int i, const std::string& value, int32_t dtype) {
     bound_.insert(i);
     return;
   }
-  if (dtype == onnx_dtype::kUndefined) dtype = onnx_dtype::from_dtype(graph_.type(value).dtype);
   Value v;
   v.ir = value;
-  v.dtype = dtype;
+  v.dtype = dtype ? *dtype : graph_.type(value).dtype;
   im_.values[node_.output(i)] = v;
   im_.ir_to_onnx.emplace(value, node_.output(i));
   bound_.insert(i);
@@ -826,13 +850,14 @@ void Importer::add_inputs() {
   for (const auto& t : g.initializer()) {
     if (t.name().empty()) throw Error(source_ + ": an initializer has no name");
     if (values.count(t.name())) throw Error(source_ + ": initializer " + quoted_name(t.name()) + " is defined twice");
-    if (dtype_bytes(t.data_type()) == 0)
+    const std::optional<DType> dtype = onnx_element_dtype(t.data_type());
+    if (!dtype)
       throw Error(source_ + ": initializer " + quoted_name(t.name()) + " has dtype " + onnx_dtype_name(t.data_type()) +
                   ", which is not supported");
     tensor_shape(t, source_ + ": initializer " + quoted_name(t.name()));
     Value v;
     v.proto = &t;
-    v.dtype = t.data_type();
+    v.dtype = *dtype;
     values.emplace(t.name(), v);
   }
   for (const auto& t : g.sparse_initializer())
@@ -850,7 +875,7 @@ void Importer::add_inputs() {
     const auto& tt = in.type().tensor_type();
     if (auto k = options_.constant_inputs.find(name); k != options_.constant_inputs.end()) {
       const OnnxConst& c = k->second;
-      if (tt.elem_type() != c.dtype)
+      if (onnx_element_dtype(tt.elem_type()) != c.dtype)
         throw Error(where + " has dtype " + onnx_dtype_name(tt.elem_type()) + "; the constant given for it is " +
                     onnx_dtype_name(c.dtype));
       if (tt.has_shape()) {
@@ -867,7 +892,7 @@ void Importer::add_inputs() {
       values.emplace(name, v);
       continue;
     }
-    if (tt.elem_type() != onnx_dtype::kFloat)
+    if (onnx_element_dtype(tt.elem_type()) != DType::kFloat32)
       throw Error(where + " has dtype " + onnx_dtype_name(tt.elem_type()) +
                   "; hybgen's generated code takes float32 inputs only");
     auto given = options_.input_shapes.find(name);
@@ -1020,7 +1045,7 @@ bool Importer::evaluate_at_import(const OnnxConverter& conv, NodeContext& c, Gra
   std::vector<std::pair<int, OnnxConst>> results;
   for (const auto& [i, bound] : c.scratch_outputs()) {
     OnnxConst k = OnnxConst::of_constant(scratch.constants.at(bound.first));
-    if (bound.second != onnx_dtype::kUndefined && bound.second != k.dtype) k = k.cast(bound.second);
+    if (bound.second && *bound.second != k.dtype) k = k.cast(*bound.second);
     results.emplace_back(i, std::move(k));
   }
   for (int i = 0; i < node.output_size(); ++i)
@@ -1035,8 +1060,8 @@ void Importer::bind_outputs() {
   for (const auto& out : g.output()) {
     auto it = values.find(out.name());
     if (it == values.end()) throw Error(source_ + ": graph output " + quoted_name(out.name()) + " is not computed by any node");
-    if (out.type().has_tensor_type() && out.type().tensor_type().elem_type() != onnx_dtype::kUndefined &&
-        out.type().tensor_type().elem_type() != onnx_dtype::kFloat)
+    if (out.type().has_tensor_type() && out.type().tensor_type().elem_type() != onnx::TensorProto_DataType_UNDEFINED &&
+        onnx_element_dtype(out.type().tensor_type().elem_type()) != DType::kFloat32)
       throw Error(source_ + ": graph output " + quoted_name(out.name()) + " has dtype " +
                   onnx_dtype_name(out.type().tensor_type().elem_type()) +
                   "; hybgen's generated code returns float32 outputs only");
@@ -1050,10 +1075,10 @@ void Importer::bind_outputs() {
     if (graph.types.count(ir) && graph.types.at(ir).num_elements() == 0)
       throw Error(source_ + ": graph output " + quoted_name(out.name()) + " is empty (shape " +
                   shape_str(graph.types.at(ir).shape) + "); hybgen generates no code for empty tensors");
-    if (v.dtype != onnx_dtype::kFloat && !v.is_constant())
+    if (v.dtype != DType::kFloat32 && !v.is_constant())
       throw Error(source_ + ": graph output " + quoted_name(out.name()) + " has dtype " + onnx_dtype_name(v.dtype) +
                   "; hybgen's generated code returns float32 outputs only");
-    if (v.is_constant() && v.dtype != onnx_dtype::kFloat && !onnx_dtype::is_float(v.dtype))
+    if (v.is_constant() && !is_float_dtype(v.dtype))
       throw Error(source_ + ": graph output " + quoted_name(out.name()) + " is a constant of dtype " + onnx_dtype_name(v.dtype) +
                   "; hybgen's generated code returns float32 outputs only");
     if (graph.is_output(ir) || graph.is_input(ir)) {
@@ -1128,11 +1153,26 @@ Graph Importer::run() {
 
 }  // namespace
 
-std::string onnx_dtype_name(int32_t dtype) {
-  if (onnx::TensorProto_DataType_IsValid(dtype))
-    return onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(dtype));
-  return "dtype " + std::to_string(dtype);
+std::optional<DType> onnx_element_dtype(int64_t element_type) {
+  for (const ElementType& e : kElementTypes)
+    if (e.onnx == element_type) return e.dtype;
+  return std::nullopt;
 }
+
+int32_t onnx_element_type(DType dtype) {
+  for (const ElementType& e : kElementTypes)
+    if (e.dtype == dtype) return e.onnx;
+  throw Error("dtype " + dtype_name(dtype) + " has no ONNX element type");
+}
+
+std::string onnx_dtype_name(int64_t element_type) {
+  if (element_type >= INT32_MIN && element_type <= INT32_MAX &&
+      onnx::TensorProto_DataType_IsValid(static_cast<int>(element_type)))
+    return onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(element_type));
+  return "dtype " + std::to_string(element_type);
+}
+
+std::string onnx_dtype_name(DType dtype) { return onnx_dtype_name(onnx_element_type(dtype)); }
 
 bool looks_like_onnx_bytes(const std::string& bytes) {
   // A ModelProto starts with field 1 (ir_version, varint): tag 0x08. The
@@ -1210,7 +1250,7 @@ Constant read_onnx_tensor_file(const std::string& path) {
   std::vector<float> v(t.values.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
     v[i] = static_cast<float>(t.values[i]);
-    if (t.dtype != onnx_dtype::kFloat && !onnx_dtype::is_float(t.dtype) && static_cast<double>(v[i]) != t.values[i])
+    if (!is_float_dtype(t.dtype) && static_cast<double>(v[i]) != t.values[i])
       throw Error(path + ": " + onnx_dtype_name(t.dtype) + " value " + std::to_string(t.values[i]) +
                   " is not exactly a float32");
   }

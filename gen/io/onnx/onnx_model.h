@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,17 +67,28 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source, con
 // exactly representable (integers up to 2^24, bool), else Error.
 Constant read_onnx_tensor_file(const std::string& path);
 
-// The same tensor keeping its ONNX dtype (TensorProto::DataType number),
-// values as doubles (for every dtype; int64 beyond 2^53 rounds).
+// The same tensor keeping its element type (DOUBLE as float64, INT16 as
+// int16 ...), values as doubles (for every dtype; int64 beyond 2^53 rounds).
 struct OnnxTensorFile {
   std::string name;
-  int32_t dtype = 0;
+  DType dtype = DType::kFloat32;
   Shape shape;
   std::vector<double> values;
 };
 OnnxTensorFile read_onnx_tensor_values(const std::string& path);
 
+// The DType of an ONNX element type (TensorProto::DataType number): where
+// the file's numbers (tensors' data_type, value infos' elem_type, Cast's
+// `to`) become DTypes, so nothing past the reader sees them. Nothing for
+// the element types no DType holds (STRING, COMPLEX64, FLOAT8E4M3FN ...),
+// which the reader refuses naming them.
+std::optional<DType> onnx_element_dtype(int64_t element_type);
+// The inverse: the ONNX element type of a DType (every DType has one).
+int32_t onnx_element_type(DType dtype);
+
 // "FLOAT", "INT64", ... for a TensorProto::DataType number; "dtype N" otherwise.
-std::string onnx_dtype_name(int32_t dtype);
+std::string onnx_dtype_name(int64_t element_type);
+// The ONNX name of a DType's element type: "FLOAT", "DOUBLE", "INT16" ...
+std::string onnx_dtype_name(DType dtype);
 
 }  // namespace hybgen

@@ -15,43 +15,14 @@
 
 namespace hybgen {
 
-namespace onnx_dtype {
-bool is_float(int32_t dtype) { return dtype == kFloat || dtype == kFloat16 || dtype == kDouble || dtype == kBfloat16; }
-bool is_integer(int32_t dtype) {
+DType fold_dtype(DType dtype) {
   switch (dtype) {
-    case kUint8: case kInt8: case kUint16: case kInt16: case kInt32: case kInt64: case kBool: case kUint32:
-    case kUint64:
-      return true;
-    default:
-      return false;
+    case DType::kFloat64: case DType::kFloat16: case DType::kBFloat16: return DType::kFloat32;
+    case DType::kInt16: case DType::kUInt16: return DType::kInt32;
+    case DType::kUInt32: case DType::kUInt64: return DType::kInt64;
+    default: return dtype;
   }
 }
-DType to_dtype(int32_t dtype) {
-  switch (dtype) {
-    case kFloat: case kDouble: case kFloat16: case kBfloat16: return DType::kFloat32;
-    case kInt8: return DType::kInt8;
-    case kUint8: return DType::kUInt8;
-    case kInt16: case kUint16: case kInt32: return DType::kInt32;
-    case kUint32: case kInt64: case kUint64: return DType::kInt64;
-    case kBool: return DType::kBool;
-    default: throw Error("ONNX dtype " + std::to_string(dtype) + " has no hybgen dtype");
-  }
-}
-
-int32_t from_dtype(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32: return kFloat;
-    case DType::kFloat16: return kFloat16;
-    case DType::kBFloat16: return kBfloat16;
-    case DType::kInt8: return kInt8;
-    case DType::kUInt8: return kUint8;
-    case DType::kInt32: return kInt32;
-    case DType::kInt64: return kInt64;
-    case DType::kBool: return kBool;
-  }
-  return kUndefined;
-}
-}  // namespace onnx_dtype
 
 double OnnxConst::at_double(int64_t i) const {
   return is_float() ? floats.at(static_cast<std::size_t>(i)) : static_cast<double>(ints.at(static_cast<std::size_t>(i)));
@@ -82,7 +53,7 @@ std::vector<float> OnnxConst::as_floats() const {
   return out;
 }
 
-OnnxConst OnnxConst::of_ints(const Shape& shape, std::vector<int64_t> values, int32_t dtype) {
+OnnxConst OnnxConst::of_ints(const Shape& shape, std::vector<int64_t> values, DType dtype) {
   OnnxConst c;
   c.dtype = dtype;
   c.shape = shape;
@@ -90,7 +61,7 @@ OnnxConst OnnxConst::of_ints(const Shape& shape, std::vector<int64_t> values, in
   return c;
 }
 
-OnnxConst OnnxConst::of_floats(const Shape& shape, std::vector<double> values, int32_t dtype) {
+OnnxConst OnnxConst::of_floats(const Shape& shape, std::vector<double> values, DType dtype) {
   OnnxConst c;
   c.dtype = dtype;
   c.shape = shape;
@@ -123,7 +94,7 @@ void load(OnnxConst& k, const Constant& c) {
 
 Constant OnnxConst::to_constant() const {
   Constant c;
-  c.type = TensorType{shape, onnx_dtype::to_dtype(dtype)};
+  c.type = TensorType{shape, fold_dtype(dtype)};
   c.data.assign(c.type.bytes(), 0);
   switch (c.type.dtype) {
     case DType::kFloat32: store<float>(c, *this); break;
@@ -139,7 +110,7 @@ Constant OnnxConst::to_constant() const {
 
 OnnxConst OnnxConst::of_constant(const Constant& c) {
   OnnxConst k;
-  k.dtype = onnx_dtype::from_dtype(c.type.dtype);
+  k.dtype = c.type.dtype;
   k.shape = c.type.shape;
   switch (c.type.dtype) {
     case DType::kFloat32: load<float>(k, c); break;
@@ -153,8 +124,8 @@ OnnxConst OnnxConst::of_constant(const Constant& c) {
   return k;
 }
 
-OnnxConst OnnxConst::scalar_int(int64_t value, int32_t dtype) { return of_ints({}, {value}, dtype); }
-OnnxConst OnnxConst::scalar_float(double value, int32_t dtype) { return of_floats({}, {value}, dtype); }
+OnnxConst OnnxConst::scalar_int(int64_t value, DType dtype) { return of_ints({}, {value}, dtype); }
+OnnxConst OnnxConst::scalar_float(double value, DType dtype) { return of_floats({}, {value}, dtype); }
 
 namespace {
 
@@ -190,37 +161,35 @@ float round_bfloat16(float f) {
 }
 
 // Rounds a double to the precision a float dtype holds.
-double round_to(double v, int32_t dtype) {
-  if (dtype == onnx_dtype::kFloat) return static_cast<double>(static_cast<float>(v));
-  if (dtype == onnx_dtype::kFloat16) return static_cast<double>(half_to_float(float_to_half(static_cast<float>(v))));
-  if (dtype == onnx_dtype::kBfloat16) return static_cast<double>(round_bfloat16(static_cast<float>(v)));
+double round_to(double v, DType dtype) {
+  if (dtype == DType::kFloat32) return static_cast<double>(static_cast<float>(v));
+  if (dtype == DType::kFloat16) return static_cast<double>(half_to_float(float_to_half(static_cast<float>(v))));
+  if (dtype == DType::kBFloat16) return static_cast<double>(round_bfloat16(static_cast<float>(v)));
   return v;
 }
 
 // Wraps an integer into the range of an integer dtype, as a C cast does.
-int64_t wrap_to(int64_t v, int32_t dtype) {
+int64_t wrap_to(int64_t v, DType dtype) {
   switch (dtype) {
-    case onnx_dtype::kBool: return v != 0;
-    case onnx_dtype::kUint8: return static_cast<uint8_t>(v);
-    case onnx_dtype::kInt8: return static_cast<int8_t>(v);
-    case onnx_dtype::kUint16: return static_cast<uint16_t>(v);
-    case onnx_dtype::kInt16: return static_cast<int16_t>(v);
-    case onnx_dtype::kInt32: return static_cast<int32_t>(v);
-    case onnx_dtype::kUint32: return static_cast<uint32_t>(v);
+    case DType::kBool: return v != 0;
+    case DType::kUInt8: return static_cast<uint8_t>(v);
+    case DType::kInt8: return static_cast<int8_t>(v);
+    case DType::kUInt16: return static_cast<uint16_t>(v);
+    case DType::kInt16: return static_cast<int16_t>(v);
+    case DType::kInt32: return static_cast<int32_t>(v);
+    case DType::kUInt32: return static_cast<uint32_t>(v);
     default: return v;
   }
 }
 
 }  // namespace
 
-OnnxConst OnnxConst::cast(int32_t to) const {
-  if (!onnx_dtype::is_float(to) && !onnx_dtype::is_integer(to))
-    throw Error("cannot cast to dtype " + std::to_string(to) + " at import");
+OnnxConst OnnxConst::cast(DType to) const {
   OnnxConst out;
   out.dtype = to;
   out.shape = shape;
   const std::size_t n = static_cast<std::size_t>(size());
-  if (onnx_dtype::is_float(to)) {
+  if (is_float_dtype(to)) {
     out.floats.resize(n);
     for (std::size_t i = 0; i < n; ++i) out.floats[i] = round_to(at_double(static_cast<int64_t>(i)), to);
   } else {
@@ -228,7 +197,7 @@ OnnxConst OnnxConst::cast(int32_t to) const {
     for (std::size_t i = 0; i < n; ++i) {
       if (is_float()) {
         const double v = floats[i];
-        if (to == onnx_dtype::kBool) {
+        if (to == DType::kBool) {
           out.ints[i] = v != 0.0;
           continue;
         }

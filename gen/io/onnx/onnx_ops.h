@@ -39,33 +39,27 @@
 
 namespace hybgen {
 
-// ONNX TensorProto::DataType numbers, as the converters use them.
-namespace onnx_dtype {
-constexpr int32_t kUndefined = 0, kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6, kInt64 = 7,
-                  kString = 8, kBool = 9, kFloat16 = 10, kDouble = 11, kUint32 = 12, kUint64 = 13, kBfloat16 = 16;
-// FLOAT, FLOAT16, BFLOAT16, DOUBLE.
-bool is_float(int32_t dtype);
-// The integer and bool dtypes.
-bool is_integer(int32_t dtype);
-// The DType an ONNX dtype's values are held in when hybgen computes them:
-// FLOAT, DOUBLE, FLOAT16 and BFLOAT16 as float32 (the precision hybgen
-// computes in); INT16 and UINT16 widen to int32, UINT32 and UINT64 to int64;
-// the others are their own. Error for STRING and the rest.
-DType to_dtype(int32_t dtype);
-// The ONNX dtype of a DType.
-int32_t from_dtype(DType dtype);
-}  // namespace onnx_dtype
+// The dtype import-time evaluation holds values of `dtype` in, as the
+// registry's reference kernels compute them: float64, float16 and bfloat16
+// as float32, int16 and uint16 as int32, uint32 and uint64 as int64, the
+// others as themselves. The OnnxConst keeps its own dtype, so a result is
+// wrapped or rounded back to it (OnnxConst::cast).
+DType fold_dtype(DType dtype);
 
-// An import-time constant: an ONNX dtype, a shape (rank 0: a scalar) and its
-// values in row-major order, as doubles for float dtypes and as int64s for
-// the integer and bool dtypes (exactly one of the two vectors is used).
+// An import-time constant: a dtype, a shape (rank 0: a scalar) and its values
+// in row-major order, as doubles for float dtypes and as int64s for the
+// integer and bool dtypes (exactly one of the two vectors is used). The
+// dtype is the ONNX element type exactly (ONNX numbers become DTypes where
+// the file is read, io/onnx/onnx_model.h), float64 and int16 included: a
+// Cast to INT16 wraps at 16 bits and one to DOUBLE keeps double precision,
+// as ONNX says, although both are computed in wider or float32 types.
 struct OnnxConst {
-  int32_t dtype = onnx_dtype::kFloat;
+  DType dtype = DType::kFloat32;
   Shape shape;
   std::vector<double> floats;  // float dtypes
   std::vector<int64_t> ints;   // integer and bool dtypes
 
-  bool is_float() const { return onnx_dtype::is_float(dtype); }
+  bool is_float() const { return is_float_dtype(dtype); }
   int64_t size() const { return is_float() ? static_cast<int64_t>(floats.size()) : static_cast<int64_t>(ints.size()); }
   // Element i as a double / as an int64 (a float value must be integral).
   double at_double(int64_t i) const;
@@ -76,17 +70,17 @@ struct OnnxConst {
   // The values as float32 (what a graph constant holds).
   std::vector<float> as_floats() const;
 
-  static OnnxConst of_ints(const Shape& shape, std::vector<int64_t> values, int32_t dtype = onnx_dtype::kInt64);
-  static OnnxConst of_floats(const Shape& shape, std::vector<double> values, int32_t dtype = onnx_dtype::kFloat);
-  static OnnxConst scalar_int(int64_t value, int32_t dtype = onnx_dtype::kInt64);
-  static OnnxConst scalar_float(double value, int32_t dtype = onnx_dtype::kFloat);
+  static OnnxConst of_ints(const Shape& shape, std::vector<int64_t> values, DType dtype = DType::kInt64);
+  static OnnxConst of_floats(const Shape& shape, std::vector<double> values, DType dtype = DType::kFloat32);
+  static OnnxConst scalar_int(int64_t value, DType dtype = DType::kInt64);
+  static OnnxConst scalar_float(double value, DType dtype = DType::kFloat32);
   // The same values in another dtype, with ONNX Cast's rules (float to
-  // integer truncates toward zero; to bool: non-zero; to FLOAT: rounded to
-  // float32).
-  OnnxConst cast(int32_t to) const;
-  // The values as a graph constant of dtype onnx_dtype::to_dtype(dtype).
+  // integer truncates toward zero; integers wrap to the target's width; to
+  // bool: non-zero; to float32, float16, bfloat16: rounded to its precision).
+  OnnxConst cast(DType to) const;
+  // The values as a graph constant of dtype fold_dtype(dtype).
   Constant to_constant() const;
-  // A graph constant's values, of its dtype's ONNX dtype.
+  // A graph constant's values, of its dtype.
   static OnnxConst of_constant(const Constant& c);
 };
 
@@ -105,6 +99,9 @@ class OnnxCheck {
   virtual std::string attr_string(const std::string& name, const std::string& fallback) const = 0;
   virtual std::vector<int64_t> attr_ints(const std::string& name, const std::vector<int64_t>& fallback) const = 0;
   virtual std::vector<double> attr_floats(const std::string& name, const std::vector<double>& fallback) const = 0;
+  // An element-type attribute (Cast's `to`) as a DType; nothing, after a
+  // refusal naming the ONNX element type, when no DType holds it (STRING).
+  virtual std::optional<DType> attr_dtype(const std::string& name, DType fallback) = 0;
   // Number of inputs the node names (omitted optional ones count, as "").
   virtual int num_inputs() const = 0;
   virtual bool has_input(int i) const = 0;
@@ -147,6 +144,9 @@ class OnnxContext {
   virtual std::vector<double> attr_floats(const std::string& name, const std::vector<double>& fallback) = 0;
   // A TENSOR attribute (Constant's value, ConstantOfShape's value).
   virtual OnnxConst attr_tensor(const std::string& name) = 0;
+  // An element-type attribute (Cast's `to`) as a DType: fail() naming the
+  // attribute and its ONNX element type when no DType holds it (STRING).
+  virtual DType attr_dtype(const std::string& name) = 0;
   // Required forms: fail() naming the attribute when it is missing.
   virtual int64_t attr_int(const std::string& name) = 0;
   virtual std::vector<int64_t> attr_ints(const std::string& name) = 0;
@@ -163,10 +163,11 @@ class OnnxContext {
   virtual const OnnxConst& constant(int i) const = 0;
   // Input i's shape (runtime value or constant); fail()s when not present.
   virtual Shape shape(int i) const = 0;
-  // Input i's ONNX dtype: a constant's, or for a runtime value (always
-  // float32 in the IR) the dtype its producer declared with set_output
-  // (FLOAT unless it said otherwise: a 0/1 float mask from Equal is BOOL).
-  virtual int32_t dtype(int i) const = 0;
+  // Input i's dtype in the model: a constant's, or for a runtime value
+  // (always float32 in the IR) the dtype its producer declared with
+  // set_output (float32 unless it said otherwise: a 0/1 float mask from
+  // Equal is bool).
+  virtual DType dtype(int i) const = 0;
   // Input i as an IR value name for a node's input list: a runtime value, or
   // a constant made a float32 graph constant (weight) on first use. fail()s
   // when it is not present.
@@ -179,10 +180,10 @@ class OnnxContext {
   // Binds output i to an IR value this converter added (or to an input's
   // value: Identity). A graph output bound to a graph input or constant
   // gets a copy node.
-  // `dtype`: the ONNX dtype the value stands for; kUndefined: its IR
-  // value's (FLOAT at run time, where the IR is float32). At import the
-  // value is cast to it (OnnxConst::cast): a 0/1 mask declared BOOL.
-  virtual void set_output(int i, const std::string& value, int32_t dtype = onnx_dtype::kUndefined) = 0;
+  // `dtype`: the dtype the value stands for in the model; none: its IR
+  // value's (float32 at run time, where the IR is float32). At import the
+  // value is cast to it (OnnxConst::cast): a 0/1 mask declared bool.
+  virtual void set_output(int i, const std::string& value, std::optional<DType> dtype = std::nullopt) = 0;
   // Binds output i to an import-time constant.
   virtual void set_constant(int i, OnnxConst value) = 0;
 

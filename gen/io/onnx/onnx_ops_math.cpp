@@ -24,7 +24,7 @@ using onnx_util::int_list;
 using onnx_util::reshape;
 
 // Registers a converter that maps an ONNX op with N inputs onto one registry op.
-void simple(const char* onnx_op, const char* op, int32_t out_dtype = onnx_dtype::kFloat) {
+void simple(const char* onnx_op, const char* op, DType out_dtype = DType::kFloat32) {
   static std::vector<OnnxConverterRegistrar> regs;
   regs.emplace_back(OnnxConverter(onnx_op).converts([op = std::string(op), out_dtype](OnnxContext& c) {
     std::vector<std::string> in;
@@ -35,15 +35,15 @@ void simple(const char* onnx_op, const char* op, int32_t out_dtype = onnx_dtype:
 
 const int simple_regs = [] {
   simple("Erf", "erf");
-  simple("Equal", "broadcast_equal", onnx_dtype::kBool);
-  simple("Less", "broadcast_lesser", onnx_dtype::kBool);
-  simple("Greater", "broadcast_greater", onnx_dtype::kBool);
-  simple("LessOrEqual", "broadcast_lesser_equal", onnx_dtype::kBool);
-  simple("GreaterOrEqual", "broadcast_greater_equal", onnx_dtype::kBool);
-  simple("Not", "logical_not", onnx_dtype::kBool);
-  simple("And", "broadcast_logical_and", onnx_dtype::kBool);
-  simple("Or", "broadcast_logical_or", onnx_dtype::kBool);
-  simple("Xor", "broadcast_logical_xor", onnx_dtype::kBool);
+  simple("Equal", "broadcast_equal", DType::kBool);
+  simple("Less", "broadcast_lesser", DType::kBool);
+  simple("Greater", "broadcast_greater", DType::kBool);
+  simple("LessOrEqual", "broadcast_lesser_equal", DType::kBool);
+  simple("GreaterOrEqual", "broadcast_greater_equal", DType::kBool);
+  simple("Not", "logical_not", DType::kBool);
+  simple("And", "broadcast_logical_and", DType::kBool);
+  simple("Or", "broadcast_logical_or", DType::kBool);
+  simple("Xor", "broadcast_logical_xor", DType::kBool);
   simple("Floor", "floor");
   simple("Ceil", "ceil");
   simple("Sin", "sin");
@@ -97,40 +97,51 @@ const OnnxConverterRegistrar pow_reg(OnnxConverter("Pow").converts([](OnnxContex
 
 // Cast. At import the values keep their dtypes and the registry's Cast
 // converts them (a float to bool is non-zero, an int64 to int32 wraps); the
-// declared ONNX dtype then rounds float results to FLOAT16 or DOUBLE's own.
+// declared dtype then rounds float results to float16's precision and wraps
+// integers to int16's or uint32's width. The references hold every dtype
+// without loss but float64, which they compute as float32: a Cast from or to
+// float64 is the constant's own (OnnxConst::cast, in double), so an int64
+// past 2^24 cast to DOUBLE and back stays itself.
 // At run time values are float32 and integers are held as floats.
 const OnnxConverterRegistrar cast_reg(OnnxConverter("Cast")
     .converts([](OnnxContext& c) {
-      const int32_t to = static_cast<int32_t>(c.attr_int("to"));
-      const int32_t from = c.dtype(0);
+      const DType to = c.attr_dtype("to");
+      const DType from = c.dtype(0);
       if (c.at_import()) {
-        const DType target = onnx_dtype::to_dtype(to);
+        if (from == DType::kFloat64 || to == DType::kFloat64) {
+          try {
+            return c.set_constant(0, c.constant(0).cast(to));
+          } catch (const OnnxFoldTooLarge&) {
+            throw;
+          } catch (const Error&) {
+            // NaN or a value past int64 to an integer: the reference's saturation below.
+          }
+        }
+        const DType target = fold_dtype(to);
         const std::string x = c.input(0);
         if (c.type(x).dtype == target) return c.set_output(0, x, to);
         return c.set_output(0, c.add_node("Cast", attrs_of("dtype", dtype_name(target)), {x}), to);
       }
-      if (to == onnx_dtype::kFloat || to == onnx_dtype::kDouble)
-        return c.set_output(0, c.input(0), onnx_dtype::kFloat);
-      if (to == onnx_dtype::kFloat16)
+      if (to == DType::kFloat32 || to == DType::kFloat64) return c.set_output(0, c.input(0), DType::kFloat32);
+      if (to == DType::kFloat16)
         return c.set_output(0, c.add_node("Cast", attrs_of("dtype", std::string("float16")), {c.input(0)}),
-                            onnx_dtype::kFloat);
-      if (to == onnx_dtype::kBool) {
-        if (from == onnx_dtype::kBool) return c.set_output(0, c.input(0), to);
+                            DType::kFloat32);
+      if (to == DType::kBool) {
+        if (from == DType::kBool) return c.set_output(0, c.input(0), to);
         return c.set_output(0, c.add_node("_not_equal_scalar", attrs_of("scalar", 0.0), {c.input(0)}), to);
       }
-      if (onnx_dtype::is_integer(to)) {
+      if (!is_float_dtype(to)) {
         // Integer values are held as floats: exact up to 2^24.
-        if (onnx_dtype::is_integer(from)) return c.set_output(0, c.input(0), to);
+        if (!is_float_dtype(from)) return c.set_output(0, c.input(0), to);
         return c.set_output(0, c.add_node("trunc", {}, {c.input(0)}), to);
       }
-      c.fail("Cast to dtype " + std::to_string(to) + " is not supported");
+      c.fail("Cast to " + dtype_name(to) + " is not supported");
     })
     .handles({"to", "saturate"})
     .checks([](OnnxCheck& k) {
-      const int64_t to = k.attr_int("to", 1);
-      if (to == onnx_dtype::kString || to == onnx_dtype::kBfloat16 || to > onnx_dtype::kBfloat16 ||
-          to == onnx_dtype::kUndefined)
-        k.refuse("to", "casting to dtype " + std::to_string(to) + " is not supported");
+      // attr_dtype refuses the element types no DType holds (STRING, FLOAT8 ...).
+      if (k.attr_dtype("to", DType::kFloat32) == DType::kBFloat16)
+        k.refuse("to", "casting to BFLOAT16 is not supported");
     }));
 
 // HardSigmoid: clip(alpha * x + beta, 0, 1).

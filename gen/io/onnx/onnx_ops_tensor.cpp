@@ -370,7 +370,7 @@ void arg_reduce(const char* onnx_op, const char* op) {
           if (static_cast<int64_t>(i) != axis) out.push_back(x[i]);
           else if (keep) out.push_back(1);
         if (out.empty()) c.fail("the result would be a scalar, which is not supported");
-        c.set_output(0, reshape(c, y, out, "shape"), onnx_dtype::kInt64);
+        c.set_output(0, reshape(c, y, out, "shape"), DType::kInt64);
       })
       .handles({"axis", "keepdims", "select_last_index"})
       .checks([](OnnxCheck& k) {
