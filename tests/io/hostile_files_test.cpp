@@ -3,14 +3,12 @@
 // not text. Each must end in one hybgen::Error naming the file and what is
 // wrong, never a crash, a huge allocation or a wrong blame.
 #include <gtest/gtest.h>
-
-#include "error_matchers.h"
-
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "error_matchers.h"
 #include "io/file_util.h"
 #include "io/json_util.h"
 #include "io/model_json.h"
@@ -19,6 +17,7 @@
 #include "io/safetensors.h"
 #include "ir/error.h"
 #include "ir/limits.h"
+#include "mxnet_params_builder.h"
 
 namespace hybgen {
 namespace {
@@ -31,27 +30,7 @@ std::string nested(std::size_t depth, const std::string& inner = "1") {
 
 // A .params file of one float32 record (V2 layout) with the given dims and no data.
 std::vector<uint8_t> params_claiming(const std::vector<uint64_t>& dims) {
-  std::vector<uint8_t> out;
-  auto u32 = [&](uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-  };
-  auto u64 = [&](uint64_t v) {
-    for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-  };
-  u64(0x112);
-  u64(0);
-  u64(1);
-  u32(0xF993FAC9);  // V2
-  u32(0);           // dense
-  u32(static_cast<uint32_t>(dims.size()));
-  for (uint64_t d : dims) u64(d);
-  u32(1);
-  u32(0);
-  u32(0);  // float32
-  u64(1);
-  u64(6);
-  for (char c : std::string("arg:fc")) out.push_back(static_cast<uint8_t>(c));
-  return out;
+  return testing::mxnet_params_record("fc", 0, dims, {});
 }
 
 TEST(HostileFiles, DeepJsonNestingIsRefusedWhileParsing) {

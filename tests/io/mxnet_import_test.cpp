@@ -2,19 +2,19 @@
 // spellings, the real Gluon exports in tests/data/mxnet-real, and bad files.
 #include <gtest/gtest.h>
 
-#include "error_matchers.h"
-
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "error_matchers.h"
 #include "io/file_util.h"
 #include "io/mxnet/mxnet_params.h"
 #include "io/mxnet/mxnet_symbol.h"
+#include "ir/error.h"
+#include "mxnet_params_builder.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
-#include "ir/error.h"
 
 namespace hybgen {
 namespace {
@@ -64,28 +64,7 @@ TEST(MxnetParams, WrongMagicAndTruncationAreClearErrors) {
 
 // A .params file of one V2 record "arg:w" of dtype flag `flag` holding `data`.
 std::vector<uint8_t> params_of_flag(uint32_t flag, uint64_t count, const std::vector<uint8_t>& data) {
-  std::vector<uint8_t> out;
-  auto u32 = [&](uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-  };
-  auto u64 = [&](uint64_t v) {
-    for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-  };
-  u64(0x112);
-  u64(0);
-  u64(1);
-  u32(0xF993FAC9);  // V2
-  u32(0);           // dense
-  u32(1);
-  u64(count);
-  u32(1);  // cpu
-  u32(0);
-  u32(flag);
-  out.insert(out.end(), data.begin(), data.end());
-  u64(1);
-  u64(5);
-  for (char c : std::string("arg:w")) out.push_back(static_cast<uint8_t>(c));
-  return out;
+  return testing::mxnet_params_record("w", flag, {count}, data);
 }
 
 template <class T>
