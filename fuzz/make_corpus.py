@@ -351,8 +351,30 @@ def make_graphs():
                 write("mxnet_symbol", "%s-%s-symbol.json" % (g.name, layout), g.mxnet_symbol(layout))
 
 
+def make_quantized():
+    """Quantized values (format_version 2): an int8 input per tensor, an int8
+    weight per axis, cast to float32 and added."""
+    doc = {
+        "format": "hybgen-graph", "format_version": 2, "name": "quantized",
+        "inputs": [{"name": "codes", "shape": [2, 3], "dtype": "int8",
+                    "quantization": {"scale": [0.05], "zero_point": [-3]}}],
+        "outputs": ["sum"],
+        "weights": [{"name": "w", "shape": [2, 3], "dtype": "int8",
+                     "quantization": {"scale": [0.25, 0.0078125], "zero_point": [0, 0], "axis": 0}}],
+        "nodes": [
+            {"name": "x", "op": "Cast", "inputs": ["codes"], "outputs": ["x"], "attrs": {"dtype": "float32"}},
+            {"name": "wf", "op": "Cast", "inputs": ["w"], "outputs": ["wf"], "attrs": {"dtype": "float32"}},
+            {"name": "sum", "op": "elemwise_add", "inputs": ["x", "wf"], "outputs": ["sum"]},
+        ],
+    }
+    text = json.dumps(doc, indent=1) + "\n"
+    write("model_json", "quantized.json", text)
+    write("pipeline", "quantized.json", text)
+
+
 if __name__ == "__main__":
     make_npy()
     make_safetensors()
     make_params()
     make_graphs()
+    make_quantized()
