@@ -19,10 +19,10 @@
 #include "timing.h"
 
 // The kernel text, as generated code includes it (C++11 text, global scope).
+#include "templates/kernels/simd.inc"
 #include "templates/kernels/epilogue.inc"
 #include "templates/kernels/parallel.inc"
 #include "templates/kernels/gemm.inc"
-#include "templates/kernels/row_lanes.inc"
 #include "templates/kernels/conv2d_depthwise.inc"
 
 #include "fma_peak.h"

@@ -26,6 +26,7 @@
 #include "timing.h"
 
 // The kernel text, as generated code includes it (C++11 text, global scope).
+#include "templates/kernels/simd.inc"
 #include "templates/kernels/epilogue.inc"
 #include "templates/kernels/parallel.inc"
 #include "templates/kernels/gemm.inc"
@@ -77,16 +78,16 @@ double max_rel_diff(const std::vector<float>& ours, const std::vector<float>& th
 // Sums `n` floats with 8 vector accumulators: a plain read of the data, the
 // bandwidth a GEMV streaming the same weights can at best reach.
 float stream_sum(const float* p, long n) {
-  hg_gemm_v acc[8];
-  for (int j = 0; j < 8; ++j) acc[j] = hg_gemm_zero();
-  const long step = 8 * HG_GEMM_LANES;
+  hg_simd_v acc[8];
+  for (int j = 0; j < 8; ++j) acc[j] = hg_simd_zero();
+  const long step = 8 * HG_SIMD_LANES;
   for (long i = 0; i + step <= n; i += step) {
     HG_GEMM_UNROLL
-    for (int j = 0; j < 8; ++j) acc[j] = hg_gemm_add(acc[j], hg_gemm_load(p + i + j * HG_GEMM_LANES));
+    for (int j = 0; j < 8; ++j) acc[j] = hg_simd_add(acc[j], hg_simd_load(p + i + j * HG_SIMD_LANES));
   }
-  for (int j = 1; j < 8; ++j) acc[0] = hg_gemm_add(acc[0], acc[j]);
-  alignas(64) float out[HG_GEMM_LANES];
-  hg_gemm_store(out, acc[0]);
+  for (int j = 1; j < 8; ++j) acc[0] = hg_simd_add(acc[0], acc[j]);
+  alignas(64) float out[HG_SIMD_LANES];
+  hg_simd_store(out, acc[0]);
   return out[0];
 }
 

@@ -80,11 +80,11 @@ TEST(GemmPack, UnknownTargetAndBadDimensionsAreErrors) {
   EXPECT_THROW(pack_winograd(w.data(), 1, 1, 16, 3), Error);
 }
 
-// gemm.inc defines HG_GEMM_NR / HG_GEMM_MR once per #if branch, in the order
-// AVX-512, AVX2+FMA, NEON, Helium, Cortex-M scalar, portable; the
+// simd.inc defines HG_GEMM_NR / HG_GEMM_MR once per ISA section, in the
+// order AVX-512, AVX2+FMA, NEON, Helium, Cortex-M scalar, portable; the
 // generator's table must agree.
 TEST(GemmPack, TargetTableMatchesTheKernelBranches) {
-  const std::string& text = template_text("kernels/gemm");
+  const std::string& text = template_text("kernels/simd");
   std::vector<int> nr, mr;
   const std::regex define(R"(#define HG_GEMM_(NR|MR) (\d+))");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), define); it != std::sregex_iterator(); ++it)
@@ -123,6 +123,7 @@ const char* kGemmDriver = R"DRV(#include <cmath>
 // As in generated code: the kernel text inside the model's namespace.
 namespace model {
 namespace kernels {
+#include "simd.inc"
 #include "epilogue.inc"
 #include "parallel.inc"
 #include "gemm.inc"
@@ -383,6 +384,7 @@ void check_gemm_kernels(const std::string& cxx, const std::string& flags, const 
                         const std::string& runner = "") {
   TempDir dir("hybgen-gemm-test");
   const std::string d = dir.path() + "/";
+  std::ofstream(d + "simd.inc") << template_text("kernels/simd");
   std::ofstream(d + "epilogue.inc") << template_text("kernels/epilogue");
   std::ofstream(d + "parallel.inc") << template_text("kernels/parallel");
   std::ofstream(d + "gemm.inc") << template_text("kernels/gemm");

@@ -34,9 +34,8 @@ using testing::attrs_of;
 using testing::quoted;
 using testing::run_command;
 
-const char* kMathDriver = R"DRV(#if defined(__AVX512F__)
+const char* kMathDriver = R"DRV(#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
-#define HG_TARGET_X86_64_V4 1
 #endif
 #include <cmath>
 #include <cstdint>
@@ -46,6 +45,7 @@ const char* kMathDriver = R"DRV(#if defined(__AVX512F__)
 
 namespace model {
 namespace kernels {
+#include "simd.inc"
 #include "epilogue.inc"
 #include "math.inc"
 }  // namespace kernels
@@ -88,7 +88,7 @@ void apply(int fn, const std::vector<float>& x, std::vector<float>& y) {
     case 3: for (long i = 0; i < n; ++i) yp[i] = hg_tanh(xp[i]); break;
     case 4: for (long i = 0; i < n; ++i) yp[i] = hg_sigmoid(xp[i]); break;
     case 5: for (long i = 0; i < n; ++i) yp[i] = hg_gelu(xp[i]); break;
-#if defined(HG_TARGET_X86_64_V4)
+#if defined(HG_SIMD_AVX512)
     default: {  // hg_exp16 or hg_gelu16, the last partial vector through a padded copy
       const bool gelu = fn == 7;
       long i = 0;
@@ -110,7 +110,7 @@ void apply(int fn, const std::vector<float>& x, std::vector<float>& y) {
 }
 
 // exp16 and gelu16 (AVX-512 builds only) after the six scalar functions.
-#if defined(HG_TARGET_X86_64_V4)
+#if defined(HG_SIMD_AVX512)
 const int kFunctions = 8;
 #else
 const int kFunctions = 6;
@@ -205,6 +205,7 @@ std::vector<std::pair<std::string, std::string>> host_targets() {
 TEST(MathKernels, ApproximationsStayWithinTheirBoundsOnEveryTarget) {
   TempDir dir("hybgen-math-test");
   const std::string d = dir.path() + "/";
+  std::ofstream(d + "simd.inc") << template_text("kernels/simd");
   std::ofstream(d + "epilogue.inc") << template_text("kernels/epilogue");
   std::ofstream(d + "math.inc") << template_text("kernels/math");
   std::ofstream(d + "main.cpp") << kMathDriver;

@@ -7,7 +7,7 @@
 // driver including the kernel text inside a namespace (as generated code
 // does) is compiled with the strict flags for this machine, for baseline
 // x86-64 (the portable path) and for x86-64-v3 and -v4 where the host runs
-// them: the row kernels of row_lanes.inc, the compiler-specialised rows and
+// them: the row kernels (simd.inc's row-lane types), the compiler-specialised rows and
 // the general path all run. Max must match exactly; avg and sum within
 // 1e-6 of the sum of the window's magnitudes (the row kernels add the rows
 // of a window first). Nothing may be written past the output.
