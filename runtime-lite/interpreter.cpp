@@ -29,14 +29,12 @@ void check_runnable(const Graph& graph) {
     for (const auto& v : node.outputs) out.push_back(graph.type(v));
     const OpDef& def = find_op(node.op);
     if (reference_computes(def, in, out)) continue;
-    std::string computes;
-    for (DType d : def.reference_dtypes) computes += (computes.empty() ? "" : ", ") + dtype_name(d);
-    std::string has;
+    std::vector<DType> has;
     for (const auto* types : {&in, &out})
       for (const TensorType& t : *types)
-        if (has.find(dtype_name(t.dtype)) == std::string::npos) has += (has.empty() ? "" : ", ") + dtype_name(t.dtype);
-    problems +=
-        "\n  " + node_label(node.name, node.op) + ": its values are " + has + "; its reference computes " + computes;
+        if (std::find(has.begin(), has.end(), t.dtype) == has.end()) has.push_back(t.dtype);
+    problems += "\n  " + node_label(node.name, node.op) + ": its values are " + dtype_names(has) +
+                "; its reference computes " + dtype_names(def.reference_dtypes);
   }
   if (!problems.empty()) throw Error("the interpreter cannot run this graph:" + problems);
 }

@@ -66,8 +66,14 @@ ojson type_to_json(const std::string& name, const Graph& g) {
 // Version 2 added quantization; a file without it stays version 1, which
 // every earlier reader takes.
 int format_version_of(const Graph& g) {
-  for (const auto& [name, type] : g.types)
-    if (!type.quantization.empty() && (g.is_input(name) || g.is_constant(name))) return 2;
+  auto quantized = [&](const std::string& value) {
+    auto it = g.types.find(value);
+    return it != g.types.end() && !it->second.quantization.empty();
+  };
+  for (const auto& in : g.inputs)
+    if (quantized(in)) return 2;
+  for (const auto& [name, c] : g.constants)
+    if (quantized(name)) return 2;
   return 1;
 }
 

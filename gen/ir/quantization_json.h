@@ -11,7 +11,7 @@
 
 namespace hybgen {
 
-// Scales are written as their shortest decimal text (0.05f as 0.05), which
+// Scales are written as their shortest_float_text (0.05f as 0.05), which
 // reads back as the same float.
 nlohmann::ordered_json quantization_to_json(const Quantization& quantization);
 

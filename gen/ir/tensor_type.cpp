@@ -46,6 +46,12 @@ const std::vector<DType>& all_dtypes() {
 
 std::string dtype_name(DType dtype) { return info(dtype).name; }
 
+std::string dtype_names(const std::vector<DType>& dtypes) {
+  std::string names;
+  for (DType d : dtypes) names += (names.empty() ? "" : ", ") + dtype_name(d);
+  return names;
+}
+
 DType parse_dtype(const std::string& name) {
   std::string names;
   for (const DTypeInfo& i : kDTypes) {
@@ -105,16 +111,11 @@ std::string shape_str(const Shape& shape) {
   return s + ")";
 }
 
-namespace {
-
-// The shortest text that reads back as the same float.
-std::string float_text(float value) {
+std::string shortest_float_text(float value) {
   char text[32];
   const auto end = std::to_chars(text, text + sizeof text, value).ptr;
   return std::string(text, end);
 }
-
-}  // namespace
 
 Quantization Quantization::per_tensor(float scale, int64_t zero_point) {
   Quantization q;
@@ -133,7 +134,7 @@ Quantization Quantization::per_axis(int axis, std::vector<float> scales, std::ve
 
 std::string Quantization::str() const {
   if (empty()) return "not quantized";
-  if (!axis) return "scale " + float_text(scale[0]) + " zero point " + std::to_string(zero_point[0]);
+  if (!axis) return "scale " + shortest_float_text(scale[0]) + " zero point " + std::to_string(zero_point[0]);
   bool one_zero_point = true;
   for (int64_t z : zero_point) one_zero_point = one_zero_point && z == zero_point[0];
   return "scales (" + std::to_string(scale.size()) + ",) on axis " + std::to_string(*axis) +
@@ -167,7 +168,7 @@ void check_quantization(const TensorType& type, const std::string& where) {
                 std::to_string(q.zero_point.size()));
   for (float s : q.scale)
     if (!std::isfinite(s) || s <= 0.0f)
-      throw Error(where + ": quantization scale " + float_text(s) + " is not a finite positive number");
+      throw Error(where + ": quantization scale " + shortest_float_text(s) + " is not a finite positive number");
   const auto [lo, hi] = integer_dtype_range(type.dtype);
   for (int64_t z : q.zero_point)
     if (z < lo || z > hi)

@@ -52,6 +52,8 @@ const std::vector<DType>& all_dtypes();
 // "float32", "float16", "bfloat16", "int8", "uint8", "int32", "int64", "bool",
 // "float64", "int16", "uint16", "uint32", "uint64".
 std::string dtype_name(DType dtype);
+// "float32, int64": the names, comma-separated, for messages.
+std::string dtype_names(const std::vector<DType>& dtypes);
 // Throws Error for a name that is not a supported dtype.
 DType parse_dtype(const std::string& name);
 std::size_t dtype_size(DType dtype);
@@ -67,6 +69,10 @@ bool is_storage_only_dtype(DType dtype);
 bool is_integer_dtype(DType dtype);
 // The smallest and largest value of those integer dtypes (or of bool: 0 and 1).
 std::pair<int64_t, int64_t> integer_dtype_range(DType dtype);
+
+// The shortest text that reads back as the same float ("0.05", not
+// "0.0500000007"): how scales are printed and written to JSON.
+std::string shortest_float_text(float value);
 
 using Shape = std::vector<int64_t>;
 

@@ -24,15 +24,15 @@ std::vector<Constant> evaluate_node(const Node& node, const std::vector<const Co
     in_types.push_back(c->type);
   }
   if (!reference_computes(def, in_types, out_types)) {
-    std::string listed, found;
-    for (DType d : def.reference_dtypes) listed += (listed.empty() ? "" : ", ") + dtype_name(d);
+    std::string found;
     const std::vector<TensorType>* lists[] = {&in_types, &out_types};
     for (const auto* types : lists)
       for (const TensorType& t : *types)
         if (std::find(def.reference_dtypes.begin(), def.reference_dtypes.end(), t.dtype) == def.reference_dtypes.end() &&
             found.empty())
           found = dtype_name(t.dtype);
-    throw NoReferenceForDType(label + ": its reference kernel computes " + listed + ", not " + found);
+    throw NoReferenceForDType(label + ": its reference kernel computes " + dtype_names(def.reference_dtypes) +
+                              ", not " + found);
   }
   const Attrs attrs = normalize_attrs(def, node.attrs);
   std::vector<Constant> results(out_types.size());

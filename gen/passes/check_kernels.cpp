@@ -15,12 +15,6 @@
 namespace hybgen {
 namespace {
 
-std::string dtype_list(const std::vector<DType>& dtypes) {
-  std::string names;
-  for (DType d : dtypes) names += (names.empty() ? "" : ", ") + dtype_name(d);
-  return names;
-}
-
 // What `kernel` lacks for `node`: "" when nothing.
 std::string lacking(const Graph& graph, const Node& node, const OpKernel& kernel) {
   std::string what;
@@ -32,7 +26,7 @@ std::string lacking(const Graph& graph, const Node& node, const OpKernel& kernel
   for (const auto& in : node.inputs) check("input", in);
   for (const auto& out : node.outputs) check("output", out);
   if (what.empty()) return what;
-  return what + " (its kernel computes " + dtype_list(kernel.dtypes) + ")";
+  return what + " (its kernel computes " + dtype_names(kernel.dtypes) + ")";
 }
 
 }  // namespace
