@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -22,6 +24,7 @@ namespace hybgen::testing {
 struct ExampleOutput {
   std::string op;
   std::size_t example;
+  bool quantized = false;  // computed in integers: the generated code must give the reference's bits
 };
 
 struct AllOpsGraph {
@@ -48,14 +51,58 @@ inline NpyArray random_input(const OpDef& op, std::size_t input, const Shape& sh
   return values;
 }
 
+// Seeded values of a quantized integer input: across its dtype's range
+// and a little beyond, so that saturation is covered.
+inline NpyArray random_quantized_input(const TensorType& type, std::mt19937& rng) {
+  const auto [lo, hi] = integer_dtype_range(type.dtype);
+  const float scale = type.quantization.scale[0], zero_point = static_cast<float>(type.quantization.zero_point[0]);
+  std::uniform_real_distribution<float> dist(scale * (static_cast<float>(lo) - zero_point - 4.0f),
+                                             scale * (static_cast<float>(hi) - zero_point + 4.0f));
+  NpyArray values{type.shape, std::vector<float>(static_cast<std::size_t>(type.num_elements()))};
+  for (auto& v : values.data) v = dist(rng);
+  return values;
+}
+
+// A quantized weight or int32 bias as a constant of seeded integers (int8
+// weights in [-127, 127], as symmetric quantization makes them).
+inline Constant random_integer_constant(const TensorType& type, std::mt19937& rng) {
+  Constant c{type, std::vector<uint8_t>(type.bytes())};
+  if (type.dtype == DType::kInt32) {
+    std::uniform_int_distribution<int32_t> dist(-4000, 4000);
+    for (int64_t i = 0; i < type.num_elements(); ++i) {
+      const int32_t v = dist(rng);
+      std::memcpy(c.data.data() + i * 4, &v, 4);
+    }
+  } else {
+    std::uniform_int_distribution<int> dist(-127, 127);
+    for (auto& b : c.data) b = static_cast<uint8_t>(static_cast<int8_t>(dist(rng)));
+  }
+  return c;
+}
+
+// True when `backend`'s kernel of `op` computes every dtype of the example.
+inline bool backend_computes(Backend backend, const OpDef& op, const OpExample& example) {
+  const OpKernel* kernel = find_kernel(backend, op.name);
+  if (!kernel) return false;
+  for (std::size_t i = 0; i < example.inputs.size(); ++i)
+    if (std::find(kernel->dtypes.begin(), kernel->dtypes.end(), example.input_type(i).dtype) == kernel->dtypes.end())
+      return false;
+  return true;
+}
+
 // The name of one example in all_ops_graph's `only`: "Convolution/2".
 inline std::string example_name(const std::string& op, std::size_t example) {
   return op + "/" + std::to_string(example);
 }
 
 // `only`, when not empty: just these examples (example_name; of the ops
-// HYBGEN_TEST_OPS keeps).
-inline AllOpsGraph all_ops_graph(unsigned seed, const std::set<std::string>& only = {}) {
+// HYBGEN_TEST_OPS keeps). `backend`, when given: just the examples whose
+// dtypes its kernels compute. Quantized inputs come from float graph inputs
+// through a quantize node (weights and biases are integer constants), and
+// quantized outputs leave through a dequantize node, so the graph's inputs
+// and outputs are float32 as the interpreter and verify take them.
+inline AllOpsGraph all_ops_graph(unsigned seed, const std::set<std::string>& only = {},
+                                 std::optional<Backend> backend = std::nullopt) {
   AllOpsGraph all;
   Graph& g = all.graph;
   g.name = "all_ops";
@@ -65,14 +112,36 @@ inline AllOpsGraph all_ops_graph(unsigned seed, const std::set<std::string>& onl
     for (std::size_t e = 0; e < op->examples.size(); ++e) {
       if (!only.empty() && !only.count(example_name(op->name, e))) continue;
       const OpExample& ex = op->examples[e];
+      if (backend && !backend_computes(*backend, *op, ex)) continue;
       const std::string base = c_identifier(op->name) + "_" + std::to_string(e);
       Node node{base, op->name, ex.attrs, {}, {}};
+      std::vector<TensorType> in_types;
+      bool quantized = false;
       for (std::size_t i = 0; i < ex.inputs.size(); ++i) {
         const std::string in = base + "_in_" + std::to_string(i);
-        NpyArray values = random_input(*op, i, ex.inputs[i], rng);
+        const TensorType type = ex.input_type(i);
+        in_types.push_back(type);
         // Weights are constants, as in a real model, so the kernels that
         // re-lay them out at generation time (packed GEMM panels) are covered.
-        if (op->weight_shapes && i > 0) {
+        const bool weight = op->weight_shapes && i > 0;
+        if (type.dtype != DType::kFloat32) {
+          quantized = true;
+          if (weight) {
+            g.add_constant(in, random_integer_constant(type, rng));
+          } else {
+            g.add_input(in + "_float", {type.shape});
+            all.inputs[in + "_float"] = random_quantized_input(type, rng);
+            Attrs q;
+            q.set("out_scale", static_cast<double>(type.quantization.scale[0]));
+            q.set("out_zero_point", type.quantization.zero_point[0]);
+            q.set("out_dtype", dtype_name(type.dtype));
+            g.nodes.push_back(Node{in + "_quantize", "quantize", q, {in + "_float"}, {in}});
+          }
+          node.inputs.push_back(in);
+          continue;
+        }
+        NpyArray values = random_input(*op, i, ex.inputs[i], rng);
+        if (weight) {
           g.add_constant(in, Constant::f32(ex.inputs[i], values.data));
         } else {
           g.add_input(in, {ex.inputs[i]});
@@ -80,14 +149,25 @@ inline AllOpsGraph all_ops_graph(unsigned seed, const std::set<std::string>& onl
         }
         node.inputs.push_back(in);
       }
-      const int outputs = output_count(*op, normalize_attrs(*op, ex.attrs));
+      const Attrs attrs = normalize_attrs(*op, ex.attrs);
+      const std::vector<TensorType> out_types = op->infer(attrs, in_types);
+      const int outputs = output_count(*op, attrs);
+      std::vector<Node> dequantize;
       for (int o = 0; o < outputs; ++o) {
         const std::string out = base + (outputs == 1 ? "" : "_out" + std::to_string(o));
         node.outputs.push_back(out);
-        g.outputs.push_back(out);
-        all.origin[out] = {op->name, e};
+        if (!out_types[static_cast<std::size_t>(o)].quantization.empty()) {
+          quantized = true;
+          dequantize.push_back(Node{out + "_dequantize", "dequantize", {}, {out}, {out + "_float"}});
+          g.outputs.push_back(out + "_float");
+          all.origin[out + "_float"] = {op->name, e, quantized};
+        } else {
+          g.outputs.push_back(out);
+          all.origin[out] = {op->name, e, quantized};
+        }
       }
       g.nodes.push_back(node);
+      for (Node& d : dequantize) g.nodes.push_back(std::move(d));
     }
   }
   return all;

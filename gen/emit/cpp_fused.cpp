@@ -172,6 +172,10 @@ const std::string& epilogue_result(const Graph& graph, const Kernel& kernel) {
 // `nodes` gets the names it came from, for the comment.
 std::string vector_epilogue(const Graph& graph, const Kernel& kernel, const PointerOf& pointer, std::string* nodes) {
   if (kernel.outputs.size() != 1) return "";
+  // The vector epilogues (templates/kernels/epilogue.inc) compute float32.
+  if (graph.type(graph.nodes[kernel.nodes[0]].outputs[0]).dtype != DType::kFloat32 ||
+      graph.type(epilogue_result(graph, kernel)).dtype != DType::kFloat32)
+    return "";
   const Shape& loop = graph.type(graph.nodes[kernel.nodes[0]].outputs[0]).shape;
   std::string value = graph.nodes[kernel.nodes[0]].outputs[0], residual, then;
   std::size_t at = 1;

@@ -36,24 +36,60 @@
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/quantized.h"
 #include "ops/reference_blas.h"
 
 namespace hybgen {
 namespace {
 
 std::vector<TensorType> convolution_infer(const Attrs& a, const std::vector<TensorType>& in) {
+  check_quantized_operands(in);
   const ConvGeometry g = conv_geometry(a, in[0].shape);
+  if (!in[0].quantization.empty() && g.spatial == 3) throw Error("quantized 3-D convolutions are not supported");
   const Shape want_w = conv_weight_shape(g);
   if (in[1].shape != want_w)
     throw Error("weight has shape " + shape_str(in[1].shape) + ", expected " + shape_str(want_w));
   if (in.size() > 2 && in[2].shape != Shape{g.f})
     throw Error("bias has shape " + shape_str(in[2].shape) + ", expected " + shape_str({g.f}));
-  return {TensorType{conv_output_shape(g), in[0].dtype}};
+  return {quantized_output(a, in[0], conv_output_shape(g))};
+}
+
+// Quantized (1-D and 2-D): int32 sums of (x - zero point) * w over the taps
+// inside the input, plus the bias, requantized per filter.
+void convolution_reference_quantized(const KernelIO& io) {
+  const ConvGeometry g = conv_geometry(io.attrs, io.in_types[0].shape);
+  const int64_t cg = g.c / g.groups, fg = g.f / g.groups;
+  const auto x_zero = static_cast<std::int32_t>(io.in_types[0].quantization.zero_point[0]);
+  const std::int8_t* w = io.input<std::int8_t>(1);
+  const std::int32_t* bias = io.in.size() > 2 ? io.input<std::int32_t>(2) : nullptr;
+  std::vector<std::int32_t> acc(static_cast<std::size_t>(g.n * g.f * g.oh * g.ow));
+  with_value_type(io.in_types[0].dtype, [&](auto value) {
+    using T = decltype(value);
+    const T* x = io.input<T>(0);
+    for (int64_t n = 0; n < g.n; ++n)
+      for (int64_t f = 0; f < g.f; ++f)
+        for (int64_t oy = 0; oy < g.oh; ++oy)
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            std::int32_t sum = bias ? bias[f] : 0;
+            for (int64_t c = 0; c < cg; ++c)
+              for (int64_t ky = 0; ky < g.kh; ++ky)
+                for (int64_t kx = 0; kx < g.kw; ++kx) {
+                  const int64_t iy = oy * g.sh - g.ph + ky * g.dh, ix = ox * g.sw - g.pw + kx * g.dw;
+                  if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
+                  const int64_t channel = n * g.c + (f / fg) * cg + c;
+                  sum += (static_cast<std::int32_t>(x[(channel * g.h + iy) * g.w + ix]) - x_zero) *
+                         w[((f * cg + c) * g.kh + ky) * g.kw + kx];
+                }
+            acc[static_cast<std::size_t>(((n * g.f + f) * g.oh + oy) * g.ow + ox)] = sum;
+          }
+  });
+  requantize_outputs(io.in_types, io.out_types[0], acc, g.n, g.f, g.oh * g.ow, io.out[0]);
 }
 
 // im2col + sgemm per group, the columns built a tile of output pixels at a
 // time (at most 4M floats), so large 3-D volumes run in bounded memory.
 void convolution_reference(const KernelIO& io) {
+  if (!io.in_types[0].quantization.empty()) return convolution_reference_quantized(io);
   const ConvGeometry g = conv_geometry(io.attrs, io.in_types[0].shape);
   const int64_t cg = g.c / g.groups, fg = g.f / g.groups, taps = g.kd * g.kh * g.kw, k = cg * taps;
   const int64_t plane = g.d * g.h * g.w, spatial = g.od * g.oh * g.ow;
@@ -251,9 +287,21 @@ int64_t reduction(const ConvGeometry& g) { return (g.c / g.groups) * g.kd * g.kh
 // The generated kernels, the first that applies chosen in this order (see
 // the top of this file). The first five and kGemm3d read weights packed at
 // generation time, so they need weights known then (`weights_known`).
-enum class ConvKernel { kDense, kWinograd, kRows, kPixelGemm, kGemm, kDepthwise, kDirect, kGemm3d, kDirect3d };
+enum class ConvKernel {
+  kDense,
+  kWinograd,
+  kRows,
+  kPixelGemm,
+  kGemm,
+  kDepthwise,
+  kDirect,
+  kGemm3d,
+  kDirect3d,
+  kQuantized
+};
 
-ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights_known) {
+ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights_known, bool quantized) {
+  if (quantized) return ConvKernel::kQuantized;
   // 3-D with one input channel per group (depthwise): a GEMM of one row per
   // group would waste its register tiles; the direct kernel's rows serve it.
   if (g.spatial == 3) return weights_known && g.c / g.groups > 1 ? ConvKernel::kGemm3d : ConvKernel::kDirect3d;
@@ -269,14 +317,14 @@ ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights
 
 // The names OpKernel::choose_algorithm records, in ConvKernel's order.
 const char* const kConvKernelNames[] = {"dense",     "winograd", "rows",           "pixel_gemm", "im2col_gemm",
-                                        "depthwise", "direct",   "im2col_gemm_3d", "direct_3d"};
-static_assert(std::size(kConvKernelNames) == static_cast<std::size_t>(ConvKernel::kDirect3d) + 1,
+                                        "depthwise", "direct",   "im2col_gemm_3d", "direct_3d",  "quantized"};
+static_assert(std::size(kConvKernelNames) == static_cast<std::size_t>(ConvKernel::kQuantized) + 1,
               "one name per ConvKernel");
 
 std::string convolution_choose_algorithm(const KernelSite& site) {
   const bool weights_known = site.in_constant.size() > 1 && site.in_constant[1];
-  return kConvKernelNames[static_cast<int>(
-      conv_kernel(conv_geometry(site.attrs, site.in[0].shape), site.target, weights_known))];
+  return kConvKernelNames[static_cast<int>(conv_kernel(conv_geometry(site.attrs, site.in[0].shape), site.target,
+                                                       weights_known, !site.in[0].quantization.empty()))];
 }
 
 // The kernel choose_algorithm recorded; nullopt where none was (the
@@ -376,6 +424,11 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
   if (!kernel) throw Error("no kernel was chosen for this convolution (choose_algorithms)");
   if (g.spatial == 3) return emit_cpp_3d(ctx, g, *kernel);
   switch (*kernel) {
+    case ConvKernel::kQuantized:
+      return {{"epilogue", "quantized_kernels"},
+              geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") + "hg_conv2d_q8(" +
+                  ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", geometry, rq, " +
+                  epilogue_argument(ctx) + ");\n}"};
     case ConvKernel::kDense:
       return {{"epilogue", "gemm"}, "hg_gemm_packed_b(" + ctx.in[0] + ", " + std::to_string(g.c) + ", " + ctx.in[1] +
                                         ", " + bias + ", " + ctx.out[0] + ", " + std::to_string(g.f) + ", " +
@@ -444,19 +497,27 @@ const OpRegistrar convolution_op([] {
   d.input_names = {"data", "weight", "bias"};
   d.min_inputs = 2;
   d.max_inputs = 3;
-  d.attrs = {{"kernel", AttrKind::kInts, std::nullopt, "(kw), (kh, kw) or (kd, kh, kw)", {}},
-             {"num_filter", AttrKind::kInt, std::nullopt, "output channels", {}},
-             {"stride", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 1", {}},
-             {"dilate", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 1", {}},
-             {"pad", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 0", {}},
-             {"pad_end", AttrKind::kInts, std::vector<int64_t>{},
-              "padding after each axis' end (ONNX's asymmetric pads); empty: as pad", {}},
-             {"num_group", AttrKind::kInt, int64_t{1}, "groups; = channels for depthwise", {}},
-             {"no_bias", AttrKind::kBool, false, "no bias input", {}},
-             {"layout", AttrKind::kString, std::string("None"), "data layout; None: the kernel's",
-              {"None", "NCW", "NCHW", "NCDHW"}}};
+  d.attrs = with_output_quantization(
+      {{"kernel", AttrKind::kInts, std::nullopt, "(kw), (kh, kw) or (kd, kh, kw)", {}},
+       {"num_filter", AttrKind::kInt, std::nullopt, "output channels", {}},
+       {"stride", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 1", {}},
+       {"dilate", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 1", {}},
+       {"pad", AttrKind::kInts, std::vector<int64_t>{}, "one per kernel axis; default 0", {}},
+       {"pad_end",
+        AttrKind::kInts,
+        std::vector<int64_t>{},
+        "padding after each axis' end (ONNX's asymmetric pads); empty: as pad",
+        {}},
+       {"num_group", AttrKind::kInt, int64_t{1}, "groups; = channels for depthwise", {}},
+       {"no_bias", AttrKind::kBool, false, "no bias input", {}},
+       {"layout",
+        AttrKind::kString,
+        std::string("None"),
+        "data layout; None: the kernel's",
+        {"None", "NCW", "NCHW", "NCDHW"}}});
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = 1;
+  d.reference_dtypes = quantized_gemm_dtypes();
   d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
   d.infer = convolution_infer;
   d.reference = convolution_reference;
@@ -473,7 +534,7 @@ const OpRegistrar convolution_op([] {
       {conv({1, 1}, 5, {}, {}, {}, 1, true), {{2, 4, 3, 3}, {5, 4, 1, 1}}},
       {conv({3, 3}, 6, {2, 2}, {1, 1}, {}, 6, false), {{1, 6, 7, 7}, {6, 1, 3, 3}, {6}}},  // depthwise
       {conv({3, 2}, 4, {1, 2}, {2, 1}, {2, 1}, 2, false), {{1, 4, 5, 6}, {4, 2, 3, 2}, {4}}},
-      {conv({3, 3}, 2, {}, {3, 3}, {}, 1, false), {{1, 1, 1, 1}, {2, 1, 3, 3}, {2}}},  // 1x1 input, pad > k/2
+      {conv({3, 3}, 2, {}, {3, 3}, {}, 1, false), {{1, 1, 1, 1}, {2, 1, 3, 3}, {2}}},   // 1x1 input, pad > k/2
       {conv({1, 1}, 19, {}, {}, {}, 1, false), {{2, 21, 1, 1}, {19, 21, 1, 1}, {19}}},  // a dense layer
       // Depthwise kernel: widths around the vector widths, borders, stride 2, batch 2, dilation.
       {conv({3, 3}, 5, {}, {1, 1}, {}, 5, false), {{2, 5, 9, 19}, {5, 1, 3, 3}, {5}}},
@@ -518,12 +579,25 @@ const OpRegistrar convolution_op([] {
       {conv({4}, 3, {2}, {1}, {}, 1, false, {2}), {{1, 2, 9}, {3, 2, 4}, {3}}},
       {conv({3, 3, 3}, 4, {2, 1, 2}, {0, 1, 1}, {}, 1, false, {1, 0, 2}), {{1, 3, 5, 6, 7}, {4, 3, 3, 3, 3}, {4}}},
       {conv({3, 3, 3}, 3, {}, {1, 0, 0}, {}, 3, true, {0, 1, 1}), {{1, 3, 4, 5, 6}, {3, 1, 3, 3, 3}}},
+      // Quantized: int8 padded per filter, uint8 strided and grouped per tensor, depthwise, 1-D dilated.
+      quantized_example(with_output_quantization(conv({3, 3}, 6, {}, {1, 1}, {}, 1, false), 0.05, -4),
+                        {quantized_data({2, 5, 6, 7}, DType::kInt8, 0.03f, 3), quantized_weight({6, 5, 3, 3}, 6),
+                         TensorType{{6}, DType::kInt32}}),
+      quantized_example(with_output_quantization(conv({3, 3}, 4, {2, 2}, {1, 1}, {}, 2, true), 0.08, 130),
+                        {quantized_data({1, 4, 9, 8}, DType::kUInt8, 0.02f, 128), quantized_weight({4, 2, 3, 3}, 1)}),
+      quantized_example(with_output_quantization(conv({3, 3}, 5, {}, {1, 1}, {}, 5, false), 0.03, 0),
+                        {quantized_data({1, 5, 7, 9}, DType::kInt8, 0.03f, -2), quantized_weight({5, 1, 3, 3}, 5),
+                         TensorType{{5}, DType::kInt32}}),
+      quantized_example(with_output_quantization(conv({3}, 3, {}, {2}, {2}, 1, false), 0.06, 10),
+                        {quantized_data({1, 4, 15}, DType::kInt8, 0.03f, 0), quantized_weight({3, 4, 3}, 3),
+                         TensorType{{3}, DType::kInt32}}),
   };
   return d;
 }());
 
 const KernelRegistrar convolution_cpp(Backend::kCpp, "Convolution", [] {
   OpKernel k{convolution_emit_cpp};
+  k.dtypes = quantized_gemm_dtypes();
   k.choose_algorithm = convolution_choose_algorithm;
   k.pack_constant = float32_packing(convolution_pack_weights);
   k.scratch_bytes = [](const KernelSite& site) { return convolution_scratch_floats(site) * kFloatBytes; };

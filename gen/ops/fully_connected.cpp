@@ -11,6 +11,7 @@
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/quantized.h"
 #include "ops/reference_blas.h"
 
 namespace hybgen {
@@ -28,6 +29,7 @@ FcDims fc_dims(const Attrs& attrs, const Shape& data) {
 }
 
 std::vector<TensorType> fully_connected_infer(const Attrs& attrs, const std::vector<TensorType>& in) {
+  check_quantized_operands(in);
   const Shape& data = in[0].shape;
   const FcDims d = fc_dims(attrs, data);
   if (d.hidden <= 0) throw Error("num_hidden must be positive, got " + std::to_string(d.hidden));
@@ -44,10 +46,31 @@ std::vector<TensorType> fully_connected_infer(const Attrs& attrs, const std::vec
     out.assign(data.begin(), data.end() - 1);
     out.push_back(d.hidden);
   }
-  return {TensorType{out, in[0].dtype}};
+  return {quantized_output(attrs, in[0], out)};
+}
+
+// Quantized: int32 sums of (x - zero point) * w plus the bias, requantized per output unit.
+void fully_connected_reference_quantized(const KernelIO& io) {
+  const FcDims d = fc_dims(io.attrs, io.in_types[0].shape);
+  const auto x_zero = static_cast<std::int32_t>(io.in_types[0].quantization.zero_point[0]);
+  const std::int8_t* w = io.input<std::int8_t>(1);
+  const std::int32_t* bias = io.in.size() > 2 ? io.input<std::int32_t>(2) : nullptr;
+  std::vector<std::int32_t> acc(static_cast<std::size_t>(d.rows * d.hidden));
+  with_value_type(io.in_types[0].dtype, [&](auto value) {
+    using T = decltype(value);
+    const T* x = io.input<T>(0);
+    for (int64_t r = 0; r < d.rows; ++r)
+      for (int64_t j = 0; j < d.hidden; ++j) {
+        std::int32_t sum = bias ? bias[j] : 0;
+        for (int64_t i = 0; i < d.k; ++i) sum += (static_cast<std::int32_t>(x[r * d.k + i]) - x_zero) * w[j * d.k + i];
+        acc[static_cast<std::size_t>(r * d.hidden + j)] = sum;
+      }
+  });
+  requantize_outputs(io.in_types, io.out_types[0], acc, d.rows, d.hidden, 1, io.out[0]);
 }
 
 void fully_connected_reference(const KernelIO& io) {
+  if (!io.in_types[0].quantization.empty()) return fully_connected_reference_quantized(io);
   const FcDims d = fc_dims(io.attrs, io.in_types[0].shape);
   const int m = static_cast<int>(d.rows), k = static_cast<int>(d.k), n = static_cast<int>(d.hidden);
   float* y = io.output<float>(0);
@@ -71,6 +94,11 @@ std::optional<std::vector<float>> pack_weight(const KernelSite& site, int index,
 KernelCall fully_connected_emit_cpp(const EmitContext& ctx) {
   const FcDims d = fc_dims(ctx.node.attrs, ctx.in_types[0].shape);
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
+  if (!ctx.in_types[0].quantization.empty())
+    return {{"epilogue", "quantized_kernels"},
+            "{\n" + requantization_declaration(ctx.in_types, ctx.out_types[0], d.hidden, "rq") + "hg_dense_q8(" +
+                ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", " + std::to_string(d.rows) + ", " +
+                std::to_string(d.k) + ", " + std::to_string(d.hidden) + ", rq, " + epilogue_argument(ctx) + ");\n}"};
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1])
     return {{"epilogue", "gemm"}, "hg_gemm_packed_b(" + ctx.in[0] + ", " + std::to_string(d.k) + ", " + ctx.in[1] + ", " +
                                       bias + ", " + ctx.out[0] + ", " + std::to_string(d.hidden) + ", " +
@@ -96,14 +124,16 @@ OpRegistrar fully_connected_op([] {
   d.input_names = {"data", "weight", "bias"};
   d.min_inputs = 2;
   d.max_inputs = 3;
-  d.attrs = {{"num_hidden", AttrKind::kInt, std::nullopt, "number of output units", {}},
-             {"no_bias", AttrKind::kBool, false, "no bias input", {}},
-             {"flatten", AttrKind::kBool, true, "fold all axes after the first into the input size", {}}};
+  d.attrs = with_output_quantization(
+      {{"num_hidden", AttrKind::kInt, std::nullopt, "number of output units", {}},
+       {"no_bias", AttrKind::kBool, false, "no bias input", {}},
+       {"flatten", AttrKind::kBool, true, "fold all axes after the first into the input size", {}}});
   d.fusion = FusionClass::kOutElemwiseFusable;
   d.epilogue_axis = -1;
   d.arity = [](const Attrs& a) { return a.get_bool("no_bias") ? 2 : 3; };
   d.infer = fully_connected_infer;
   d.reference = fully_connected_reference;
+  d.reference_dtypes = quantized_gemm_dtypes();
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const FcDims dims = fc_dims(a, in[0].shape);
     return 2.0 * static_cast<double>(dims.rows * dims.k * dims.hidden);
@@ -112,15 +142,23 @@ OpRegistrar fully_connected_op([] {
     const FcDims dims = fc_dims(a, data);
     return std::vector<Shape>{{dims.hidden, dims.k}, {dims.hidden}};
   };
-  d.examples = {{fc_attrs(8, false, true), {{1, 5}, {8, 5}, {8}}},
-                {fc_attrs(7, false, true), {{3, 2, 2, 3}, {7, 12}, {7}}},
-                {fc_attrs(6, true, false), {{2, 3, 17}, {6, 17}}},
-                {fc_attrs(33, false, true), {{4, 40}, {33, 40}, {33}}}};
+  d.examples = {
+      {fc_attrs(8, false, true), {{1, 5}, {8, 5}, {8}}},
+      {fc_attrs(7, false, true), {{3, 2, 2, 3}, {7, 12}, {7}}},
+      {fc_attrs(6, true, false), {{2, 3, 17}, {6, 17}}},
+      {fc_attrs(33, false, true), {{4, 40}, {33, 40}, {33}}},
+      // Quantized: int8 per output unit, uint8 per tensor without bias, a batch.
+      quantized_example(with_output_quantization(fc_attrs(8, false, true), 0.04, -5),
+                        {quantized_data({1, 37}, DType::kInt8, 0.03f, 7), quantized_weight({8, 37}, 8),
+                         TensorType{{8}, DType::kInt32}}),
+      quantized_example(with_output_quantization(fc_attrs(5, true, false), 0.1, 120),
+                        {quantized_data({3, 2, 19}, DType::kUInt8, 0.02f, 128), quantized_weight({5, 19}, 1)})};
   return d;
 }());
 
 const KernelRegistrar fully_connected_cpp(Backend::kCpp, "FullyConnected", [] {
   OpKernel k{fully_connected_emit_cpp};
+  k.dtypes = quantized_gemm_dtypes();
   k.pack_constant = float32_packing(pack_weight);
   return k;
 }());

@@ -40,6 +40,9 @@ struct AttrSpec {
   std::optional<AttrValue> default_value;  // nullopt: the attribute is required
   std::string doc;
   std::vector<std::string> choices;  // allowed values of a string attribute; empty: any
+  // With no default: the attribute may be absent (normalize_attrs leaves it
+  // out), as the output quantization of a float node (ops/quantized.h).
+  bool optional = false;
 };
 
 // Concrete buffers handed to a reference kernel. `in` and `out` point at
@@ -92,9 +95,21 @@ struct ScalarSite {
 
 // One configuration the generic op test runs through every backend.
 struct OpExample {
+  OpExample(Attrs attrs_, std::vector<Shape> inputs_, std::vector<TensorType> input_types_ = {})
+      : attrs(std::move(attrs_)), inputs(std::move(inputs_)), input_types(std::move(input_types_)) {}
+
   Attrs attrs;
   std::vector<Shape> inputs;
+  // Empty: float32 inputs. Else each input's type (an int8 example: its
+  // dtype and quantization), the shapes those of `inputs`.
+  std::vector<TensorType> input_types;
+
+  // The type of input `i`.
+  TensorType input_type(std::size_t i) const { return input_types.empty() ? TensorType{inputs[i]} : input_types[i]; }
 };
+
+// An example whose inputs are of these types (quantized integers).
+OpExample quantized_example(Attrs attrs, std::vector<TensorType> inputs);
 
 struct OpDef {
   std::string name;
@@ -129,6 +144,10 @@ struct OpDef {
   // `scalar_kernels` (templates/kernels/NAME.inc).
   std::function<std::string(const ScalarSite&)> emit_scalar;
   std::vector<std::string> scalar_kernels;
+  // The dtypes emit_scalar's expression is written for: each backend's
+  // kernel of the op computes those of them its fused loop computes
+  // (find_kernel's OpKernel::dtypes).
+  std::vector<DType> scalar_dtypes{DType::kFloat32};
   // With emit_scalar: the shape input `index` broadcasts to the output as, in
   // numpy's right-aligned sense (PReLU's per-channel gamma (C,) on NCHW data
   // reads as (C, 1, 1)). Unset: the input's own shape.

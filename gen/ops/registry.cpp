@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "ir/error.h"
 #include "ir/names.h"
@@ -56,20 +57,53 @@ void register_kernel(Backend backend, const std::string& op, OpKernel kernel) {
     throw Error(backend_name(backend) + " kernel of op '" + op + "' registered twice");
 }
 
+namespace {
+
+// An elementwise op (OpDef::emit_scalar) computes on a backend the dtypes
+// both its expression (OpDef::scalar_dtypes) and the backend's fused loop
+// handle: its kernel there, registered (a vector epilogue) or not, gets
+// those. Done once, at the first lookup, when every registrar has run.
+Registry& registry_with_elementwise_kernels() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Registry& r = registry();
+    for (const auto& [name, def] : r.ops) {
+      if (!def->emit_scalar) continue;
+      for (Backend backend : all_backends()) {
+        auto loop = r.kernels.find({backend, kElementwiseLoop});
+        if (loop == r.kernels.end()) continue;
+        std::vector<DType> dtypes;
+        for (DType d : def->scalar_dtypes)
+          if (std::find(loop->second.dtypes.begin(), loop->second.dtypes.end(), d) != loop->second.dtypes.end())
+            dtypes.push_back(d);
+        if (dtypes.empty()) continue;
+        OpKernel& kernel = r.kernels[{backend, name}];
+        if (!kernel.emit) kernel.dtypes = dtypes;
+      }
+    }
+  });
+  return registry();
+}
+
+}  // namespace
+
 const OpKernel* find_kernel(Backend backend, const std::string& op) {
-  const Registry& r = registry();
+  const Registry& r = registry_with_elementwise_kernels();
   auto it = r.kernels.find({backend, op});
-  if (it != r.kernels.end()) return &it->second;
-  const OpDef* def = lookup_op(op);
-  if (!def || !def->emit_scalar) return nullptr;
-  it = r.kernels.find({backend, kElementwiseLoop});
   return it == r.kernels.end() ? nullptr : &it->second;
 }
 
 std::vector<RegisteredKernel> all_kernels() {
   std::vector<RegisteredKernel> result;
-  for (const auto& [key, kernel] : registry().kernels) result.push_back({key.first, key.second, &kernel});
+  for (const auto& [key, kernel] : registry_with_elementwise_kernels().kernels)
+    result.push_back({key.first, key.second, &kernel});
   return result;
+}
+
+OpExample quantized_example(Attrs attrs, std::vector<TensorType> inputs) {
+  OpExample example{std::move(attrs), {}, std::move(inputs)};
+  for (const TensorType& t : example.input_types) example.inputs.push_back(t.shape);
+  return example;
 }
 
 KernelSite kernel_site(const Graph& graph, const Node& node, const Target& target, const std::string& algorithm) {
@@ -86,7 +120,11 @@ namespace {
 
 // The fused loops that print every elementwise op (OpDef::emit_scalar):
 // gen/emit/cpp_fused.cpp and gen/emit/cuda_emitter.cpp.
-const KernelRegistrar cpp_elementwise_loop(Backend::kCpp, kElementwiseLoop, OpKernel{});
+const KernelRegistrar cpp_elementwise_loop(Backend::kCpp, kElementwiseLoop, [] {
+  OpKernel loop;
+  loop.dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8, DType::kInt32};
+  return loop;
+}());
 const KernelRegistrar cuda_elementwise_loop(Backend::kCuda, kElementwiseLoop, OpKernel{});
 
 }  // namespace
@@ -143,7 +181,7 @@ Attrs normalize_attrs(const OpDef& def, const Attrs& attrs) {
     out.set(name, converted);
   }
   for (const auto& spec : def.attrs) {
-    if (out.has(spec.name)) continue;
+    if (out.has(spec.name) || (!spec.default_value && spec.optional)) continue;
     if (!spec.default_value) throw Error("required attribute '" + spec.name + "' is missing");
     out.set(spec.name, *spec.default_value);
   }

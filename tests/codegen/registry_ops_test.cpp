@@ -41,18 +41,13 @@ double tolerance_of(const std::string& op) {
   return it == kToleranceByOp.end() ? kTolerance : it->second;
 }
 
-struct ExampleOutput {
-  std::string op;
-  std::size_t example;
-};
-
 // Every example of every op generated for `target` and checked (those named
 // in `only` when it is not empty: testing::example_name).
 void check_every_op(const std::string& target, const std::set<std::string>& only = {}) {
   VerifyOptions options;
   options.cxx = HYBGEN_CXX;
   options.compile.target = find_target(target);
-  const testing::AllOpsGraph all = testing::all_ops_graph(1234, only);
+  const testing::AllOpsGraph all = testing::all_ops_graph(1234, only, options.compile.target.backend);
   options.inputs = all.inputs;
   const VerifyReport report = verify_model(all.graph, options);
 
@@ -66,6 +61,11 @@ void check_every_op(const std::string& target, const std::set<std::string>& only
     EXPECT_LE(check.max_rel_error, tolerance_of(from.op))
         << from.op << " example " << from.example << " (output " << check.name << "): max abs error "
         << check.max_abs_error;
+    // Integer arithmetic (docs/quantization.md) is exact: the same bits as the reference.
+    if (from.quantized) {
+      EXPECT_EQ(check.max_abs_error, 0.0) << from.op << " example " << from.example << " (output " << check.name
+                                          << ") is quantized: it must equal the reference";
+    }
     checked_ops.insert(from.op);
   }
   for (const OpDef* op : all_ops()) {

@@ -72,7 +72,7 @@ TEST(CudaBackend, RegenerationIsByteIdenticalAndNamesNodes) {
 }
 
 TEST(CudaBackend, EveryRegisteredOpHasACudaKernel) {
-  testing::AllOpsGraph all = testing::all_ops_graph(1);
+  testing::AllOpsGraph all = testing::all_ops_graph(1, {}, Backend::kCuda);
   validate(all.graph);
   infer_shapes(all.graph);
   EXPECT_NO_THROW(check_kernels(all.graph, find_target("cuda")));
@@ -82,7 +82,7 @@ TEST(CudaBackend, EveryRegisteredOpHasACudaKernel) {
 // cuda-host) through nvcc for sm_80 and sm_90.
 TEST(CudaBackend, EveryOpExampleCompilesWithNvcc) {
   if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on the PATH";
-  const testing::NvccResult r = testing::nvcc_compile(testing::all_ops_graph(1).graph, "all_ops");
+  const testing::NvccResult r = testing::nvcc_compile(testing::all_ops_graph(1, {}, Backend::kCuda).graph, "all_ops");
   std::printf("%s", r.ptxas_summary.c_str());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_LE(r.most_spilled, testing::kMostSpillBytes) << r.output;

@@ -1,0 +1,227 @@
+#include "ops/quantized.h"
+
+#include <climits>
+#include <cmath>
+#include <cstdint>
+
+#include "ir/error.h"
+#include "ops/op_util.h"
+
+namespace hybgen {
+namespace kernel_text {
+// The generated code's arithmetic, compiled here for the references.
+#include "templates/kernels/quantized.inc"
+}  // namespace kernel_text
+
+std::vector<AttrSpec> with_output_quantization(std::vector<AttrSpec> attrs) {
+  AttrSpec scale{"out_scale", AttrKind::kFloat, std::nullopt, "quantized integer output: its scale", {}};
+  AttrSpec zero_point{"out_zero_point", AttrKind::kInt, std::nullopt, "quantized integer output: its zero point", {}};
+  scale.optional = zero_point.optional = true;
+  attrs.push_back(scale);
+  attrs.push_back(zero_point);
+  return attrs;
+}
+
+const std::vector<DType>& quantized_gemm_dtypes() {
+  static const std::vector<DType> v{DType::kFloat32, DType::kInt8, DType::kUInt8, DType::kInt32};
+  return v;
+}
+
+Attrs with_output_quantization(Attrs attrs, double scale, int64_t zero_point) {
+  attrs.set("out_scale", scale);
+  attrs.set("out_zero_point", zero_point);
+  return attrs;
+}
+
+TensorType quantized_data(const Shape& shape, DType dtype, float scale, int64_t zero_point) {
+  return TensorType{shape, dtype, Quantization::per_tensor(scale, zero_point)};
+}
+
+TensorType quantized_weight(const Shape& shape, int64_t channels) {
+  if (channels == 1) return TensorType{shape, DType::kInt8, Quantization::per_tensor(0.005f, 0)};
+  std::vector<float> scales;
+  for (int64_t c = 0; c < channels; ++c) scales.push_back(0.002f * static_cast<float>(1 + c % 5));
+  return TensorType{shape, DType::kInt8,
+                    Quantization::per_axis(0, scales, std::vector<int64_t>(static_cast<std::size_t>(channels), 0))};
+}
+
+bool has_output_quantization(const Attrs& attrs) { return attrs.has("out_scale") || attrs.has("out_zero_point"); }
+
+TensorType quantized_output(const Attrs& attrs, const TensorType& data, const Shape& shape) {
+  if (data.quantization.empty()) {
+    if (has_output_quantization(attrs))
+      throw Error("out_scale and out_zero_point are for quantized integer inputs; the input is " + data.str());
+    return TensorType{shape, data.dtype};
+  }
+  if (!attrs.has("out_scale"))
+    throw Error("the input is quantized (" + data.str() + "): the output's scale, attribute out_scale, is missing");
+  const double scale = attrs.get_float("out_scale");
+  const int64_t zero_point = attrs.has("out_zero_point") ? attrs.get_int("out_zero_point") : 0;
+  // A scale that is not a positive float is refused by check_quantization below.
+  const float scale_f = std::isfinite(scale) && std::fabs(scale) <= 3.4e38 ? static_cast<float>(scale) : -1.0f;
+  TensorType out{shape, data.dtype, Quantization::per_tensor(scale_f, zero_point)};
+  check_quantization(out, "the output");
+  return out;
+}
+
+Requantization requantization(double real) {
+  if (!(real >= 0.0) || !std::isfinite(real))
+    throw Error("requantization multiplier " + std::to_string(real) + " is not a finite non-negative number");
+  if (real == 0.0) return {};
+  int shift = 0;
+  const double fraction = std::frexp(real, &shift);  // in [0.5, 1)
+  int64_t q = static_cast<int64_t>(std::round(fraction * static_cast<double>(int64_t{1} << 31)));
+  if (q == (int64_t{1} << 31)) {
+    q /= 2;
+    ++shift;
+  }
+  if (shift < -31) return {};  // below 2^-32: every product rounds to 0
+  if (shift > 30)
+    throw Error("requantization multiplier " + std::to_string(real) +
+                " is too large (2^31 or more): the scales are inconsistent");
+  return {static_cast<std::int32_t>(q), shift};
+}
+
+std::vector<Requantization> channel_requantization(float input_scale, const std::vector<float>& weight_scales,
+                                                   float output_scale, int64_t channels) {
+  std::vector<Requantization> out;
+  out.reserve(static_cast<std::size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    const float w = weight_scales.size() == 1 ? weight_scales[0] : weight_scales.at(static_cast<std::size_t>(c));
+    out.push_back(
+        requantization(static_cast<double>(input_scale) * static_cast<double>(w) / static_cast<double>(output_scale)));
+  }
+  return out;
+}
+
+void check_quantized_operands(const std::vector<TensorType>& in) {
+  const TensorType& data = in[0];
+  if (data.quantization.empty()) {
+    for (std::size_t i = 1; i < in.size(); ++i)
+      if (!in[i].quantization.empty() || in[i].dtype != data.dtype)
+        throw Error(std::string(i == 1 ? "the weight" : "the bias") + " is " + in[i].str() + ", the data " +
+                    data.str() + ": a float layer takes float weights, a quantized one quantized data");
+    return;
+  }
+  if (data.dtype != DType::kInt8 && data.dtype != DType::kUInt8)
+    throw Error("quantized data must be int8 or uint8, not " + dtype_name(data.dtype));
+  if (data.quantization.axis) throw Error("the data is quantized per axis; quantized layers take it per tensor");
+  const TensorType& weight = in[1];
+  if (weight.dtype != DType::kInt8 || weight.quantization.empty())
+    throw Error("the data is quantized, so the weight must be a quantized int8, not " + weight.str());
+  if (weight.quantization.axis && *weight.quantization.axis != 0)
+    throw Error("the weight is quantized on axis " + std::to_string(*weight.quantization.axis) +
+                "; per axis it must be axis 0, its output channels");
+  for (int64_t z : weight.quantization.zero_point)
+    if (z != 0) throw Error("the weight's zero points must be 0 (symmetric int8), not " + std::to_string(z));
+  if (in.size() > 2 && (in[2].dtype != DType::kInt32))
+    throw Error("the data is quantized, so the bias must be int32 (scale: data scale x weight scale), not " +
+                in[2].str());
+}
+
+std::vector<Requantization> output_requantization(const std::vector<TensorType>& in, const TensorType& out,
+                                                  int64_t channels) {
+  return channel_requantization(in[0].quantization.scale[0], in[1].quantization.scale, out.quantization.scale[0],
+                                channels);
+}
+
+void requantize_outputs(const std::vector<TensorType>& in, const TensorType& out, const std::vector<std::int32_t>& acc,
+                        int64_t outer, int64_t channels, int64_t inner, void* y) {
+  const std::vector<Requantization> rq = output_requantization(in, out, channels);
+  const auto [lo, hi] = int32_range(out.dtype);
+  const auto zero_point = static_cast<std::int32_t>(out.quantization.zero_point[0]);
+  with_value_type(out.dtype, [&](auto value) {
+    using T = decltype(value);
+    T* out_values = static_cast<T*>(y);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t i = 0; i < inner; ++i) {
+          const int64_t at = (o * channels + c) * inner + i;
+          out_values[at] = static_cast<T>(
+              requantize_clamp(acc[static_cast<std::size_t>(at)], rq[static_cast<std::size_t>(c)], zero_point, lo, hi));
+        }
+  });
+}
+
+std::string requantization_declaration(const std::vector<TensorType>& in, const TensorType& out, int64_t channels,
+                                       const std::string& name) {
+  std::vector<int64_t> multipliers, shifts;
+  for (const Requantization& r : output_requantization(in, out, channels)) {
+    multipliers.push_back(r.multiplier);
+    shifts.push_back(r.shift);
+  }
+  const auto [lo, hi] = int32_range(out.dtype);
+  return "static const std::int32_t " + name + "_multiplier[] = " + cpp_int_list(multipliers) + ";\n" +
+         "static const std::int32_t " + name + "_shift[] = " + cpp_int_list(shifts) + ";\n" +
+         "const HgRequantization " + name + "{" + name + "_multiplier, " + name + "_shift, " +
+         std::to_string(in[0].quantization.zero_point[0]) + ", " + std::to_string(out.quantization.zero_point[0]) +
+         ", " + std::to_string(lo) + ", " + std::to_string(hi) + "};\n";
+}
+
+std::int32_t requantize(std::int32_t x, const Requantization& r) {
+  return kernel_text::hg_requantize(x, r.multiplier, r.shift);
+}
+
+std::int32_t requantize_clamp(std::int32_t acc, const Requantization& r, std::int32_t zero_point, std::int32_t low,
+                              std::int32_t high) {
+  return kernel_text::hg_requantize_clamp(acc, r.multiplier, r.shift, zero_point, low, high);
+}
+
+std::int32_t quantize_float(float x, float scale, std::int32_t zero_point, std::int32_t low, std::int32_t high) {
+  return kernel_text::hg_quantize_float(x, scale, zero_point, low, high);
+}
+
+float dequantize_value(std::int32_t q, std::int32_t zero_point, float scale) {
+  return kernel_text::hg_dequantize(q, zero_point, scale);
+}
+
+std::pair<std::int32_t, std::int32_t> int32_range(DType dtype) {
+  if (dtype == DType::kInt32) return {INT32_MIN, INT32_MAX};
+  const auto [lo, hi] = integer_dtype_range(dtype);
+  if (lo < INT32_MIN || hi > INT32_MAX)
+    throw Error(dtype_name(dtype) + " values are not computed as quantized integers");
+  return {static_cast<std::int32_t>(lo), static_cast<std::int32_t>(hi)};
+}
+
+std::int32_t quantized_bound(double x, const Quantization& q, DType dtype) {
+  const auto [lo, hi] = int32_range(dtype);
+  // A bound beyond float's range saturates like any other.
+  const float xf = static_cast<float>(std::fmax(-3.0e38, std::fmin(3.0e38, x)));
+  return quantize_float(xf, q.scale.at(0), static_cast<std::int32_t>(q.zero_point.at(0)), lo, hi);
+}
+
+QuantizedAdd quantized_add_params(const Quantization& a, const Quantization& b, const Quantization& out,
+                                  std::pair<std::int32_t, std::int32_t> range) {
+  const double a_scale = a.scale.at(0), b_scale = b.scale.at(0), out_scale = out.scale.at(0);
+  const double twice_max = 2.0 * std::fmax(a_scale, b_scale);
+  QuantizedAdd p;
+  p.a_zero_point = static_cast<std::int32_t>(a.zero_point.at(0));
+  p.b_zero_point = static_cast<std::int32_t>(b.zero_point.at(0));
+  p.a = requantization(a_scale / twice_max);
+  p.b = requantization(b_scale / twice_max);
+  p.out = requantization(twice_max / (static_cast<double>(1 << 20) * out_scale));
+  p.out_zero_point = static_cast<std::int32_t>(out.zero_point.at(0));
+  p.low = range.first;
+  p.high = range.second;
+  return p;
+}
+
+namespace {
+kernel_text::HgQuantizedAdd text_params(const QuantizedAdd& p) {
+  return {p.a_zero_point, p.b_zero_point,   p.a.multiplier, p.b.multiplier, p.out.multiplier, p.a.shift, p.b.shift,
+          p.out.shift,    p.out_zero_point, p.low,          p.high};
+}
+}  // namespace
+
+std::int32_t quantized_add(std::int32_t a, std::int32_t b, const QuantizedAdd& p) {
+  return kernel_text::hg_quantized_add(a, b, text_params(p));
+}
+
+std::string quantized_add_literal(const QuantizedAdd& p) {
+  const auto i = [](int64_t v) { return std::to_string(v); };
+  return "HgQuantizedAdd{" + i(p.a_zero_point) + ", " + i(p.b_zero_point) + ", " + i(p.a.multiplier) + ", " +
+         i(p.b.multiplier) + ", " + i(p.out.multiplier) + ", " + i(p.a.shift) + ", " + i(p.b.shift) + ", " +
+         i(p.out.shift) + ", " + i(p.out_zero_point) + ", " + i(p.low) + ", " + i(p.high) + "}";
+}
+
+}  // namespace hybgen

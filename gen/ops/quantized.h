@@ -1,0 +1,109 @@
+// Integer quantization as the ops use it (docs/quantization.md): TFLite's
+// scheme. A quantized value q stands for scale * (q - zero_point) (the
+// Quantization on its TensorType). Ops whose integer output has a scale of
+// its own (a convolution, an add) take it as the attributes out_scale and
+// out_zero_point; ops that only move or compare values (max pooling,
+// reshape, relu) keep their input's.
+//
+//   d.attrs = with_output_quantization({...});             // an op's schema
+//   TensorType out = quantized_output(attrs, in[0], "...");  // its infer
+//   Requantization r = requantization(in_scale * w_scale[c] / out_scale);
+//   int8_t y = static_cast<int8_t>(requantize_clamp(acc, r, zero_point, -128, 127));
+//
+// The integer arithmetic is templates/kernels/quantized.inc, compiled here
+// and in generated code alike.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/tensor_type.h"
+#include "ops/op.h"
+
+namespace hybgen {
+
+// `attrs` with out_scale (float) and out_zero_point (int) appended, both
+// optional: absent on a float node.
+std::vector<AttrSpec> with_output_quantization(std::vector<AttrSpec> attrs);
+// True when the node's attributes give its output a quantization.
+bool has_output_quantization(const Attrs& attrs);
+// The output type of an op with attributes out_scale/out_zero_point whose
+// output is `data`'s dtype: for a quantized integer `data`, of shape `shape`
+// and quantized per tensor by those attributes (Error naming what is
+// missing or wrong); for float data the attributes must be absent.
+TensorType quantized_output(const Attrs& attrs, const TensorType& data, const Shape& shape);
+
+// A real multiplier as TFLite stores it: multiplier * 2^(shift - 31), the
+// multiplier a Q31 in [2^30, 2^31) (0 for a multiplier of 0).
+struct Requantization {
+  std::int32_t multiplier = 0;
+  int shift = 0;
+};
+// TFLite's QuantizeMultiplier: the nearest such pair to `real` (>= 0).
+// Error for a multiplier too large to represent (2^31 and above).
+Requantization requantization(double real);
+// Per output channel c: input_scale * weight_scale[c] / output_scale in
+// double, as TFLite computes it; one weight scale serves every channel.
+std::vector<Requantization> channel_requantization(float input_scale, const std::vector<float>& weight_scales,
+                                                   float output_scale, int64_t channels);
+
+// A convolution's or dense layer's inputs (data, weight, optional bias)
+// when the data is a quantized integer: the data int8 or uint8 per tensor;
+// the weight int8, symmetric (zero points 0), per tensor or per axis on
+// axis 0 (its output channels); the bias int32. Error naming what is wrong.
+// Float data: the weight and bias must not be quantized.
+void check_quantized_operands(const std::vector<TensorType>& in);
+// Its per-output-channel requantization into `out`.
+std::vector<Requantization> output_requantization(const std::vector<TensorType>& in, const TensorType& out,
+                                                  int64_t channels);
+// Its accumulators to outputs in the reference: `acc` (channels x inner,
+// channel-major blocks of `inner` elements, `outer` times) requantized
+// into y, of the output's C type.
+void requantize_outputs(const std::vector<TensorType>& in, const TensorType& out, const std::vector<std::int32_t>& acc,
+                        int64_t outer, int64_t channels, int64_t inner, void* y);
+// Generated code: statements declaring `name`, an HgRequantization
+// (templates/kernels/quantized.inc) over static tables of the multipliers
+// and shifts, for a kernel call that follows.
+std::string requantization_declaration(const std::vector<TensorType>& in, const TensorType& out, int64_t channels,
+                                       const std::string& name);
+
+// The integer arithmetic of templates/kernels/quantized.inc.
+std::int32_t requantize(std::int32_t x, const Requantization& r);
+std::int32_t requantize_clamp(std::int32_t acc, const Requantization& r, std::int32_t zero_point, std::int32_t low,
+                              std::int32_t high);
+std::int32_t quantize_float(float x, float scale, std::int32_t zero_point, std::int32_t low, std::int32_t high);
+float dequantize_value(std::int32_t q, std::int32_t zero_point, float scale);
+
+// TFLite's int8 ADD of a (scale a_scale) and b into out_scale: the
+// multipliers and shifts of templates/kernels/quantized.inc's HgQuantizedAdd.
+struct QuantizedAdd {
+  std::int32_t a_zero_point, b_zero_point;
+  Requantization a, b, out;
+  std::int32_t out_zero_point, low, high;
+};
+QuantizedAdd quantized_add_params(const Quantization& a, const Quantization& b, const Quantization& out,
+                                  std::pair<std::int32_t, std::int32_t> range);
+std::int32_t quantized_add(std::int32_t a, std::int32_t b, const QuantizedAdd& p);
+// The HgQuantizedAdd literal of `p` for generated code.
+std::string quantized_add_literal(const QuantizedAdd& p);
+
+// What the quantized convolution and dense kernels compute: float32, int8
+// and uint8 data, int8 weights, int32 bias.
+const std::vector<DType>& quantized_gemm_dtypes();
+
+// For op examples (OpDef::examples): `attrs` with out_scale and
+// out_zero_point; data of `dtype` quantized per tensor; an int8 weight
+// symmetric per axis 0 over `channels` scales (one: per tensor).
+Attrs with_output_quantization(Attrs attrs, double scale, int64_t zero_point);
+TensorType quantized_data(const Shape& shape, DType dtype, float scale, int64_t zero_point);
+TensorType quantized_weight(const Shape& shape, int64_t channels);
+
+// The dtype range of an integer dtype as int32 (int8: -128, 127).
+std::pair<std::int32_t, std::int32_t> int32_range(DType dtype);
+// The quantized value of the real `x` under a per-tensor quantization of
+// `dtype`, rounded as quantize_float: where relu's 0 and clip's bounds lie.
+std::int32_t quantized_bound(double x, const Quantization& q, DType dtype);
+
+}  // namespace hybgen
