@@ -77,6 +77,7 @@ OpRegistrar activation_op([] {
   d.fusion = FusionClass::kElementwise;
   d.inplace = true;
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
+    check_float_or_quantized(in[0]);
     // On quantized data relu is exact (a max with the zero point); the others need a scale of their own.
     if (!in[0].quantization.empty() && a.get_string("act_type") != "relu")
       throw Error(a.get_string("act_type") + " is computed in float; on quantized data only relu is");

@@ -15,7 +15,10 @@ const OpRegistrar clip_op([] {
              {"a_max", AttrKind::kFloat, std::nullopt, "upper bound", {}}};
   d.fusion = FusionClass::kElementwise;
   d.inplace = true;
-  d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
+  d.infer = [](const Attrs&, const std::vector<TensorType>& in) {
+    check_float_or_quantized(in[0]);
+    return std::vector<TensorType>{in[0]};
+  };
   d.reference = [](const KernelIO& io) {
     const TensorType& in = io.in_types[0];
     if (!in.quantization.empty()) {  // the bounds quantized as values are

@@ -297,11 +297,13 @@ enum class ConvKernel {
   kDirect,
   kGemm3d,
   kDirect3d,
-  kQuantized
+  kQuantized,
+  kQuantizedGemm
 };
 
 ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights_known, bool quantized) {
-  if (quantized) return ConvKernel::kQuantized;
+  if (quantized)
+    return weights_known && g.groups == 1 && target.gemm_nr > 0 ? ConvKernel::kQuantizedGemm : ConvKernel::kQuantized;
   // 3-D with one input channel per group (depthwise): a GEMM of one row per
   // group would waste its register tiles; the direct kernel's rows serve it.
   if (g.spatial == 3) return weights_known && g.c / g.groups > 1 ? ConvKernel::kGemm3d : ConvKernel::kDirect3d;
@@ -316,9 +318,10 @@ ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights
 }
 
 // The names OpKernel::choose_algorithm records, in ConvKernel's order.
-const char* const kConvKernelNames[] = {"dense",     "winograd", "rows",           "pixel_gemm", "im2col_gemm",
-                                        "depthwise", "direct",   "im2col_gemm_3d", "direct_3d",  "quantized"};
-static_assert(std::size(kConvKernelNames) == static_cast<std::size_t>(ConvKernel::kQuantized) + 1,
+const char* const kConvKernelNames[] = {"dense",       "winograd",  "rows",          "pixel_gemm",
+                                        "im2col_gemm", "depthwise", "direct",        "im2col_gemm_3d",
+                                        "direct_3d",   "quantized", "quantized_gemm"};
+static_assert(std::size(kConvKernelNames) == static_cast<std::size_t>(ConvKernel::kQuantizedGemm) + 1,
               "one name per ConvKernel");
 
 std::string convolution_choose_algorithm(const KernelSite& site) {
@@ -336,6 +339,14 @@ std::optional<ConvKernel> recorded_kernel(const std::string& algorithm) {
   throw Error("no convolution kernel is named '" + algorithm + "'");
 }
 
+// Output pixels per im2col tile of the quantized GEMM: its rows (k bytes
+// each) within 256 KiB, a multiple of the kernel's 4 rows.
+int64_t q8_tile(const ConvGeometry& g) {
+  const int64_t k = g.c * g.kh * g.kw, pixels = g.oh * g.ow;
+  const int64_t rows = std::max<int64_t>(4, (int64_t{256} * 1024 / k) / 4 * 4);
+  return std::min(rows, pixels);
+}
+
 int64_t convolution_scratch_floats(const KernelSite& site) {
   const std::optional<ConvKernel> kernel = recorded_kernel(site.algorithm);
   if (!kernel) return 0;
@@ -350,6 +361,8 @@ int64_t convolution_scratch_floats(const KernelSite& site) {
       return reads_input_directly(g) ? 0 : (g.c / g.groups) * g.kh * g.kw * im2col_tile(g);
     case ConvKernel::kGemm3d:
       return reduction(g) * im2col_tile(g);
+    case ConvKernel::kQuantizedGemm:  // bytes, counted in floats
+      return (q8_tile(g) * g.c * g.kh * g.kw + kFloatBytes - 1) / kFloatBytes;
     default:
       return 0;
   }
@@ -424,6 +437,12 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
   if (!kernel) throw Error("no kernel was chosen for this convolution (choose_algorithms)");
   if (g.spatial == 3) return emit_cpp_3d(ctx, g, *kernel);
   switch (*kernel) {
+    case ConvKernel::kQuantizedGemm:
+      return {{"epilogue", "gemm_q8"},
+              geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") + "hg_conv2d_gemm_q8<" +
+                  std::to_string(ctx.target.gemm_nr) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
+                  ctx.out[0] + ", geometry, " + ctx.scratch + ", " + std::to_string(q8_tile(g)) + ", rq, " +
+                  epilogue_argument(ctx) + ");\n}"};
     case ConvKernel::kQuantized:
       return {{"epilogue", "quantized_kernels"},
               geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") + "hg_conv2d_q8(" +
@@ -599,7 +618,13 @@ const KernelRegistrar convolution_cpp(Backend::kCpp, "Convolution", [] {
   OpKernel k{convolution_emit_cpp};
   k.dtypes = quantized_gemm_dtypes();
   k.choose_algorithm = convolution_choose_algorithm;
-  k.pack_constant = float32_packing(convolution_pack_weights);
+  k.pack_constant = [float_packing = float32_packing(convolution_pack_weights)](
+                        const KernelSite& site, int index, const Constant& value) -> std::optional<Constant> {
+    if (value.type.dtype != DType::kInt8) return float_packing(site, index, value);
+    if (index != 1 || recorded_kernel(site.algorithm) != ConvKernel::kQuantizedGemm) return std::nullopt;
+    const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
+    return q8_packed_constant(value, g.f, g.c * g.kh * g.kw, site.target.gemm_nr);
+  };
   k.scratch_bytes = [](const KernelSite& site) { return convolution_scratch_floats(site) * kFloatBytes; };
   k.fit_scratch = [](const KernelSite& site, int64_t budget) {
     return convolution_fit_scratch(site, budget / kFloatBytes) * kFloatBytes;

@@ -94,6 +94,13 @@ std::optional<std::vector<float>> pack_weight(const KernelSite& site, int index,
 KernelCall fully_connected_emit_cpp(const EmitContext& ctx) {
   const FcDims d = fc_dims(ctx.node.attrs, ctx.in_types[0].shape);
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
+  if (!ctx.in_types[0].quantization.empty() && ctx.in_packed.size() > 1 && ctx.in_packed[1])
+    return {{"epilogue", "gemm_q8"},
+            "{\n" + requantization_declaration(ctx.in_types, ctx.out_types[0], d.hidden, "rq") + "hg_gemm_q8<" +
+                std::to_string(ctx.target.gemm_nr) + ">(" + ctx.in[0] + ", " + std::to_string(d.k) + ", " + ctx.in[1] +
+                ", " + bias + ", " + ctx.out[0] + ", " + std::to_string(d.rows) + ", " + std::to_string(d.hidden) +
+                ", " + std::to_string(d.k) + ", " + std::to_string(d.hidden) + ", 1, rq, " + epilogue_argument(ctx) +
+                ");\n}"};
   if (!ctx.in_types[0].quantization.empty())
     return {{"epilogue", "quantized_kernels"},
             "{\n" + requantization_declaration(ctx.in_types, ctx.out_types[0], d.hidden, "rq") + "hg_dense_q8(" +
@@ -159,7 +166,13 @@ OpRegistrar fully_connected_op([] {
 const KernelRegistrar fully_connected_cpp(Backend::kCpp, "FullyConnected", [] {
   OpKernel k{fully_connected_emit_cpp};
   k.dtypes = quantized_gemm_dtypes();
-  k.pack_constant = float32_packing(pack_weight);
+  k.pack_constant = [float_packing = float32_packing(pack_weight)](const KernelSite& site, int index,
+                                                                   const Constant& value) -> std::optional<Constant> {
+    if (value.type.dtype != DType::kInt8) return float_packing(site, index, value);
+    if (index != 1 || site.target.gemm_nr <= 0) return std::nullopt;
+    const FcDims d = fc_dims(site.attrs, site.in[0].shape);
+    return q8_packed_constant(value, d.hidden, d.k, site.target.gemm_nr);
+  };
   return k;
 }());
 

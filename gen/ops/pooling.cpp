@@ -52,7 +52,7 @@ void pooling_reference_quantized(const PoolGeometry& g, const T* x, T* y, std::i
         int64_t y1 = std::min(y0 + g.kh, g.h + g.ph_end), x1 = std::min(x0 + g.kw, g.w + g.pw_end);
         const int64_t padded = (y1 - y0) * (x1 - x0);
         y0 = std::max<int64_t>(y0, 0), x0 = std::max<int64_t>(x0, 0), y1 = std::min(y1, g.h), x1 = std::min(x1, g.w);
-        std::int32_t acc = g.type == 0 ? std::numeric_limits<T>::lowest() : 0;
+        std::int32_t acc = g.type == 0 ? static_cast<std::int32_t>(std::numeric_limits<T>::lowest()) : 0;
         for (int64_t iy = y0; iy < y1; ++iy)
           for (int64_t ix = x0; ix < x1; ++ix) {
             const std::int32_t v = x[(p * g.h + iy) * g.w + ix];
@@ -151,6 +151,7 @@ const OpRegistrar pooling_op([] {
   d.fusion = FusionClass::kOpaque;
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     const PoolGeometry g = pool_geometry(a, in[0].shape);
+    check_float_or_quantized(in[0]);
     if (!in[0].quantization.empty()) {
       if (g.spatial == 3 || g.type == 2 || in[0].quantization.axis ||
           (in[0].dtype != DType::kInt8 && in[0].dtype != DType::kUInt8))

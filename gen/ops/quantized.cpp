@@ -3,6 +3,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "ir/error.h"
 #include "ops/op_util.h"
@@ -94,8 +95,14 @@ std::vector<Requantization> channel_requantization(float input_scale, const std:
   return out;
 }
 
+void check_float_or_quantized(const TensorType& data) {
+  if (data.dtype != DType::kFloat32 && data.quantization.empty())
+    throw Error("the input is " + data.str() + ": this op takes float32 or quantized integers");
+}
+
 void check_quantized_operands(const std::vector<TensorType>& in) {
   const TensorType& data = in[0];
+  check_float_or_quantized(data);
   if (data.quantization.empty()) {
     for (std::size_t i = 1; i < in.size(); ++i)
       if (!in[i].quantization.empty() || in[i].dtype != data.dtype)
@@ -157,6 +164,32 @@ std::string requantization_declaration(const std::vector<TensorType>& in, const 
          "const HgRequantization " + name + "{" + name + "_multiplier, " + name + "_shift, " +
          std::to_string(in[0].quantization.zero_point[0]) + ", " + std::to_string(out.quantization.zero_point[0]) +
          ", " + std::to_string(lo) + ", " + std::to_string(hi) + "};\n";
+}
+
+std::vector<uint8_t> pack_q8_weights(const std::int8_t* w, int64_t n, int64_t k, int nr) {
+  const int64_t groups = (k + 3) / 4, panels = (n + nr - 1) / nr;
+  std::vector<uint8_t> out(static_cast<std::size_t>(panels * groups * nr * 4 + panels * nr * 4), 0);
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t j = 0; j < nr; ++j)
+        for (int64_t i = 0; i < 4; ++i) {
+          const int64_t row = p * nr + j, col = g * 4 + i;
+          if (row < n && col < k)
+            out[static_cast<std::size_t>(((p * groups + g) * nr + j) * 4 + i)] = static_cast<uint8_t>(w[row * k + col]);
+        }
+  uint8_t* sums = out.data() + panels * groups * nr * 4;
+  for (int64_t row = 0; row < n; ++row) {
+    std::int32_t sum = 0;
+    for (int64_t col = 0; col < k; ++col) sum += w[row * k + col];
+    std::memcpy(sums + row * 4, &sum, 4);  // little-endian, as every weight file
+  }
+  return out;
+}
+
+Constant q8_packed_constant(const Constant& weights, int64_t n, int64_t k, int nr) {
+  std::vector<uint8_t> bytes = pack_q8_weights(reinterpret_cast<const std::int8_t*>(weights.data.data()), n, k, nr);
+  const auto size = static_cast<int64_t>(bytes.size());
+  return Constant{TensorType{{size}, DType::kInt8}, std::move(bytes)};
 }
 
 std::int32_t requantize(std::int32_t x, const Requantization& r) {

@@ -55,6 +55,9 @@ std::vector<Requantization> channel_requantization(float input_scale, const std:
 // axis 0 (its output channels); the bias int32. Error naming what is wrong.
 // Float data: the weight and bias must not be quantized.
 void check_quantized_operands(const std::vector<TensorType>& in);
+// Error unless `data` is float32 or a quantized integer: what ops with a
+// float and a quantized form take (an unquantized int8 has no meaning there).
+void check_float_or_quantized(const TensorType& data);
 // Its per-output-channel requantization into `out`.
 std::vector<Requantization> output_requantization(const std::vector<TensorType>& in, const TensorType& out,
                                                   int64_t channels);
@@ -68,6 +71,13 @@ void requantize_outputs(const std::vector<TensorType>& in, const TensorType& out
 // and shifts, for a kernel call that follows.
 std::string requantization_declaration(const std::vector<TensorType>& in, const TensorType& out, int64_t channels,
                                        const std::string& name);
+
+// The int8 weights `w`, n rows (output channels) of k, in
+// templates/kernels/gemm_q8.inc's layout for panels of `nr` channels: the
+// panels, then each channel's int32 weight sum.
+std::vector<uint8_t> pack_q8_weights(const std::int8_t* w, int64_t n, int64_t k, int nr);
+// OpKernel::pack_constant's result for such weights: a 1-D int8 constant of the packed bytes.
+Constant q8_packed_constant(const Constant& weights, int64_t n, int64_t k, int nr);
 
 // The integer arithmetic of templates/kernels/quantized.inc.
 std::int32_t requantize(std::int32_t x, const Requantization& r);

@@ -48,6 +48,12 @@ std::vector<Target> make_targets() {
                                "HG_TARGET_X86_64_V3", "immintrin.h", "-march=x86-64-v3", "AVX2 and FMA"));
   targets.push_back(find_target("x86-64-v4", "x86-64 with AVX-512 (Skylake-X, Zen 4)", Isa::kAvx512, 16, 16, 8,
                                "HG_TARGET_X86_64_V4", "immintrin.h", "-march=x86-64-v4", "AVX-512"));
+  // The same kernels with AVX-512 VNNI for int8 (Cascade Lake, Ice Lake, Zen 4 and later).
+  Target vnni =
+      find_target("x86-64-v4-vnni", "x86-64 with AVX-512 and VNNI (Cascade Lake, Zen 4)", Isa::kAvx512, 16, 16, 8,
+                  "HG_TARGET_X86_64_V4", "immintrin.h", "-march=x86-64-v4 -mavx512vnni", "AVX-512 with VNNI");
+  vnni.int8_dot = true;
+  targets.push_back(vnni);
   Target arm = find_target("armv8-a", "AArch64 with NEON", Isa::kNeon, 4, 4, 8, "HG_TARGET_ARMV8_A", "arm_neon.h",
                           "-march=armv8-a", "an AArch64 (NEON) machine");
   arm.runner = Runner::kCrossQemu;
@@ -152,17 +158,28 @@ Isa host_isa() {
   return Isa::kPortable;
 #endif
 }
+
+bool host_has_int8_dot() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  return __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
 }  // namespace
 
 const Target& host_target() {
   const Isa isa = host_isa();
+  const Target* best = nullptr;
   for (const Target& t : all_targets())
-    if (t.backend == Backend::kCpp && t.isa == isa) return t;
-  return default_target();
+    if (t.backend == Backend::kCpp && t.isa == isa && (!t.int8_dot || host_has_int8_dot()))
+      if (!best || t.int8_dot) best = &t;
+  return best ? *best : default_target();
 }
 
 bool machine_runs(const Target& target) {
   if (target.backend != Backend::kCpp) return false;
+  if (target.int8_dot && !host_has_int8_dot()) return false;
   const Isa host = host_isa();
   return target.isa == Isa::kPortable || target.isa == host || (target.isa == Isa::kAvx2 && host == Isa::kAvx512);
 }

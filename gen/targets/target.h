@@ -81,6 +81,9 @@ struct Target {
   std::string board;
   MemoryRegion code, weights, ram;
   std::string needs;           // what running it needs, in words, for errors ("AVX2 and FMA")
+  // x86-64: the int8 dot-product instructions (AVX-512 VNNI's vpdpbusd),
+  // which the quantized GEMM uses (templates/kernels/gemm_q8.inc).
+  bool int8_dot = false;
 };
 
 const std::vector<Target>& all_targets();

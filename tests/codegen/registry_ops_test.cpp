@@ -91,6 +91,33 @@ TEST(RegistryOps, EveryOpMatchesItsReferenceOnThisMachinesTarget) {
   check_every_op(target);
 }
 
+// The quantized examples (docs/quantization.md) on every CPU target this
+// machine runs natively or under qemu-user: each SIMD path of the int8
+// kernels (AVX2's vpmaddwd, AVX-512 VNNI's vpdpbusd, NEON's smull) must give
+// the reference's bits; the two tests above run the generic one and this
+// machine's.
+std::set<std::string> quantized_examples() {
+  std::set<std::string> names;
+  for (const OpDef* op : all_ops())
+    for (std::size_t e = 0; e < op->examples.size(); ++e)
+      if (!op->examples[e].input_types.empty() || op->name == "quantize")
+        names.insert(testing::example_name(op->name, e));
+  return names;
+}
+
+TEST(RegistryOps, QuantizedExamplesGiveTheReferencesBitsOnEveryCpuTarget) {
+  for (const char* name : {"x86-64-v3", "x86-64-v4", "x86-64-v4-vnni", "armv8-a"}) {
+    const Target& target = find_target(name);
+    const bool emulated = target.runner == Runner::kCrossQemu;
+    if (emulated ? !(on_path(target.cross_compiler) && on_path(target.emulator)) : !machine_runs(target)) {
+      std::cout << "[ SKIPPED  ] " << name << ": this machine cannot run it (" << target.needs << ")\n";
+      continue;
+    }
+    SCOPED_TRACE(name);
+    check_every_op(name, quantized_examples());
+  }
+}
+
 // The CUDA backend's kernels, the same .cu that nvcc builds, run on the CPU
 // through the cuda-host layer (templates/cuda_host/cuda_runtime.h).
 TEST(RegistryOps, EveryOpMatchesItsReferenceOnCudaHost) { check_every_op("cuda-host"); }

@@ -65,12 +65,13 @@ TEST(CheckKernels, NamesEveryNodeWhoseOpTheBackendLacks) {
 
 TEST(CheckKernels, NamesEveryValueOfADtypeTheKernelLacks) {
   Graph g;
-  g.add_input("x", {{4}, DType::kInt8});
-  g.nodes.push_back(make_node("y", "Activation", {"x"}, attrs_of({{"act_type", std::string("relu")}})));
+  g.add_input("x", {{4}, DType::kInt64});
+  g.nodes.push_back(make_node("y", "broadcast_add", {"x", "x"}));
   g.outputs = {"y"};
   EXPECT_EQ(check_error(g, "generic"),
             "target generic (C++ backend) cannot compute these nodes:\n"
-            "  node 'y' (Activation): input 'x' is int8; output 'y' is int8 (its kernel computes float32)");
+            "  node 'y' (broadcast_add): input 'x' is int64; input 'x' is int64; output 'y' is int64 (its kernel "
+            "computes float32, int8, uint8)");
 }
 
 // float64, int16, uint16, uint32 and uint64 are element types the importers

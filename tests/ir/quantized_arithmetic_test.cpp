@@ -1,0 +1,108 @@
+// The integer arithmetic of docs/quantization.md (templates/kernels/
+// quantized.inc through gen/ops/quantized.h) on values worked by hand from
+// TFLite's and gemmlowp's definitions, and the checks of quantized operands.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cmath>
+#include <cstdint>
+
+#include "ir/error.h"
+#include "ops/op.h"
+#include "ops/quantized.h"
+
+namespace hybgen {
+namespace {
+
+TEST(QuantizedArithmetic, MultipliersAreTfLitesQ31AndShift) {
+  EXPECT_EQ(requantization(0.5).multiplier, 1 << 30);
+  EXPECT_EQ(requantization(0.5).shift, 0);
+  EXPECT_EQ(requantization(1.0).multiplier, 1 << 30);
+  EXPECT_EQ(requantization(1.0).shift, 1);
+  EXPECT_EQ(requantization(0.75).multiplier, 1610612736);  // round(0.75 * 2^31)
+  EXPECT_EQ(requantization(0.001).shift, -9);              // 0.001 = 0.512 * 2^-9
+  EXPECT_EQ(requantization(0.0).multiplier, 0);
+  // A fraction that rounds up to 2^31 is halved, its exponent raised.
+  const Requantization near_one = requantization(1.0 - 1e-12);
+  EXPECT_EQ(near_one.multiplier, 1 << 30);
+  EXPECT_EQ(near_one.shift, 1);
+  EXPECT_EQ(requantization(1e-12).multiplier, 0);  // below 2^-32
+  EXPECT_THROW(requantization(4e9), Error);
+  EXPECT_THROW(requantization(-0.5), Error);
+}
+
+TEST(QuantizedArithmetic, RequantizeRoundsAsGemmlowp) {
+  const Requantization half = requantization(0.5);
+  EXPECT_EQ(requantize(100, half), 50);
+  // The doubling high multiply rounds ties upward; the shift right rounds them away from zero.
+  EXPECT_EQ(requantize(3, half), 2);
+  EXPECT_EQ(requantize(-3, half), -1);
+  const Requantization quarter = requantization(0.25);  // multiplier 2^30, shift -1
+  EXPECT_EQ(quarter.shift, -1);
+  EXPECT_EQ(requantize(6, quarter), 2);              // 1.5: the high multiply gives 3, the shift rounds 1.5 to 2
+  EXPECT_EQ(requantize(-6, quarter), -2);            // -1.5: -3, then away from zero
+  EXPECT_EQ(requantize(2, requantization(3.0)), 6);  // shift > 0: a left shift first
+  EXPECT_EQ(requantize_clamp(1000, half, -10, -128, 127), 127);
+  EXPECT_EQ(requantize_clamp(-1000, half, -10, -128, 127), -128);
+  EXPECT_EQ(requantize_clamp(20, half, -10, -128, 127), 0);
+}
+
+TEST(QuantizedArithmetic, QuantizeRoundsHalfAwayFromZeroAndSaturates) {
+  EXPECT_EQ(quantize_float(0.25f, 0.5f, 0, -128, 127), 1);    // 0.5 -> 1
+  EXPECT_EQ(quantize_float(-0.25f, 0.5f, 0, -128, 127), -1);  // -0.5 -> -1
+  EXPECT_EQ(quantize_float(0.7f, 0.1f, 3, -128, 127), 10);
+  EXPECT_EQ(quantize_float(1e30f, 0.1f, 3, -128, 127), 127);
+  EXPECT_EQ(quantize_float(-1e30f, 0.1f, 3, -128, 127), -128);
+  EXPECT_EQ(quantize_float(-1.0f, 0.1f, 3, 0, 255), 0);
+  EXPECT_EQ(quantize_float(std::nanf(""), 0.1f, 3, -128, 127), 3);
+  EXPECT_FLOAT_EQ(dequantize_value(13, 3, 0.1f), 1.0f);
+}
+
+TEST(QuantizedArithmetic, AddMatchesItsRealSumWithinOneStep) {
+  const Quantization a = Quantization::per_tensor(0.05f, -3), b = Quantization::per_tensor(0.03f, 10),
+                     out = Quantization::per_tensor(0.07f, 5);
+  const QuantizedAdd p = quantized_add_params(a, b, out, {-128, 127});
+  for (int x = -128; x <= 127; x += 7)
+    for (int y = -128; y <= 127; y += 11) {
+      const double real = 0.05 * (x + 3) + 0.03 * (y - 10);
+      const double want = std::fmin(127, std::fmax(-128, std::round(real / 0.07) + 5));
+      EXPECT_NEAR(quantized_add(x, y, p), want, 1.0) << x << " + " << y;
+    }
+}
+
+TEST(QuantizedOperands, ConvolutionAndDenseRefuseWhatTheSchemeDoesNot) {
+  const OpDef& fc = find_op("FullyConnected");
+  Attrs attrs;
+  attrs.set("num_hidden", int64_t{4});
+  attrs.set("out_scale", 0.1);
+  const Attrs a = normalize_attrs(fc, attrs);
+  const TensorType data = quantized_data({2, 8}, DType::kInt8, 0.05f, 1);
+  const TensorType bias{{4}, DType::kInt32};
+  EXPECT_EQ(fc.infer(a, {data, quantized_weight({4, 8}, 4), bias})[0].quantization, Quantization::per_tensor(0.1f, 0));
+  // An asymmetric weight, a float weight, a float bias, a missing out_scale, quantization on float data.
+  TensorType asymmetric = quantized_weight({4, 8}, 1);
+  asymmetric.quantization.zero_point = {3};
+  EXPECT_THROW(fc.infer(a, {data, asymmetric, bias}), Error);
+  EXPECT_THROW(fc.infer(a, {data, TensorType{{4, 8}}, bias}), Error);
+  EXPECT_THROW(fc.infer(a, {data, quantized_weight({4, 8}, 4), TensorType{{4}}}), Error);
+  Attrs no_scale;
+  no_scale.set("num_hidden", int64_t{4});
+  EXPECT_THROW(fc.infer(normalize_attrs(fc, no_scale), {data, quantized_weight({4, 8}, 4), bias}), Error);
+  EXPECT_THROW(fc.infer(a, {TensorType{{2, 8}}, TensorType{{4, 8}}, TensorType{{4}}}), Error);
+  // A float node keeps no out_scale attribute after normalisation.
+  EXPECT_FALSE(normalize_attrs(fc, no_scale).has("out_scale"));
+}
+
+TEST(QuantizedOperands, OpsWithoutAnIntegerFormRefuseQuantizedData) {
+  const OpDef& act = find_op("Activation");
+  Attrs sigmoid;
+  sigmoid.set("act_type", std::string("sigmoid"));
+  EXPECT_THROW(act.infer(normalize_attrs(act, sigmoid), {quantized_data({3}, DType::kInt8, 0.1f, 0)}), Error);
+  const OpDef& sub = find_op("broadcast_sub");
+  EXPECT_THROW(sub.infer(normalize_attrs(sub, {}),
+                         {quantized_data({3}, DType::kInt8, 0.1f, 0), quantized_data({3}, DType::kInt8, 0.1f, 0)}),
+               Error);
+}
+
+}  // namespace
+}  // namespace hybgen
