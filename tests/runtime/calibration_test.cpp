@@ -1,0 +1,98 @@
+// Calibration (runtime-lite/calibration.h) and the int8 graph it leads to,
+// run by the reference interpreter against the float one.
+#include "runtime-lite/calibration.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "graph_builders.h"
+#include "ir/error.h"
+#include "passes/quantize_graph.h"
+#include "pipeline.h"
+#include "runtime-lite/interpreter.h"
+
+namespace hybgen {
+namespace {
+
+TEST(ValueStatistics, MinMaxAndPercentileTails) {
+  ValueStatistics s;
+  std::vector<float> x;
+  for (int i = 0; i < 10000; ++i) x.push_back(static_cast<float>(i % 100) / 100.0f - 0.25f);  // [-0.25, 0.74]
+  s.add(x.data(), static_cast<int64_t>(x.size()));
+  const float outliers[] = {-50.0f, 40.0f};  // two in 10002: beyond the 99.99th percentile of each tail
+  s.add(outliers, 2);
+  EXPECT_EQ(s.count(), 10002);
+  EXPECT_FLOAT_EQ(s.min_max().min, -50.0f);
+  EXPECT_FLOAT_EQ(s.min_max().max, 40.0f);
+  const ValueRange p = s.percentile(99.99);
+  // The histogram re-binned to width 50 / 2048 after the outlier: edges within a bin or two.
+  EXPECT_NEAR(p.max, 0.74f, 0.06f);
+  EXPECT_NEAR(p.min, -0.25f, 0.06f);
+  EXPECT_EQ(s.percentile(100.0).max, 40.0f);
+}
+
+TEST(Interpreter, ObserverSeesEveryNodeOutput) {
+  Interpreter interp(testing::conv_relu_dense());
+  std::map<std::string, float> peak;
+  interp.set_value_observer([&](const std::string& value, const TensorType& type, const void* data) {
+    const auto* x = static_cast<const float*>(data);
+    float m = 0;
+    for (int64_t i = 0; i < type.num_elements(); ++i) m = std::max(m, std::fabs(x[i]));
+    peak[value] = m;
+  });
+  const auto out = interp.run({{"data", Tensor::random_normal({1, 2, 6, 6}, 0, 1, 5)}});
+  EXPECT_EQ(peak.size(), 3u);
+  float m = 0;
+  for (int64_t i = 0; i < out[0].size(); ++i) m = std::max(m, std::fabs(out[0].data()[i]));
+  EXPECT_EQ(peak["dense"], m);
+  EXPECT_GE(peak["relu"], 0.0f);
+
+  Interpreter optimized(compile_graph(testing::conv_relu_dense()));
+  EXPECT_THROW(optimized.set_value_observer([](const std::string&, const TensorType&, const void*) {}), Error);
+}
+
+TEST(Calibrator, RangesCoverEveryValueAndRefuseNaN) {
+  const Graph g = prepare_for_quantization(testing::conv_relu_dense());
+  Calibrator cal(g);
+  for (uint64_t seed = 0; seed < 4; ++seed) cal.add_batch({{"data", Tensor::random_normal({1, 2, 6, 6}, 0, 1, seed)}});
+  const auto r = cal.ranges(CalibrationMethod::kMinMax);
+  ASSERT_EQ(r.size(), 4u);  // data, conv, relu, dense
+  EXPECT_LT(r.at("data").min, 0.0f);
+  EXPECT_EQ(r.at("relu").min, 0.0f);
+  EXPECT_LE(r.at("conv").min, r.at("relu").min);
+
+  Tensor bad = Tensor::random_normal({1, 2, 6, 6}, 0, 1, 9);
+  bad.data()[3] = std::nanf("");
+  try {
+    cal.add_batch({{"data", bad}});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_calibration_method("entropy"), Error);
+  EXPECT_THROW(parse_calibration_method("kl"), Error);
+}
+
+// The int8 graph agrees with the float one within a few quantization steps of the output.
+TEST(Calibrator, QuantizedGraphTracksTheFloatOne) {
+  const Graph g = prepare_for_quantization(testing::conv_relu_dense());
+  Calibrator cal(g);
+  for (uint64_t seed = 0; seed < 16; ++seed) cal.add_batch({{"data", Tensor::random_normal({1, 2, 6, 6}, 0, 1, seed)}});
+  for (CalibrationMethod method : {CalibrationMethod::kMinMax, CalibrationMethod::kPercentile}) {
+    const auto ranges = cal.ranges(method);
+    const QuantizedGraph q = quantize_graph(g, ranges);
+    Interpreter f(g), i8(q.graph);
+    const Quantization out_q = activation_quantization(ranges.at("dense"));
+    for (uint64_t seed = 100; seed < 104; ++seed) {
+      const std::map<std::string, Tensor> in{{"data", Tensor::random_normal({1, 2, 6, 6}, 0, 1, seed)}};
+      const Tensor a = f.run(in)[0], b = i8.run(in)[0];
+      for (int64_t k = 0; k < a.size(); ++k)
+        EXPECT_NEAR(a.data()[k], b.data()[k], 4 * out_q.scale[0]) << "element " << k << " seed " << seed;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hybgen
