@@ -2,6 +2,7 @@
 // int8 form (passes/quantize_graph.h) as PREFIX.json + PREFIX.safetensors.
 // Everything is checked and computed before anything is written, and the two
 // files are written all or none.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -47,6 +48,11 @@ int run_quantize(const QuantizeFlags& flags) {
   if (type.dtype != DType::kFloat32) throw Error("input " + quoted_name(input) + " is " + type.str() + ", not float32");
   if (type.shape.empty() || type.shape[0] < 1)
     throw Error("input " + quoted_name(input) + " has shape " + shape_str(type.shape) + ": no batch dimension");
+
+  // A misspelt node is reported before calibration, which may take long.
+  for (const auto& name : flags.keep_float)
+    if (std::none_of(graph.nodes.begin(), graph.nodes.end(), [&](const Node& n) { return n.name == name; }))
+      throw Error("--keep-float: the graph has no node " + quoted_name(name));
 
   // Each file is a batch of samples along its first dimension, run in
   // chunks of the model's own batch.

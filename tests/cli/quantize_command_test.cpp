@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "io/file_util.h"
@@ -93,6 +94,8 @@ TEST_F(QuantizeCommand, MnistKeepsItsAccuracyAndVerifies) {
   for (const auto& [name, c] : int8_model.constants) has_int8_weight |= c.type.dtype == DType::kInt8;
   EXPECT_TRUE(has_int8_weight);
   const double a_float = accuracy(float_model, digits), a_int8 = accuracy(int8_model, digits);
+  std::printf("accuracy on %lld digits: float %.2f%%, int8 %.2f%%\n", static_cast<long long>(digits.count()), a_float,
+              a_int8);
   EXPECT_GT(a_float, 90.0);
   EXPECT_NEAR(a_int8, a_float, 0.5) << "float " << a_float << "%, int8 " << a_int8 << "%";
 }
