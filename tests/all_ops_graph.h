@@ -80,13 +80,21 @@ inline Constant random_integer_constant(const TensorType& type, std::mt19937& rn
   return c;
 }
 
-// True when `backend`'s kernel of `op` computes every dtype of the example.
+// True when `backend`'s kernel of `op` computes every dtype of the
+// example's inputs and outputs, and the quantize and dequantize nodes
+// around a quantized one have kernels there too.
 inline bool backend_computes(Backend backend, const OpDef& op, const OpExample& example) {
-  const OpKernel* kernel = find_kernel(backend, op.name);
-  if (!kernel) return false;
-  for (std::size_t i = 0; i < example.inputs.size(); ++i)
-    if (std::find(kernel->dtypes.begin(), kernel->dtypes.end(), example.input_type(i).dtype) == kernel->dtypes.end())
-      return false;
+  auto computes = [&](const std::string& name, DType dtype) {
+    const OpKernel* kernel = find_kernel(backend, name);
+    return kernel && std::find(kernel->dtypes.begin(), kernel->dtypes.end(), dtype) != kernel->dtypes.end();
+  };
+  std::vector<TensorType> values;
+  for (std::size_t i = 0; i < example.inputs.size(); ++i) values.push_back(example.input_type(i));
+  for (const TensorType& t : op.infer(normalize_attrs(op, example.attrs), values)) values.push_back(t);
+  for (const TensorType& t : values) {
+    if (!computes(op.name, t.dtype)) return false;
+    if (!t.quantization.empty() && !(computes("quantize", t.dtype) && computes("dequantize", t.dtype))) return false;
+  }
   return true;
 }
 

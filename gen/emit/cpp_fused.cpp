@@ -279,9 +279,17 @@ std::string print_epilogue(const Graph& graph, const Kernel& kernel, const Point
 
 std::vector<std::string> scalar_kernel_templates(const Graph& graph, const Kernel& kernel) {
   std::vector<std::string> names;
-  for (int index : kernel.nodes)
-    for (const auto& k : find_op(graph.nodes[index].op).scalar_kernels)
-      if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
+  auto use = [&](const std::string& k) {
+    if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
+  };
+  for (int index : kernel.nodes) {
+    const Node& node = graph.nodes[index];
+    for (const auto& k : find_op(node.op).scalar_kernels) use(k);
+    // Expressions on quantized values call templates/kernels/quantized.inc.
+    for (const auto* values : {&node.inputs, &node.outputs})
+      for (const auto& v : *values)
+        if (!graph.type(v).quantization.empty()) use("quantized");
+  }
   return names;
 }
 

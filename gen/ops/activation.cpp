@@ -5,6 +5,7 @@
 #include "ir/error.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/quantized.h"
 
 namespace hybgen {
 namespace {
@@ -27,6 +28,15 @@ void apply_all(F f, const float* x, float* y, int64_t n) {
 
 void activation_reference(const KernelIO& io) {
   const std::string& act = io.attrs.get_string("act_type");
+  if (!io.in_types[0].quantization.empty()) {  // relu: the zero point is the real 0
+    with_value_type(io.in_types[0].dtype, [&](auto value) {
+      using T = decltype(value);
+      const auto zero = static_cast<T>(io.in_types[0].quantization.zero_point[0]);
+      for (int64_t i = 0; i < io.out_types[0].num_elements(); ++i)
+        io.output<T>(0)[i] = io.input<T>(0)[i] > zero ? io.input<T>(0)[i] : zero;
+    });
+    return;
+  }
   const int64_t n = io.out_types[0].num_elements();
   if (act == "relu")  // the common case inlined, so the loop vectorises
     apply_all([](float x) { return x > 0.0f ? x : 0.0f; }, io.input<float>(0), io.output<float>(0), n);
@@ -39,6 +49,11 @@ void activation_reference(const KernelIO& io) {
 std::string activation_emit_scalar(const ScalarSite& site) {
   const std::string& act = site.attrs.get_string("act_type");
   const std::string& x = site.in[0];
+  if (!site.in_types[0].quantization.empty()) {
+    const std::string zero = "static_cast<" + dtype_c_type(site.in_types[0].dtype) + ">(" +
+                             int_str(site.in_types[0].quantization.zero_point[0]) + ")";
+    return x + " > " + zero + " ? " + x + " : " + zero;
+  }
   if (act == "relu") return x + " > 0.0f ? " + x + " : 0.0f";
   if (act == "sigmoid") return "hg_sigmoid(" + x + ")";
   if (act == "tanh") return "hg_tanh(" + x + ")";
@@ -61,8 +76,14 @@ OpRegistrar activation_op([] {
               {"relu", "sigmoid", "tanh", "softrelu", "softsign"}}};
   d.fusion = FusionClass::kElementwise;
   d.inplace = true;
-  d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
+  d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
+    // On quantized data relu is exact (a max with the zero point); the others need a scale of their own.
+    if (!in[0].quantization.empty() && a.get_string("act_type") != "relu")
+      throw Error(a.get_string("act_type") + " is computed in float; on quantized data only relu is");
+    return std::vector<TensorType>{in[0]};
+  };
   d.reference = activation_reference;
+  d.reference_dtypes = d.scalar_dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
   d.emit_scalar = activation_emit_scalar;
   d.scalar_kernels = {"math"};
   d.flops = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
@@ -70,8 +91,14 @@ OpRegistrar activation_op([] {
     const double per = a.get_string("act_type") == "relu" ? 1.0 : 4.0;
     return per * static_cast<double>(out[0].num_elements());
   };
-  d.examples = {{act("relu"), {{2, 37}}},   {act("sigmoid"), {{3, 5, 7}}}, {act("tanh"), {{1}}},
-                {act("softrelu"), {{4, 9}}}, {act("softsign"), {{17}}},   {act("tanh"), {{2, 41}}}};
+  d.examples = {{act("relu"), {{2, 37}}},
+                {act("sigmoid"), {{3, 5, 7}}},
+                {act("tanh"), {{1}}},
+                {act("softrelu"), {{4, 9}}},
+                {act("softsign"), {{17}}},
+                {act("tanh"), {{2, 41}}},
+                quantized_example(act("relu"), {quantized_data({2, 37}, DType::kInt8, 0.05f, -7)}),
+                quantized_example(act("relu"), {quantized_data({3, 11}, DType::kUInt8, 0.02f, 100)})};
   return d;
 }());
 

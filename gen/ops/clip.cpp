@@ -1,6 +1,7 @@
 // clip(a_min, a_max): clamp every element (relu6 is clip(0, 6)).
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/quantized.h"
 
 namespace hybgen {
 namespace {
@@ -16,6 +17,19 @@ const OpRegistrar clip_op([] {
   d.inplace = true;
   d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
   d.reference = [](const KernelIO& io) {
+    const TensorType& in = io.in_types[0];
+    if (!in.quantization.empty()) {  // the bounds quantized as values are
+      with_value_type(in.dtype, [&](auto value) {
+        using T = decltype(value);
+        const auto lo = static_cast<T>(quantized_bound(io.attrs.get_float("a_min"), in.quantization, in.dtype));
+        const auto hi = static_cast<T>(quantized_bound(io.attrs.get_float("a_max"), in.quantization, in.dtype));
+        for (int64_t i = 0; i < in.num_elements(); ++i) {
+          const T v = io.input<T>(0)[i];
+          io.output<T>(0)[i] = v < lo ? lo : (v > hi ? hi : v);
+        }
+      });
+      return;
+    }
     const float lo = static_cast<float>(io.attrs.get_float("a_min"));
     const float hi = static_cast<float>(io.attrs.get_float("a_max"));
     const int64_t n = io.out_types[0].num_elements();
@@ -25,6 +39,15 @@ const OpRegistrar clip_op([] {
     }
   };
   d.emit_scalar = [](const ScalarSite& s) {
+    const TensorType& in = s.in_types[0];
+    if (!in.quantization.empty()) {
+      const std::string type = dtype_c_type(in.dtype);
+      const std::string lo = "static_cast<" + type + ">(" +
+                             int_str(quantized_bound(s.attrs.get_float("a_min"), in.quantization, in.dtype)) + ")";
+      const std::string hi = "static_cast<" + type + ">(" +
+                             int_str(quantized_bound(s.attrs.get_float("a_max"), in.quantization, in.dtype)) + ")";
+      return s.in[0] + " < " + lo + " ? " + lo + " : (" + s.in[0] + " > " + hi + " ? " + hi + " : " + s.in[0] + ")";
+    }
     const std::string lo = cpp_float(s.attrs.get_float("a_min")), hi = cpp_float(s.attrs.get_float("a_max"));
     return s.in[0] + " < " + lo + " ? " + lo + " : (" + s.in[0] + " > " + hi + " ? " + hi + " : " + s.in[0] + ")";
   };
@@ -33,7 +56,11 @@ const OpRegistrar clip_op([] {
   relu6.set("a_max", 6.0);
   narrow.set("a_min", -0.5);
   narrow.set("a_max", 0.25);
-  d.examples = {{relu6, {{2, 9}}}, {narrow, {{3, 4, 5}}}};
+  d.reference_dtypes = d.scalar_dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
+  d.examples = {{relu6, {{2, 9}}},
+                {narrow, {{3, 4, 5}}},
+                quantized_example(relu6, {quantized_data({2, 19}, DType::kInt8, 0.05f, -20)}),
+                quantized_example(narrow, {quantized_data({3, 13}, DType::kUInt8, 0.01f, 60)})};
   return d;
 }());
 

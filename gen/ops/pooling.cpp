@@ -5,11 +5,14 @@
 // cannot be put as 2-D pooling (pooling_emit_cpp).
 #include <algorithm>
 #include <cfloat>
+#include <cstdint>
+#include <limits>
 
 #include "ir/error.h"
 #include "ops/conv_geometry.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/quantized.h"
 
 namespace hybgen {
 namespace {
@@ -36,8 +39,45 @@ float pool_window(const PoolGeometry& g, const float* volume, int64_t oz, int64_
   return count > 0 ? acc / static_cast<float>(count) : 0.0f;
 }
 
+// Quantized (max and avg, 1-D and 2-D), the output in the input's
+// quantization: max of the window; avg rounds its integer sum divided by the
+// count half away from zero (TFLite's), a padded position counting as the
+// zero point (a real 0). The same arithmetic as quantized_kernels.inc's hg_pool2d_q8.
+template <class T>
+void pooling_reference_quantized(const PoolGeometry& g, const T* x, T* y, std::int32_t zero_point) {
+  for (int64_t p = 0; p < g.n * g.c; ++p)
+    for (int64_t oy = 0; oy < g.oh; ++oy)
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        int64_t y0 = oy * g.sh - g.ph, x0 = ox * g.sw - g.pw;
+        int64_t y1 = std::min(y0 + g.kh, g.h + g.ph_end), x1 = std::min(x0 + g.kw, g.w + g.pw_end);
+        const int64_t padded = (y1 - y0) * (x1 - x0);
+        y0 = std::max<int64_t>(y0, 0), x0 = std::max<int64_t>(x0, 0), y1 = std::min(y1, g.h), x1 = std::min(x1, g.w);
+        std::int32_t acc = g.type == 0 ? std::numeric_limits<T>::lowest() : 0;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            const std::int32_t v = x[(p * g.h + iy) * g.w + ix];
+            acc = g.type == 0 ? std::max(acc, v) : acc + v;
+          }
+        if (g.type == 1) {
+          const int64_t inside = std::max<int64_t>(y1 - y0, 0) * std::max<int64_t>(x1 - x0, 0);
+          const auto count = static_cast<std::int32_t>(g.count_include_pad ? padded : inside);
+          if (g.count_include_pad) acc += zero_point * static_cast<std::int32_t>(padded - inside);
+          acc = count == 0 ? zero_point : (acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count);
+        }
+        y[(p * g.oh + oy) * g.ow + ox] = static_cast<T>(acc);
+      }
+}
+
 void pooling_reference(const KernelIO& io) {
   const PoolGeometry g = pool_geometry(io.attrs, io.in_types[0].shape);
+  if (!io.in_types[0].quantization.empty()) {
+    with_value_type(io.in_types[0].dtype, [&](auto value) {
+      using T = decltype(value);
+      pooling_reference_quantized(g, io.input<T>(0), io.output<T>(0),
+                                  static_cast<std::int32_t>(io.in_types[0].quantization.zero_point[0]));
+    });
+    return;
+  }
   for (int64_t p = 0; p < g.n * g.c; ++p)
     for (int64_t oz = 0; oz < g.od; ++oz)
       for (int64_t oy = 0; oy < g.oh; ++oy)
@@ -59,6 +99,13 @@ KernelCall pooling_emit_cpp(const EmitContext& ctx) {
                                     g.sh,   g.sw, g.pd, g.ph, g.pw, g.type, include_pad, g.pd_end, g.ph_end, g.pw_end};
     return {{"pool3d"}, "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_pool3d(" + ctx.in[0] +
                             ", " + ctx.out[0] + ", geometry, " + ctx.pool + ");\n}"};
+  }
+  if (!ctx.in_types[0].quantization.empty()) {
+    const std::vector<int64_t> dims{planes, g.h,  g.w,  g.kh,   g.kw,        g.oh,     g.ow,    g.sh,
+                                    g.sw,   g.ph, g.pw, g.type, include_pad, g.ph_end, g.pw_end};
+    return {{"quantized_kernels"},
+            "{\n  static const long geometry[] = " + cpp_int_list(dims) + ";\n  hg_pool2d_q8(" + ctx.in[0] + ", " +
+                ctx.out[0] + ", geometry, " + int_str(ctx.in_types[0].quantization.zero_point[0]) + ");\n}"};
   }
   const bool slices = g.spatial == 3 && !global;
   const int64_t p2 = slices ? planes * g.d : planes, h2 = global ? g.d * g.h : g.h, kh2 = global ? g.d * g.kh : g.kh;
@@ -104,10 +151,21 @@ const OpRegistrar pooling_op([] {
   d.fusion = FusionClass::kOpaque;
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     const PoolGeometry g = pool_geometry(a, in[0].shape);
-    return std::vector<TensorType>{TensorType{pool_output_shape(g), in[0].dtype}};
+    if (!in[0].quantization.empty()) {
+      if (g.spatial == 3 || g.type == 2 || in[0].quantization.axis ||
+          (in[0].dtype != DType::kInt8 && in[0].dtype != DType::kUInt8))
+        throw Error("quantized pooling is max or avg, 1-D or 2-D, of int8 or uint8 per tensor; not " +
+                    a.get_string("pool_type") + " of " + in[0].str());
+    }
+    return std::vector<TensorType>{TensorType{pool_output_shape(g), in[0].dtype, in[0].quantization}};
   };
   d.reference = pooling_reference;
-  register_kernel(Backend::kCpp, d.name, OpKernel{pooling_emit_cpp});
+  d.reference_dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
+  register_kernel(Backend::kCpp, d.name, [] {
+    OpKernel k{pooling_emit_cpp};
+    k.dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
+    return k;
+  }());
   d.flops = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<TensorType>&) {
     const PoolGeometry g = pool_geometry(a, in[0].shape);
     return static_cast<double>(g.n * g.c * g.od * g.oh * g.ow) * static_cast<double>(g.kd * g.kh * g.kw);
@@ -153,6 +211,17 @@ const OpRegistrar pooling_op([] {
       {pool("avg", {4}, {3}, {1}, "valid", false, true, {3}), {{1, 2, 11}}},
       {pool("avg", {3, 3, 3}, {2, 2, 2}, {0, 1, 0}, "valid", false, true, {2, 0, 1}), {{1, 2, 5, 6, 7}}},
       {pool("avg", {1, 3, 3}, {1, 1, 2}, {0, 1, 0}, "valid", false, true, {0, 0, 2}), {{1, 2, 2, 5, 9}}},
+      // Quantized: max padded, avg with and without the padding counted (its rounding both signs), global
+      // avg, uint8, 1-D.
+      quantized_example(pool("max", {3, 3}, {2, 2}, {1, 1}, "valid"),
+                        {quantized_data({2, 3, 7, 9}, DType::kInt8, 0.1f, 3)}),
+      quantized_example(pool("avg", {3, 3}, {2, 2}, {1, 1}, "full"),
+                        {quantized_data({1, 2, 8, 7}, DType::kInt8, 0.1f, -5)}),
+      quantized_example(pool("avg", {2, 3}, {1, 2}, {1, 1}, "valid", false, false),
+                        {quantized_data({1, 3, 6, 9}, DType::kInt8, 0.1f, 0)}),
+      quantized_example(pool("avg", {1, 1}, {}, {}, "valid", true),
+                        {quantized_data({2, 5, 4, 6}, DType::kUInt8, 0.02f, 128)}),
+      quantized_example(pool("max", {3}, {2}, {1}, "valid"), {quantized_data({1, 3, 15}, DType::kUInt8, 0.02f, 10)}),
   };
   return d;
 }());

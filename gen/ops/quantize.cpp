@@ -36,7 +36,8 @@ const OpRegistrar quantize_op([] {
   };
   d.reference = [](const KernelIO& io) {
     const TensorType& out = io.out_types[0];
-    const auto [lo, hi] = int32_range(out.dtype);
+    const std::pair<std::int32_t, std::int32_t> range = int32_range(out.dtype);
+    const std::int32_t lo = range.first, hi = range.second;
     const float scale = out.quantization.scale[0];
     const auto zero_point = static_cast<std::int32_t>(out.quantization.zero_point[0]);
     const float* x = io.input<float>(0);

@@ -128,7 +128,8 @@ std::vector<Requantization> output_requantization(const std::vector<TensorType>&
 void requantize_outputs(const std::vector<TensorType>& in, const TensorType& out, const std::vector<std::int32_t>& acc,
                         int64_t outer, int64_t channels, int64_t inner, void* y) {
   const std::vector<Requantization> rq = output_requantization(in, out, channels);
-  const auto [lo, hi] = int32_range(out.dtype);
+  const std::pair<std::int32_t, std::int32_t> range = int32_range(out.dtype);
+  const std::int32_t lo = range.first, hi = range.second;
   const auto zero_point = static_cast<std::int32_t>(out.quantization.zero_point[0]);
   with_value_type(out.dtype, [&](auto value) {
     using T = decltype(value);

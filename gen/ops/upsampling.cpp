@@ -316,7 +316,7 @@ void reference_resize(const KernelIO& io) {
   }
 }
 
-std::string float_list(const std::vector<float>& v) {
+std::string weight_list(const std::vector<float>& v) {
   std::string s = "{";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + cpp_float(v[i]);
   return s + "}";
@@ -336,9 +336,9 @@ KernelCall emit_resize(const EmitContext& ctx) {
   // float arithmetic, so every target interpolates between the same pixels.
   return {{"parallel", "resize"},
           like + "{\n  static const int hg_rows[] = " + cpp_int_list(ry.first) + ";\n  static const int hg_rows1[] = " +
-              cpp_int_list(ry.second) + ";\n  static const float hg_row_weights[] = " + float_list(ry.lambda) +
+              cpp_int_list(ry.second) + ";\n  static const float hg_row_weights[] = " + weight_list(ry.lambda) +
               ";\n  static const int hg_cols[] = " + cpp_int_list(rx.first) + ";\n  static const int hg_cols1[] = " +
-              cpp_int_list(rx.second) + ";\n  static const float hg_col_weights[] = " + float_list(rx.lambda) +
+              cpp_int_list(rx.second) + ";\n  static const float hg_col_weights[] = " + weight_list(rx.lambda) +
               ";\n  hg_bilinear_resize(" + ctx.in[0] + ", " + ctx.out[0] + ", " + int_str(planes) + ", " + int_str(ih) +
               ", " + int_str(iw) + ", " + int_str(oh) + ", " + int_str(ow) +
               ", hg_rows, hg_rows1, hg_row_weights, hg_cols, hg_cols1, hg_col_weights, " + ctx.pool + ");\n}"};
