@@ -4,9 +4,10 @@
 // float output keeps the name), the other is made on first demand by a
 // quantize or dequantize node. A node goes int8 when its op's own shape rule
 // accepts int8 inputs (ops/quantized.h), so an op that gains int8 support
-// is picked up without a change here. Unread float forms (graph inputs only
-// an int8 node reads keep theirs) and the float weights that int8 copies
-// replaced are left to remove_dead_code.
+// is picked up without a change here. A weight only its int8 node reads is
+// replaced under its name; a shared one gets an int8 copy. Unread float
+// forms (graph inputs excepted) and float weights no node reads any more are
+// left to remove_dead_code.
 #include "passes/quantize_graph.h"
 
 #include <algorithm>
@@ -127,7 +128,7 @@ Constant quantize_constant(const Constant& c) {
 class Quantizer {
  public:
   Quantizer(const Graph& graph, const std::map<std::string, ValueRange>& ranges, const QuantizeOptions& options)
-      : in_(graph), ranges_(ranges), options_(options) {
+      : in_(graph), index_(graph), ranges_(ranges), options_(options) {
     out_.name = in_.name;
     out_.inputs = in_.inputs;
     out_.outputs = in_.outputs;
@@ -187,11 +188,10 @@ class Quantizer {
     for (const auto& in : in_.inputs) need(in);
     for (const Node& node : in_.nodes)
       for (const auto& out : node.outputs) need(out);
-    const ValueIndex index(in_);
     for (const Node& node : in_.nodes) {
       if (node.outputs.size() != 1 || in_.is_output(node.outputs[0])) continue;
       if (!has_attr(find_op(node.op), "out_scale")) continue;
-      const auto& readers = index.consumers(node.outputs[0]);
+      const auto& readers = index_.consumers(node.outputs[0]);
       if (readers.size() != 1) continue;
       const Node& act = in_.nodes[static_cast<std::size_t>(readers[0])];
       if (options_.keep_float.count(act.name) || act.outputs.size() != 1) continue;
@@ -319,7 +319,9 @@ class Quantizer {
       const std::string& v = node.inputs[i];
       auto c = constants.find(i);
       if (c != constants.end()) {
-        const std::string name = fresh(v + (c->second.type.dtype == DType::kInt32 ? "_int32" : "_int8"));
+        // A weight only this node reads keeps its name; a shared one is copied.
+        const bool own = index_.consumers(v).size() == 1 && !in_.is_output(v);
+        const std::string name = own ? v : fresh(v + (c->second.type.dtype == DType::kInt32 ? "_int32" : "_int8"));
         out_.types[name] = c->second.type;
         out_.constants[name] = std::move(c->second);
         q.inputs[i] = name;
@@ -337,6 +339,7 @@ class Quantizer {
   }
 
   const Graph& in_;
+  const ValueIndex index_;
   const std::map<std::string, ValueRange>& ranges_;
   const QuantizeOptions& options_;
   std::map<std::string, ValueRange> effective_;

@@ -109,6 +109,22 @@ TEST_F(QuantizeCommand, PercentileAndKeepFloat) {
   EXPECT_NE(q.output.find("'hybridsequential9_dense1_fwd': --keep-float"), std::string::npos) << q.output;
 }
 
+// Several files, run in chunks of the model's batch of 4.
+TEST_F(QuantizeCommand, CalibratesInChunksOfTheModelsBatch) {
+  const Digits digits = bundled_digits();
+  write_npy(path("a.npy"), digits.slice(0, 8));
+  write_npy(path("b.npy"), digits.slice(8, 4));
+  write_npy(path("c.npy"), digits.slice(12, 6));
+  const std::string base = kHybgen + " quantize " + quoted(kModel) + " --shape data=4,1,28,28 -o " + quoted(path("m"));
+  const auto ok = run_command(base + " --calibration " + quoted(path("a.npy")) + " " + quoted(path("b.npy")));
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("calibrated on 12 samples (3 runs)"), std::string::npos) << ok.output;
+  EXPECT_EQ(load_model(path("m.json")).type("data").shape, (Shape{4, 1, 28, 28}));
+  const auto bad = run_command(base + " --calibration " + quoted(path("c.npy")));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("not a multiple of the model's batch 4"), std::string::npos) << bad.output;
+}
+
 // Bad input: a clear message, a non-zero exit, and no file written.
 TEST_F(QuantizeCommand, RefusesBadCalibrationAndWritesNothing) {
   const Digits digits = bundled_digits();

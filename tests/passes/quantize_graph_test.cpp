@@ -10,7 +10,6 @@
 #include "graph_builders.h"
 #include "ir/error.h"
 #include "ops/op.h"
-#include "ops/op_kernel.h"
 
 namespace hybgen {
 namespace {
@@ -28,15 +27,6 @@ const Node* node_of(const Graph& g, const std::string& name) {
 const Node* producer_of(const Graph& g, const std::string& value) {
   const int i = g.producer(value);
   return i < 0 ? nullptr : &g.nodes[static_cast<std::size_t>(i)];
-}
-
-// Whether the op computes int8 in the reference and the C++ kernels: relu
-// gains it in the int8 ops' own work, so the expectations follow the registry.
-bool relu_is_int8() {
-  const OpDef& def = find_op("Activation");
-  const OpKernel* k = find_kernel(Backend::kCpp, "Activation");
-  return std::count(def.reference_dtypes.begin(), def.reference_dtypes.end(), DType::kInt8) && k &&
-         std::count(k->dtypes.begin(), k->dtypes.end(), DType::kInt8);
 }
 
 TEST(ActivationQuantization, TfliteScaleAndZeroPoint) {
@@ -95,26 +85,41 @@ TEST(QuantizeGraph, ConvReluDenseTypes) {
   EXPECT_EQ(out.type(dense->outputs[0]).dtype, DType::kInt8);
   EXPECT_EQ(out.type(dense->outputs[0]).quantization, activation_quantization({-0.2f, 0.3f}));
 
-  const Node* relu = node_of(out, "relu");
-  ASSERT_NE(relu, nullptr);
-  if (relu_is_int8()) {
-    // Post-activation range: the convolution's output already holds relu's, so relu costs no precision.
-    EXPECT_EQ(out.type("conv").quantization, activation_quantization({0.0f, 0.6f}));
-    EXPECT_EQ(out.type("relu").dtype, DType::kInt8);
-    EXPECT_EQ(q.float_nodes.size(), 0u);
-  } else {
-    // Mixed precision: relu in float between a dequantize and a quantize.
-    EXPECT_EQ(out.type("conv").quantization, activation_quantization({-0.8f, 0.6f}));
-    EXPECT_EQ(out.type("relu").dtype, DType::kFloat32);
-    EXPECT_EQ(producer_of(out, relu->inputs[0])->op, "dequantize");
-    EXPECT_EQ(producer_of(out, dense->inputs[0])->op, "quantize");
-    ASSERT_EQ(q.float_nodes.size(), 1u);
-    EXPECT_EQ(q.float_nodes[0].node, "relu");
-  }
+  // relu keeps its input's quantization, so the convolution takes relu's
+  // range (post-activation): relu costs no precision.
+  EXPECT_EQ(out.type("conv").quantization, activation_quantization({0.0f, 0.6f}));
+  EXPECT_EQ(out.type("relu"), out.type("conv"));
+  EXPECT_EQ(node_of(out, "dense")->inputs[0], "relu");
+  EXPECT_TRUE(q.float_nodes.empty());
+  EXPECT_EQ(q.int8_nodes, (std::vector<std::string>{"conv", "relu", "dense"}));
   EXPECT_EQ(std::count(q.int8_nodes.begin(), q.int8_nodes.end(), "conv"), 1);
   EXPECT_EQ(std::count(q.int8_nodes.begin(), q.int8_nodes.end(), "dense"), 1);
   // No float weight is left behind.
   for (const auto& [name, c] : out.constants) EXPECT_NE(c.type.dtype, DType::kFloat32) << name;
+}
+
+// An op without an int8 form stays float between a dequantize and a
+// quantize, and the layer before it keeps its own range.
+TEST(QuantizeGraph, MixedPrecision) {
+  Graph g = testing::conv_relu_dense();
+  g.nodes[1].attrs.set("act_type", std::string("sigmoid"));
+  auto ranges = hand_ranges();
+  ranges["relu"] = {0.3f, 0.65f};
+  const QuantizedGraph q = quantize_graph(g, ranges);
+  const Graph& out = q.graph;
+  EXPECT_EQ(out.type("conv").quantization, activation_quantization({-0.8f, 0.6f}));
+  const Node* act = node_of(out, "relu");
+  ASSERT_NE(act, nullptr);
+  EXPECT_EQ(out.type("relu").dtype, DType::kFloat32);
+  EXPECT_EQ(producer_of(out, act->inputs[0])->op, "dequantize");
+  const Node* dense = node_of(out, "dense");
+  const Node* requantize = producer_of(out, dense->inputs[0]);
+  EXPECT_EQ(requantize->op, "quantize");
+  EXPECT_EQ(requantize->inputs[0], "relu");
+  EXPECT_EQ(out.type(dense->inputs[0]).quantization, activation_quantization({0.3f, 0.65f}));
+  ASSERT_EQ(q.float_nodes.size(), 1u);
+  EXPECT_EQ(q.float_nodes[0].node, "relu");
+  EXPECT_NE(q.float_nodes[0].reason.find("int8 refused"), std::string::npos) << q.float_nodes[0].reason;
 }
 
 TEST(QuantizeGraph, KeepFloat) {
