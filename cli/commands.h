@@ -118,7 +118,7 @@ struct QuantizeFlags {
   ModelFlags model;
   std::vector<std::string> calibration;  // .npy files, first dimension the samples
   std::string input;                     // the input they feed; empty: the only one
-  std::string method = "minmax";
+  std::string method = "minmax";         // minmax, percentile, entropy
   double percentile = 99.99;
   std::vector<std::string> keep_float;
   std::string out_prefix;

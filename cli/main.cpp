@@ -217,8 +217,9 @@ int main(int argc, char** argv) {
                            "the model input the calibration arrays feed (default: its only one)");
   quantize_cmd
       ->add_option("--method", quantize.method,
-                   "range of each value: minmax (smallest to largest seen) or percentile (each tail cut at "
-                   "--percentile; outliers clipped for finer steps)")
+                   "range of each value: minmax (smallest to largest seen), percentile (each tail cut at "
+                   "--percentile; outliers clipped for finer steps) or entropy (each tail cut where TensorRT's KL "
+                   "divergence search puts it)")
       ->capture_default_str();
   quantize_cmd->add_option("--percentile", quantize.percentile, "with --method percentile: the share of values kept")
       ->capture_default_str();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "ir/error.h"
 #include "ir/names.h"
@@ -12,9 +14,8 @@ namespace hybgen {
 CalibrationMethod parse_calibration_method(const std::string& name) {
   if (name == "minmax") return CalibrationMethod::kMinMax;
   if (name == "percentile") return CalibrationMethod::kPercentile;
-  if (name == "entropy")
-    throw Error("calibration method 'entropy' (KL divergence) is not implemented yet; use minmax or percentile");
-  throw Error("unknown calibration method " + quoted_name(name) + " (minmax, percentile)");
+  if (name == "entropy") return CalibrationMethod::kEntropy;
+  throw Error("unknown calibration method " + quoted_name(name) + " (minmax, percentile, entropy)");
 }
 
 void ValueStatistics::Histogram::halve() {
@@ -29,6 +30,72 @@ float ValueStatistics::Histogram::magnitude_above(double beyond, float width) co
     if (seen > beyond) return static_cast<float>(i + 1) * width;
   }
   return 0.0f;
+}
+
+namespace {
+
+// KL(p || q) of two unnormalized histograms, zeros in q smoothed with a
+// small mass taken from its other bins, as TensorRT does.
+double kl_divergence(std::vector<double> p, std::vector<double> q) {
+  auto smooth = [](std::vector<double>& h) {
+    const double eps = 1e-4;
+    std::size_t zeros = 0;
+    for (double v : h) zeros += v == 0.0;
+    const std::size_t nonzeros = h.size() - zeros;
+    if (zeros == 0 || nonzeros == 0) return;
+    const double take = eps * static_cast<double>(zeros) / static_cast<double>(nonzeros);
+    for (double& v : h) v = v == 0.0 ? eps : v - take;
+  };
+  double sp = 0, sq = 0;
+  for (double v : p) sp += v;
+  for (double v : q) sq += v;
+  if (sp == 0) return 0;
+  if (sq == 0) return std::numeric_limits<double>::infinity();  // nothing left where p has mass
+  for (double& v : p) v /= sp;
+  for (double& v : q) v /= sq;
+  smooth(p);
+  smooth(q);
+  double kl = 0;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (p[i] > 0 && q[i] > 0) kl += p[i] * std::log(p[i] / q[i]);
+  return kl;
+}
+
+}  // namespace
+
+float ValueStatistics::Histogram::kl_threshold(float width) const {
+  constexpr int kLevels = 128;  // int8's levels on one side of the zero point
+  if (total == 0) return 0.0f;
+  int last = kBins;
+  while (last > 0 && bins[static_cast<std::size_t>(last - 1)] == 0) --last;
+  if (last <= kLevels) return static_cast<float>(last) * width;  // fewer bins than levels: nothing to lose
+  double best = 0;
+  int best_i = last;
+  for (int i = kLevels; i <= last; ++i) {
+    std::vector<double> p(bins.begin(), bins.begin() + i);
+    for (int k = i; k < last; ++k)
+      p[static_cast<std::size_t>(i - 1)] += static_cast<double>(bins[static_cast<std::size_t>(k)]);
+    // p's first i bins merged into kLevels levels, each spread back evenly over its non-empty bins.
+    std::vector<double> q(static_cast<std::size_t>(i), 0.0);
+    const int merged = i / kLevels;
+    for (int j = 0; j < kLevels; ++j) {
+      const int start = j * merged, stop = j == kLevels - 1 ? i : start + merged;
+      double sum = 0;
+      int nonzero = 0;
+      for (int k = start; k < stop; ++k) {
+        sum += static_cast<double>(bins[static_cast<std::size_t>(k)]);
+        nonzero += p[static_cast<std::size_t>(k)] != 0;
+      }
+      for (int k = start; k < stop; ++k)
+        if (p[static_cast<std::size_t>(k)] != 0) q[static_cast<std::size_t>(k)] = sum / nonzero;
+    }
+    const double kl = kl_divergence(std::move(p), std::move(q));
+    if (i == kLevels || kl < best) {
+      best = kl;
+      best_i = i;
+    }
+  }
+  return static_cast<float>(best_i) * width;
 }
 
 void ValueStatistics::grow_to(float magnitude) {
@@ -60,13 +127,14 @@ void ValueStatistics::add(const float* x, int64_t n) {
   count_ += n;
   const float magnitude = std::max(-lo, hi);
   if (magnitude > 0.0f) grow_to(magnitude);
+  // Zeros stay out of the histograms: every range holds 0 exactly, and
+  // their spike (image background, relu) would have the KL search clip the
+  // rest away.
   for (int64_t i = 0; i < n; ++i) {
     if (x[i] < 0.0f)
       negative_.add(-x[i], width_);
-    else if (width_ > 0.0f)
+    else if (x[i] > 0.0f)
       positive_.add(x[i], width_);
-    else
-      ++positive_.bins[0], ++positive_.total;  // zeros before any width
   }
 }
 
@@ -76,6 +144,14 @@ ValueRange ValueStatistics::percentile(double percentile) const {
   ValueRange r;
   r.max = std::min(max_, positive_.magnitude_above(beyond, width_));
   r.min = std::max(min_, -negative_.magnitude_above(beyond, width_));
+  return r;
+}
+
+ValueRange ValueStatistics::entropy() const {
+  if (count_ == 0 || width_ == 0.0f) return min_max();
+  ValueRange r;
+  r.max = std::min(max_, positive_.kl_threshold(width_));
+  r.min = std::max(min_, -negative_.kl_threshold(width_));
   return r;
 }
 
@@ -109,7 +185,9 @@ void Calibrator::add_batch(const std::map<std::string, Tensor>& inputs) {
 std::map<std::string, ValueRange> Calibrator::ranges(CalibrationMethod method, double percentile) const {
   std::map<std::string, ValueRange> out;
   for (const auto& [value, s] : stats_)
-    out[value] = method == CalibrationMethod::kMinMax ? s.min_max() : s.percentile(percentile);
+    out[value] = method == CalibrationMethod::kMinMax       ? s.min_max()
+                 : method == CalibrationMethod::kPercentile ? s.percentile(percentile)
+                                                            : s.entropy();
   return out;
 }
 

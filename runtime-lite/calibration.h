@@ -10,7 +10,10 @@
 // minmax: the smallest and largest value seen. percentile: each tail cut so
 // that (100 - percentile)% of all values lie beyond it, from a bounded
 // histogram of magnitudes per sign (re-binned coarser as the range grows),
-// so memory does not grow with the data.
+// so memory does not grow with the data. entropy: TensorRT's search, per
+// tail: the threshold whose 128-level quantization of that tail's histogram
+// (outliers clamped into the last bin) loses the least information (KL
+// divergence).
 #pragma once
 
 #include <array>
@@ -27,10 +30,9 @@ namespace hybgen {
 
 class Interpreter;
 
-enum class CalibrationMethod { kMinMax, kPercentile };
+enum class CalibrationMethod { kMinMax, kPercentile, kEntropy };
 
-// "minmax", "percentile"; Error naming the choices for another name (and
-// saying that entropy calibration is not implemented).
+// "minmax", "percentile", "entropy"; Error naming the choices for another.
 CalibrationMethod parse_calibration_method(const std::string& name);
 
 // Running statistics of one value's elements.
@@ -42,6 +44,8 @@ class ValueStatistics {
   ValueRange min_max() const { return {min_, max_}; }
   // The range holding all but (100 - percentile)% of the values in each tail.
   ValueRange percentile(double percentile) const;
+  // Each tail at its least-KL threshold.
+  ValueRange entropy() const;
 
  private:
   // Magnitudes of one sign: bin i holds [i, i + 1) * width.
@@ -56,6 +60,7 @@ class ValueStatistics {
     void halve();  // twice the width: pairs of bins merge
     // The magnitude beyond which about `beyond` of the values lie.
     float magnitude_above(double beyond, float width) const;
+    float kl_threshold(float width) const;
   };
   void grow_to(float magnitude);
 
