@@ -355,7 +355,10 @@ Quantization activation_quantization(ValueRange range) {
     throw Error("the range [" + std::to_string(range.min) + ", " + std::to_string(range.max) + "] is not finite");
   const float lo = std::min(range.min, 0.0f), hi = std::max(range.max, 0.0f);
   float scale = (hi - lo) / 255.0f;
-  if (!(scale > 0.0f) || !std::isfinite(scale)) scale = 1.0f;  // every value 0: any scale represents it
+  if (!std::isfinite(scale))
+    throw Error("the range [" + std::to_string(range.min) + ", " + std::to_string(range.max) +
+                "] is too wide for a float32 scale");
+  if (!(scale > 0.0f)) scale = 1.0f;  // every value 0: any scale represents it
   const double zero = std::round(-128.0 - static_cast<double>(lo) / scale);
   return Quantization::per_tensor(scale, static_cast<int64_t>(std::clamp(zero, -128.0, 127.0)));
 }

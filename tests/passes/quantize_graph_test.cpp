@@ -41,6 +41,7 @@ TEST(ActivationQuantization, TfliteScaleAndZeroPoint) {
   q = activation_quantization({0.0f, 0.0f});
   EXPECT_GT(q.scale[0], 0.0f);
   EXPECT_THROW(activation_quantization({0.0f, std::numeric_limits<float>::infinity()}), Error);
+  EXPECT_THROW(activation_quantization({-3e38f, 3e38f}), Error);
 }
 
 TEST(QuantizeGraph, ConvReluDenseTypes) {
