@@ -112,6 +112,19 @@ struct ImportFlags {
 };
 int run_import(const ImportFlags& flags);
 
+// `hybgen quantize`: calibrate on .npy batches, write the int8 model
+// (passes/quantize_graph.h) as PREFIX.json + PREFIX.safetensors.
+struct QuantizeFlags {
+  ModelFlags model;
+  std::vector<std::string> calibration;  // .npy files, first dimension the samples
+  std::string input;                     // the input they feed; empty: the only one
+  std::string method = "minmax";         // minmax, percentile, entropy
+  double percentile = 99.99;
+  std::vector<std::string> keep_float;
+  std::string out_prefix;
+};
+int run_quantize(const QuantizeFlags& flags);
+
 // `hybgen board`: a microcontroller target's startup.c and link.ld
 // (emit/board_files.h), written into out_dir all or none.
 struct BoardFlags {

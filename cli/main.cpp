@@ -7,6 +7,7 @@
 //   hybgen bench model.json                time the generated code
 //   hybgen import net-symbol.json -o net   MXNet export -> model.json + .safetensors
 //   hybgen import model.onnx -o net        ONNX model -> model.json + .safetensors
+//   hybgen quantize m.json --calibration x.npy -o m_int8   int8 post-training quantization
 //   hybgen board --target cortex-m4 -o fw  startup.c + link.ld for a firmware project
 #include <CLI/CLI.hpp>
 
@@ -199,6 +200,36 @@ int main(int argc, char** argv) {
   import_cmd->add_option("-o,--output", import.out_prefix, "output prefix: writes PREFIX.json and PREFIX.safetensors")
       ->required();
 
+  QuantizeFlags quantize;
+  CLI::App* quantize_cmd = app.add_subcommand(
+      "quantize",
+      "Run the float model on calibration inputs, then write its int8 form (TFLite's scheme: activations asymmetric "
+      "per tensor, weights symmetric per output channel, int32 bias) as PREFIX.json + PREFIX.safetensors. Nodes whose "
+      "op has no int8 form stay float, with quantize/dequantize around them; inputs and outputs stay float.");
+  add_model_flags(*quantize_cmd, quantize.model, true);
+  quantize_cmd
+      ->add_option("--calibration", quantize.calibration,
+                   "float32 .npy of sample inputs, the samples along the first dimension, run in chunks of the "
+                   "model's batch (repeatable, or several files)")
+      ->required()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  quantize_cmd->add_option("--input", quantize.input,
+                           "the model input the calibration arrays feed (default: its only one)");
+  quantize_cmd
+      ->add_option("--method", quantize.method,
+                   "range of each value: minmax (smallest to largest seen), percentile (each tail cut at "
+                   "--percentile; outliers clipped for finer steps) or entropy (each tail cut where TensorRT's KL "
+                   "divergence search puts it)")
+      ->capture_default_str();
+  quantize_cmd->add_option("--percentile", quantize.percentile, "with --method percentile: the share of values kept")
+      ->capture_default_str();
+  quantize_cmd->add_option("--keep-float", quantize.keep_float, "keep this node in float (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  quantize_cmd
+      ->add_option("-o,--output", quantize.out_prefix, "output prefix: writes PREFIX.json and PREFIX.safetensors")
+      ->required();
+
   BoardFlags board;
   CLI::App* board_cmd = app.add_subcommand(
       "board",
@@ -231,6 +262,7 @@ int main(int argc, char** argv) {
     if (*import_cmd) return run_import(import);
     if (*bench_cmd) return run_bench(bench);
     if (*board_cmd) return run_board(board);
+    if (*quantize_cmd) return run_quantize(quantize);
     if (generate.model.model.empty()) {
       std::cout << app.help();
       return 2;

@@ -107,7 +107,8 @@ Interpreter::Interpreter(const Graph& graph, std::map<std::string, Tensor> bound
   }
 }
 
-Interpreter::Interpreter(const CompiledGraph& optimized) : graph_(optimized.graph), plan_(optimized.plan) {
+Interpreter::Interpreter(const CompiledGraph& optimized)
+    : graph_(optimized.graph), plan_(optimized.plan), optimized_(true) {
   const Graph& g = graph_;
   if (backend_traits(optimized.target.backend).device_buffers)
     throw Error("the interpreter runs graphs compiled for host memory, not for " + optimized.target.name);
@@ -292,6 +293,12 @@ void Interpreter::set_profiling(bool on) {
   profile_ms_.clear();
 }
 
+void Interpreter::set_value_observer(ValueObserver observer) {
+  if (optimized_ && observer)
+    throw Error("an optimized interpreter keeps no value per node to observe; observe a graph interpreter");
+  observer_ = std::move(observer);
+}
+
 std::vector<Tensor> Interpreter::run(const std::map<std::string, Tensor>& inputs) {
   const Graph& g = graph_;
   std::vector<const float*> in(g.inputs.size());
@@ -321,6 +328,9 @@ std::vector<Tensor> Interpreter::run(const std::map<std::string, Tensor>& inputs
       for (const auto& s : step.out) io.out.push_back(frame.pointer(s));
       step.def->reference(io);
     }
+    if (observer_)
+      for (std::size_t k = 0; k < step.out.size(); ++k)
+        observer_(step.node->outputs[k], step.out_types[k], frame.pointer(step.out[k]));
     if (profiling_)
       profile_ms_[step.label] +=
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

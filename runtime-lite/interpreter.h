@@ -62,6 +62,13 @@ class Interpreter {
   void set_profiling(bool on);
   std::map<std::string, double> profile() const { return profile_ms_; }
 
+  // Called by run() with each node output, right after its node ran, for
+  // calibration (runtime-lite/calibration.h). Only a graph interpreter has
+  // every value: an optimized one fuses them away (Error). Unset by default,
+  // and then costs one test per node.
+  using ValueObserver = std::function<void(const std::string& value, const TensorType& type, const void* data)>;
+  void set_value_observer(ValueObserver observer);
+
  private:
   // Where a step reads or writes a value.
   struct Slot {
@@ -107,6 +114,8 @@ class Interpreter {
   std::vector<float> scratch_;  // optimized: the fast kernels' (im2col columns), one step at a time
   bool profiling_ = false;
   std::map<std::string, double> profile_ms_;
+  bool optimized_ = false;
+  ValueObserver observer_;
 };
 
 }  // namespace hybgen

@@ -50,6 +50,25 @@ inline Graph seed_mlp(int64_t batch = 1) {
   return g;
 }
 
+// data(1x2x6x6) -> Convolution(4, 3x3) -> relu -> Dense(3): the layers int8
+// quantization rewrites, with an activation between them.
+inline Graph conv_relu_dense() {
+  Graph g;
+  g.name = "conv_relu_dense";
+  g.add_input("data", {{1, 2, 6, 6}});
+  g.add_constant("conv_weight", Constant::f32({4, 2, 3, 3}, seeded_values(4 * 2 * 9, 31)));
+  g.add_constant("conv_bias", Constant::f32({4}, seeded_values(4, 32)));
+  g.add_constant("dense_weight", Constant::f32({3, 64}, seeded_values(3 * 64, 33)));
+  g.add_constant("dense_bias", Constant::f32({3}, seeded_values(3, 34)));
+  g.nodes.push_back(make_node("conv", "Convolution", {"data", "conv_weight", "conv_bias"},
+                              attrs_of({{"kernel", std::vector<int64_t>{3, 3}}, {"num_filter", int64_t{4}}})));
+  g.nodes.push_back(make_node("relu", "Activation", {"conv"}, attrs_of({{"act_type", std::string("relu")}})));
+  g.nodes.push_back(make_node("dense", "FullyConnected", {"relu", "dense_weight", "dense_bias"},
+                              attrs_of({{"num_hidden", int64_t{3}}})));
+  g.outputs = {"dense"};
+  return g;
+}
+
 // The hybridize tutorial's memory example: c = b * a; d = c + 1 on 10 elements.
 inline Graph tutorial_memory() {
   Graph g;

@@ -1,0 +1,194 @@
+#include "runtime-lite/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/names.h"
+#include "runtime-lite/interpreter.h"
+
+namespace hybgen {
+
+CalibrationMethod parse_calibration_method(const std::string& name) {
+  if (name == "minmax") return CalibrationMethod::kMinMax;
+  if (name == "percentile") return CalibrationMethod::kPercentile;
+  if (name == "entropy") return CalibrationMethod::kEntropy;
+  throw Error("unknown calibration method " + quoted_name(name) + " (minmax, percentile, entropy)");
+}
+
+void ValueStatistics::Histogram::halve() {
+  for (int i = 0; i < kBins / 2; ++i) bins[static_cast<std::size_t>(i)] = bins[2 * i] + bins[2 * i + 1];
+  std::fill(bins.begin() + kBins / 2, bins.end(), 0);
+}
+
+float ValueStatistics::Histogram::magnitude_above(double beyond, float width) const {
+  double seen = 0;
+  for (int i = kBins - 1; i >= 0; --i) {
+    seen += static_cast<double>(bins[static_cast<std::size_t>(i)]);
+    if (seen > beyond) return static_cast<float>(i + 1) * width;
+  }
+  return 0.0f;
+}
+
+namespace {
+
+// KL(p || q) of two unnormalized histograms, zeros in q smoothed with a
+// small mass taken from its other bins, as TensorRT does.
+double kl_divergence(std::vector<double> p, std::vector<double> q) {
+  auto smooth = [](std::vector<double>& h) {
+    const double eps = 1e-4;
+    std::size_t zeros = 0;
+    for (double v : h) zeros += v == 0.0;
+    const std::size_t nonzeros = h.size() - zeros;
+    if (zeros == 0 || nonzeros == 0) return;
+    const double take = eps * static_cast<double>(zeros) / static_cast<double>(nonzeros);
+    for (double& v : h) v = v == 0.0 ? eps : v - take;
+  };
+  double sp = 0, sq = 0;
+  for (double v : p) sp += v;
+  for (double v : q) sq += v;
+  if (sp == 0) return 0;
+  if (sq == 0) return std::numeric_limits<double>::infinity();  // nothing left where p has mass
+  for (double& v : p) v /= sp;
+  for (double& v : q) v /= sq;
+  smooth(p);
+  smooth(q);
+  double kl = 0;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (p[i] > 0 && q[i] > 0) kl += p[i] * std::log(p[i] / q[i]);
+  return kl;
+}
+
+}  // namespace
+
+float ValueStatistics::Histogram::kl_threshold(float width) const {
+  constexpr int kLevels = 128;  // int8's levels on one side of the zero point
+  if (total == 0) return 0.0f;
+  int last = kBins;
+  while (last > 0 && bins[static_cast<std::size_t>(last - 1)] == 0) --last;
+  if (last <= kLevels) return static_cast<float>(last) * width;  // fewer bins than levels: nothing to lose
+  double best = 0;
+  int best_i = last;
+  for (int i = kLevels; i <= last; ++i) {
+    std::vector<double> p(bins.begin(), bins.begin() + i);
+    for (int k = i; k < last; ++k)
+      p[static_cast<std::size_t>(i - 1)] += static_cast<double>(bins[static_cast<std::size_t>(k)]);
+    // p's first i bins merged into kLevels levels, each spread back evenly over its non-empty bins.
+    std::vector<double> q(static_cast<std::size_t>(i), 0.0);
+    const int merged = i / kLevels;
+    for (int j = 0; j < kLevels; ++j) {
+      const int start = j * merged, stop = j == kLevels - 1 ? i : start + merged;
+      double sum = 0;
+      int nonzero = 0;
+      for (int k = start; k < stop; ++k) {
+        sum += static_cast<double>(bins[static_cast<std::size_t>(k)]);
+        nonzero += p[static_cast<std::size_t>(k)] != 0;
+      }
+      for (int k = start; k < stop; ++k)
+        if (p[static_cast<std::size_t>(k)] != 0) q[static_cast<std::size_t>(k)] = sum / nonzero;
+    }
+    const double kl = kl_divergence(std::move(p), std::move(q));
+    if (i == kLevels || kl < best) {
+      best = kl;
+      best_i = i;
+    }
+  }
+  return static_cast<float>(best_i) * width;
+}
+
+void ValueStatistics::grow_to(float magnitude) {
+  if (width_ == 0.0f) {
+    width_ = magnitude / kBins * 1.0001f;  // the first magnitude lands inside the last bin
+    return;
+  }
+  while (magnitude >= width_ * kBins) {
+    positive_.halve();
+    negative_.halve();
+    width_ *= 2.0f;
+  }
+}
+
+void ValueStatistics::add(const float* x, int64_t n) {
+  if (n <= 0) return;
+  float lo = x[0], hi = x[0];
+  for (int64_t i = 0; i < n; ++i) {
+    lo = std::min(lo, x[i]);
+    hi = std::max(hi, x[i]);
+  }
+  if (count_ == 0) {
+    min_ = lo;
+    max_ = hi;
+  } else {
+    min_ = std::min(min_, lo);
+    max_ = std::max(max_, hi);
+  }
+  count_ += n;
+  const float magnitude = std::max(-lo, hi);
+  if (magnitude > 0.0f) grow_to(magnitude);
+  // Zeros stay out of the histograms: every range holds 0 exactly, and
+  // their spike (image background, relu) would have the KL search clip the
+  // rest away.
+  for (int64_t i = 0; i < n; ++i) {
+    if (x[i] < 0.0f)
+      negative_.add(-x[i], width_);
+    else if (x[i] > 0.0f)
+      positive_.add(x[i], width_);
+  }
+}
+
+ValueRange ValueStatistics::percentile(double percentile) const {
+  if (count_ == 0 || width_ == 0.0f) return min_max();
+  const double beyond = static_cast<double>(count_) * (100.0 - percentile) / 100.0;
+  ValueRange r;
+  r.max = std::min(max_, positive_.magnitude_above(beyond, width_));
+  r.min = std::max(min_, -negative_.magnitude_above(beyond, width_));
+  return r;
+}
+
+ValueRange ValueStatistics::entropy() const {
+  if (count_ == 0 || width_ == 0.0f) return min_max();
+  ValueRange r;
+  r.max = std::min(max_, positive_.kl_threshold(width_));
+  r.min = std::max(min_, -negative_.kl_threshold(width_));
+  return r;
+}
+
+Calibrator::Calibrator(const Graph& graph) : interpreter_(std::make_unique<Interpreter>(graph)) {
+  interpreter_->set_value_observer([this](const std::string& value, const TensorType& type, const void* data) {
+    if (type.dtype == DType::kFloat32) observe(value, static_cast<const float*>(data), type.num_elements());
+  });
+}
+
+Calibrator::~Calibrator() = default;
+
+void Calibrator::observe(const std::string& value, const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(x[i]))
+      throw Error("calibration batch " + std::to_string(batches_ + 1) + ": value " + quoted_name(value) + " has " +
+                  (std::isnan(x[i]) ? "NaN" : "an infinity") + " at element " + std::to_string(i));
+  stats_[value].add(x, n);
+}
+
+void Calibrator::add_batch(const std::map<std::string, Tensor>& inputs) {
+  const Graph& g = interpreter_->graph();
+  for (const auto& name : g.inputs) {
+    auto it = inputs.find(name);
+    if (it != inputs.end() && it->second.defined() && it->second.shape() == g.type(name).shape)
+      observe(name, it->second.data(), it->second.size());
+  }
+  interpreter_->run(inputs);  // names a missing or misshapen input
+  ++batches_;
+}
+
+std::map<std::string, ValueRange> Calibrator::ranges(CalibrationMethod method, double percentile) const {
+  std::map<std::string, ValueRange> out;
+  for (const auto& [value, s] : stats_)
+    out[value] = method == CalibrationMethod::kMinMax       ? s.min_max()
+                 : method == CalibrationMethod::kPercentile ? s.percentile(percentile)
+                                                            : s.entropy();
+  return out;
+}
+
+}  // namespace hybgen

@@ -1,0 +1,96 @@
+// Calibration for post-training quantization: runs a float graph on sample
+// inputs with the reference Interpreter and keeps, per graph input and node
+// output, what quantize_graph (passes/quantize_graph.h) needs to choose its
+// int8 range.
+//
+//   Calibrator cal(prepare_for_quantization(graph));
+//   for (const Tensor& batch : batches) cal.add_batch({{"data", batch}});
+//   std::map<std::string, ValueRange> r = cal.ranges(CalibrationMethod::kPercentile);
+//
+// minmax: the smallest and largest value seen. percentile: each tail cut so
+// that (100 - percentile)% of all values lie beyond it, from a bounded
+// histogram of magnitudes per sign (re-binned coarser as the range grows),
+// so memory does not grow with the data. entropy: TensorRT's search, per
+// tail: the threshold whose 128-level quantization of that tail's histogram
+// (outliers clamped into the last bin) loses the least information (KL
+// divergence).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "ir/graph.h"
+#include "passes/quantize_graph.h"
+#include "runtime-lite/tensor.h"
+
+namespace hybgen {
+
+class Interpreter;
+
+enum class CalibrationMethod { kMinMax, kPercentile, kEntropy };
+
+// "minmax", "percentile", "entropy"; Error naming the choices for another.
+CalibrationMethod parse_calibration_method(const std::string& name);
+
+// Running statistics of one value's elements.
+class ValueStatistics {
+ public:
+  static constexpr int kBins = 2048;
+  void add(const float* x, int64_t n);
+  int64_t count() const { return count_; }
+  ValueRange min_max() const { return {min_, max_}; }
+  // The range holding all but (100 - percentile)% of the values in each tail.
+  ValueRange percentile(double percentile) const;
+  // Each tail at its least-KL threshold.
+  ValueRange entropy() const;
+
+ private:
+  // Magnitudes of one sign: bin i holds [i, i + 1) * width.
+  struct Histogram {
+    std::array<int64_t, kBins> bins{};
+    int64_t total = 0;
+    void add(float magnitude, float width) {
+      const auto i = static_cast<int64_t>(magnitude / width);
+      ++bins[static_cast<std::size_t>(i < kBins ? i : kBins - 1)];
+      ++total;
+    }
+    void halve();  // twice the width: pairs of bins merge
+    // The magnitude beyond which about `beyond` of the values lie.
+    float magnitude_above(double beyond, float width) const;
+    float kl_threshold(float width) const;
+  };
+  void grow_to(float magnitude);
+
+  int64_t count_ = 0;
+  float min_ = 0.0f, max_ = 0.0f;
+  float width_ = 0.0f;  // 0 until a non-zero magnitude is seen
+  Histogram positive_, negative_;
+};
+
+class Calibrator {
+ public:
+  // `graph` with weight data; its values are the ones the ranges name.
+  explicit Calibrator(const Graph& graph);
+  ~Calibrator();
+  Calibrator(const Calibrator&) = delete;
+  Calibrator& operator=(const Calibrator&) = delete;
+
+  // One run on these inputs (every graph input, of the graph's shape).
+  // Error when a value comes out NaN or infinite: such a model has no range.
+  void add_batch(const std::map<std::string, Tensor>& inputs);
+  int batches() const { return batches_; }
+  // Per float32 graph input and node output.
+  std::map<std::string, ValueRange> ranges(CalibrationMethod method, double percentile = 99.99) const;
+
+ private:
+  void observe(const std::string& value, const float* x, int64_t n);
+
+  std::unique_ptr<Interpreter> interpreter_;
+  std::map<std::string, ValueStatistics> stats_;
+  int batches_ = 0;
+};
+
+}  // namespace hybgen

@@ -1,0 +1,161 @@
+// hybgen quantize end to end: the firmware example's MNIST CNN, calibrated
+// on bundled digits (tests/data/mnist-digits/README.md), verified as
+// generated code, and its accuracy compared with the float model's.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "io/file_util.h"
+#include "io/model_json.h"
+#include "io/npy.h"
+#include "run_command.h"
+#include "runtime-lite/interpreter.h"
+
+namespace hybgen {
+namespace {
+
+using testing::kHybgen;
+using testing::quoted;
+using testing::run_command;
+
+const std::string kModel = std::string(HYBGEN_SOURCE_DIR) + "/examples/firmware/model/mnist-symbol.json";
+constexpr int64_t kPixels = 28 * 28;
+
+struct Digits {
+  std::vector<float> pixels;  // grey / 255, as the model was trained
+  std::vector<int> labels;
+  int64_t count() const { return static_cast<int64_t>(labels.size()); }
+  NpyArray slice(int64_t first, int64_t n) const {
+    return {{n, 1, 28, 28},
+            std::vector<float>(pixels.begin() + first * kPixels, pixels.begin() + (first + n) * kPixels)};
+  }
+};
+
+// 784 grey levels then the label, per digit.
+Digits bundled_digits() {
+  const auto bytes = read_file_bytes(std::string(HYBGEN_SOURCE_DIR) + "/tests/data/mnist-digits/digits.u8");
+  Digits d;
+  for (std::size_t i = 0; i + kPixels < bytes.size(); i += kPixels + 1) {
+    for (int64_t k = 0; k < kPixels; ++k)
+      d.pixels.push_back(static_cast<float>(bytes[i + static_cast<std::size_t>(k)]) / 255.0f);
+    d.labels.push_back(bytes[i + kPixels]);
+  }
+  return d;
+}
+
+double accuracy(const Graph& graph, const Digits& digits) {
+  Interpreter interp(graph);
+  int correct = 0;
+  for (int64_t i = 0; i < digits.count(); ++i) {
+    const NpyArray x = digits.slice(i, 1);
+    const Tensor y = interp.run({{graph.inputs[0], Tensor::from_vector({1, 1, 28, 28}, x.data)}})[0];
+    const float* s = y.data();
+    correct += static_cast<int>(std::max_element(s, s + y.size()) - s) == digits.labels[static_cast<std::size_t>(i)];
+  }
+  return 100.0 * correct / static_cast<double>(digits.count());
+}
+
+class QuantizeCommand : public ::testing::Test {
+ protected:
+  std::string path(const std::string& name) const { return tmp_.path() + "/" + name; }
+  TempDir tmp_{"hybgen-quantize-test"};
+};
+
+TEST_F(QuantizeCommand, MnistKeepsItsAccuracyAndVerifies) {
+  const Digits digits = bundled_digits();
+  ASSERT_EQ(digits.count(), 400);
+  write_npy(path("calibration.npy"), digits.slice(0, 100));
+  write_npy(path("digit.npy"), digits.slice(7, 1));
+
+  const auto q = run_command(kHybgen + " quantize " + quoted(kModel) + " --shape data=1,1,28,28 --calibration " +
+                             quoted(path("calibration.npy")) + " -o " + quoted(path("mnist_int8")));
+  ASSERT_EQ(q.exit_code, 0) << q.output;
+  EXPECT_NE(q.output.find("int8 ("), std::string::npos) << q.output;
+  EXPECT_NE(q.output.find("float ("), std::string::npos) << q.output;
+  ASSERT_TRUE(std::filesystem::exists(path("mnist_int8.safetensors")));
+
+  // The generated code computes what the reference does: the int8 layers
+  // bit for bit, so only float rounding before a quantize may move a value
+  // by one step.
+  const auto v = run_command(kHybgen + " verify " + quoted(path("mnist_int8.json")) +
+                             " --input data=" + quoted(path("digit.npy")));
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  EXPECT_NE(v.output.find("verify: PASS"), std::string::npos) << v.output;
+
+  const auto f =
+      run_command(kHybgen + " import " + quoted(kModel) + " --shape data=1,1,28,28 -o " + quoted(path("mnist_float")));
+  ASSERT_EQ(f.exit_code, 0) << f.output;
+  const Graph float_model = load_model(path("mnist_float.json"));
+  const Graph int8_model = load_model(path("mnist_int8.json"));
+  bool has_int8_weight = false;
+  for (const auto& [name, c] : int8_model.constants) has_int8_weight |= c.type.dtype == DType::kInt8;
+  EXPECT_TRUE(has_int8_weight);
+  const double a_float = accuracy(float_model, digits), a_int8 = accuracy(int8_model, digits);
+  std::printf("accuracy on %lld digits: float %.2f%%, int8 %.2f%%\n", static_cast<long long>(digits.count()), a_float,
+              a_int8);
+  EXPECT_GT(a_float, 90.0);
+  EXPECT_NEAR(a_int8, a_float, 0.5) << "float " << a_float << "%, int8 " << a_int8 << "%";
+}
+
+TEST_F(QuantizeCommand, EntropyAndKeepFloat) {
+  const Digits digits = bundled_digits();
+  write_npy(path("calibration.npy"), digits.slice(0, 100));
+  const auto q = run_command(kHybgen + " quantize " + quoted(kModel) + " --shape data=1,1,28,28 --calibration " +
+                             quoted(path("calibration.npy")) +
+                             " --method entropy --keep-float hybridsequential9_dense1_fwd -o " + quoted(path("m")));
+  ASSERT_EQ(q.exit_code, 0) << q.output;
+  EXPECT_NE(q.output.find("'hybridsequential9_dense1_fwd': --keep-float"), std::string::npos) << q.output;
+  const Graph m = load_model(path("m.json"));
+  EXPECT_EQ(m.constants.at("hybridsequential9_dense1_weight").type.dtype, DType::kFloat32);
+  EXPECT_EQ(m.constants.at("hybridsequential9_dense0_weight").type.dtype, DType::kInt8);
+  EXPECT_GT(accuracy(m, digits), 98.0);
+}
+
+// Several files, run in chunks of the model's batch of 4.
+TEST_F(QuantizeCommand, CalibratesInChunksOfTheModelsBatch) {
+  const Digits digits = bundled_digits();
+  write_npy(path("a.npy"), digits.slice(0, 8));
+  write_npy(path("b.npy"), digits.slice(8, 4));
+  write_npy(path("c.npy"), digits.slice(12, 6));
+  const std::string base = kHybgen + " quantize " + quoted(kModel) + " --shape data=4,1,28,28 -o " + quoted(path("m"));
+  const auto ok = run_command(base + " --calibration " + quoted(path("a.npy")) + " " + quoted(path("b.npy")));
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("calibrated on 12 samples (3 runs)"), std::string::npos) << ok.output;
+  EXPECT_EQ(load_model(path("m.json")).type("data").shape, (Shape{4, 1, 28, 28}));
+  const auto bad = run_command(base + " --calibration " + quoted(path("c.npy")));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("not a multiple of the model's batch 4"), std::string::npos) << bad.output;
+}
+
+// Bad input: a clear message, a non-zero exit, and no file written.
+TEST_F(QuantizeCommand, RefusesBadCalibrationAndWritesNothing) {
+  const Digits digits = bundled_digits();
+  write_npy(path("wrong_shape.npy"), {{2, 28, 28}, std::vector<float>(2 * kPixels, 0.5f)});
+  NpyArray nan = digits.slice(0, 2);
+  nan.data[5] = std::nanf("");
+  write_npy(path("nan.npy"), nan);
+  write_npy(path("good.npy"), digits.slice(0, 2));
+  const std::string base =
+      kHybgen + " quantize " + quoted(kModel) + " --shape data=1,1,28,28 -o " + quoted(path("out"));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {" --calibration " + quoted(path("missing.npy")), "missing.npy"},
+      {" --calibration " + quoted(path("wrong_shape.npy")), "expected (N, 1, 28, 28)"},
+      {" --calibration " + quoted(path("nan.npy")), "NaN"},
+      {" --calibration " + quoted(path("good.npy")) + " --method median", "unknown calibration method"},
+      {" --calibration " + quoted(path("good.npy")) + " --keep-float nosuchnode", "nosuchnode"},
+      {" --calibration " + quoted(path("good.npy")) + " --input label", "no input 'label'"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = run_command(base + args);
+    EXPECT_NE(r.exit_code, 0) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+    EXPECT_FALSE(std::filesystem::exists(path("out.json"))) << args;
+    EXPECT_FALSE(std::filesystem::exists(path("out.safetensors"))) << args;
+  }
+}
+
+}  // namespace
+}  // namespace hybgen

@@ -1,0 +1,157 @@
+// quantize_graph on a conv -> relu -> dense graph built in code, with ranges
+// given by hand (the calibration that measures them is runtime-lite's,
+// tests/runtime/calibration_test.cpp).
+#include "passes/quantize_graph.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "graph_builders.h"
+#include "ir/error.h"
+#include "ops/op.h"
+
+namespace hybgen {
+namespace {
+
+std::map<std::string, ValueRange> hand_ranges() {
+  return {{"data", {-1.0f, 3.0f}}, {"conv", {-0.8f, 0.6f}}, {"relu", {0.0f, 0.6f}}, {"dense", {-0.2f, 0.3f}}};
+}
+
+const Node* node_of(const Graph& g, const std::string& name) {
+  for (const Node& n : g.nodes)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+const Node* producer_of(const Graph& g, const std::string& value) {
+  const int i = g.producer(value);
+  return i < 0 ? nullptr : &g.nodes[static_cast<std::size_t>(i)];
+}
+
+TEST(ActivationQuantization, TfliteScaleAndZeroPoint) {
+  Quantization q = activation_quantization({-1.0f, 3.0f});
+  EXPECT_FLOAT_EQ(q.scale[0], 4.0f / 255.0f);
+  EXPECT_EQ(q.zero_point[0], -64);            // round(-128 + 63.75)
+  q = activation_quantization({0.5f, 2.0f});  // widened to hold 0
+  EXPECT_FLOAT_EQ(q.scale[0], 2.0f / 255.0f);
+  EXPECT_EQ(q.zero_point[0], -128);
+  q = activation_quantization({-2.0f, -1.0f});
+  EXPECT_EQ(q.zero_point[0], 127);
+  q = activation_quantization({0.0f, 0.0f});
+  EXPECT_GT(q.scale[0], 0.0f);
+  EXPECT_THROW(activation_quantization({0.0f, std::numeric_limits<float>::infinity()}), Error);
+  EXPECT_THROW(activation_quantization({-3e38f, 3e38f}), Error);
+}
+
+TEST(QuantizeGraph, ConvReluDenseTypes) {
+  const Graph g = testing::conv_relu_dense();
+  const QuantizedGraph q = quantize_graph(g, hand_ranges());
+  const Graph& out = q.graph;
+  // The interface is the float one.
+  EXPECT_EQ(out.inputs, g.inputs);
+  EXPECT_EQ(out.outputs, g.outputs);
+  EXPECT_EQ(out.type("data"), (TensorType{{1, 2, 6, 6}}));
+  EXPECT_EQ(out.type("dense"), (TensorType{{1, 3}}));
+  EXPECT_EQ(producer_of(out, "dense")->op, "dequantize");
+
+  // The convolution: int8 data from a quantize of the input, int8 weight
+  // per output channel, int32 bias at data scale x weight scale.
+  const Node* conv = node_of(out, "conv");
+  ASSERT_NE(conv, nullptr);
+  const TensorType& x = out.type(conv->inputs[0]);
+  EXPECT_EQ(producer_of(out, conv->inputs[0])->op, "quantize");
+  EXPECT_EQ(x.dtype, DType::kInt8);
+  EXPECT_EQ(x.quantization, activation_quantization({-1.0f, 3.0f}));
+  const TensorType& w = out.type(conv->inputs[1]);
+  EXPECT_EQ(w.dtype, DType::kInt8);
+  ASSERT_EQ(w.quantization.scale.size(), 4u);
+  EXPECT_EQ(w.quantization.axis, 0);
+  EXPECT_EQ(w.quantization.zero_point, std::vector<int64_t>(4, 0));
+  const Constant& wc = out.constants.at(conv->inputs[1]);
+  const auto* wq = reinterpret_cast<const int8_t*>(wc.data.data());
+  for (int c = 0; c < 4; ++c) {
+    int peak = 0;
+    for (int i = 0; i < 18; ++i) peak = std::max(peak, std::abs(static_cast<int>(wq[c * 18 + i])));
+    EXPECT_EQ(peak, 127) << "channel " << c;  // symmetric: max |w_c| maps to 127
+  }
+  const TensorType& b = out.type(conv->inputs[2]);
+  EXPECT_EQ(b.dtype, DType::kInt32);
+  for (int c = 0; c < 4; ++c)
+    EXPECT_FLOAT_EQ(b.quantization.scale[c], x.quantization.scale[0] * w.quantization.scale[c]);
+
+  // The dense layer: int8, its output scale from its own range.
+  const Node* dense = node_of(out, "dense");
+  ASSERT_NE(dense, nullptr);
+  EXPECT_EQ(out.type(dense->outputs[0]).dtype, DType::kInt8);
+  EXPECT_EQ(out.type(dense->outputs[0]).quantization, activation_quantization({-0.2f, 0.3f}));
+
+  // relu keeps its input's quantization, so the convolution takes relu's
+  // range (post-activation): relu costs no precision.
+  EXPECT_EQ(out.type("conv").quantization, activation_quantization({0.0f, 0.6f}));
+  EXPECT_EQ(out.type("relu"), out.type("conv"));
+  EXPECT_EQ(node_of(out, "dense")->inputs[0], "relu");
+  EXPECT_TRUE(q.float_nodes.empty());
+  EXPECT_EQ(q.int8_nodes, (std::vector<std::string>{"conv", "relu", "dense"}));
+  EXPECT_EQ(std::count(q.int8_nodes.begin(), q.int8_nodes.end(), "conv"), 1);
+  EXPECT_EQ(std::count(q.int8_nodes.begin(), q.int8_nodes.end(), "dense"), 1);
+  // No float weight is left behind.
+  for (const auto& [name, c] : out.constants) EXPECT_NE(c.type.dtype, DType::kFloat32) << name;
+}
+
+// An op without an int8 form stays float between a dequantize and a
+// quantize, and the layer before it keeps its own range.
+TEST(QuantizeGraph, MixedPrecision) {
+  Graph g = testing::conv_relu_dense();
+  g.nodes[1].attrs.set("act_type", std::string("sigmoid"));
+  auto ranges = hand_ranges();
+  ranges["relu"] = {0.3f, 0.65f};
+  const QuantizedGraph q = quantize_graph(g, ranges);
+  const Graph& out = q.graph;
+  EXPECT_EQ(out.type("conv").quantization, activation_quantization({-0.8f, 0.6f}));
+  const Node* act = node_of(out, "relu");
+  ASSERT_NE(act, nullptr);
+  EXPECT_EQ(out.type("relu").dtype, DType::kFloat32);
+  EXPECT_EQ(producer_of(out, act->inputs[0])->op, "dequantize");
+  const Node* dense = node_of(out, "dense");
+  const Node* requantize = producer_of(out, dense->inputs[0]);
+  EXPECT_EQ(requantize->op, "quantize");
+  EXPECT_EQ(requantize->inputs[0], "relu");
+  EXPECT_EQ(out.type(dense->inputs[0]).quantization, activation_quantization({0.3f, 0.65f}));
+  ASSERT_EQ(q.float_nodes.size(), 1u);
+  EXPECT_EQ(q.float_nodes[0].node, "relu");
+  EXPECT_NE(q.float_nodes[0].reason.find("int8 refused"), std::string::npos) << q.float_nodes[0].reason;
+}
+
+TEST(QuantizeGraph, KeepFloat) {
+  QuantizeOptions options;
+  options.keep_float = {"dense"};
+  const QuantizedGraph q = quantize_graph(testing::conv_relu_dense(), hand_ranges(), options);
+  const Node* dense = node_of(q.graph, "dense");
+  ASSERT_NE(dense, nullptr);
+  EXPECT_EQ(q.graph.type("dense"), (TensorType{{1, 3}}));
+  EXPECT_EQ(q.graph.type(dense->inputs[1]).dtype, DType::kFloat32);
+  EXPECT_TRUE(std::any_of(q.float_nodes.begin(), q.float_nodes.end(),
+                          [](const FloatNode& f) { return f.node == "dense" && f.reason == "--keep-float"; }));
+  EXPECT_EQ(q.graph.type("conv").dtype, DType::kInt8);
+
+  options.keep_float = {"nope"};
+  EXPECT_THROW(quantize_graph(testing::conv_relu_dense(), hand_ranges(), options), Error);
+}
+
+TEST(QuantizeGraph, MissingRangeIsAnError) {
+  auto ranges = hand_ranges();
+  ranges.erase("data");
+  try {
+    quantize_graph(testing::conv_relu_dense(), ranges);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'data'"), std::string::npos) << e.what();
+  }
+  ranges = hand_ranges();
+  ranges["conv"].max = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_THROW(quantize_graph(testing::conv_relu_dense(), ranges), Error);
+}
+
+}  // namespace
+}  // namespace hybgen
