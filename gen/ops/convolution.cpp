@@ -298,12 +298,15 @@ enum class ConvKernel {
   kGemm3d,
   kDirect3d,
   kQuantized,
-  kQuantizedGemm
+  kQuantizedGemm,
+  kQuantizedDepthwise
 };
 
 ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights_known, bool quantized) {
-  if (quantized)
+  if (quantized) {
+    if (is_depthwise(g)) return ConvKernel::kQuantizedDepthwise;
     return weights_known && g.groups == 1 && target.gemm_nr > 0 ? ConvKernel::kQuantizedGemm : ConvKernel::kQuantized;
+  }
   // 3-D with one input channel per group (depthwise): a GEMM of one row per
   // group would waste its register tiles; the direct kernel's rows serve it.
   if (g.spatial == 3) return weights_known && g.c / g.groups > 1 ? ConvKernel::kGemm3d : ConvKernel::kDirect3d;
@@ -318,10 +321,10 @@ ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights
 }
 
 // The names OpKernel::choose_algorithm records, in ConvKernel's order.
-const char* const kConvKernelNames[] = {"dense",       "winograd",  "rows",          "pixel_gemm",
-                                        "im2col_gemm", "depthwise", "direct",        "im2col_gemm_3d",
-                                        "direct_3d",   "quantized", "quantized_gemm"};
-static_assert(std::size(kConvKernelNames) == static_cast<std::size_t>(ConvKernel::kQuantizedGemm) + 1,
+const char* const kConvKernelNames[] = {"dense",       "winograd",  "rows",           "pixel_gemm",
+                                        "im2col_gemm", "depthwise", "direct",         "im2col_gemm_3d",
+                                        "direct_3d",   "quantized", "quantized_gemm", "quantized_depthwise"};
+static_assert(std::size(kConvKernelNames) == static_cast<std::size_t>(ConvKernel::kQuantizedDepthwise) + 1,
               "one name per ConvKernel");
 
 std::string convolution_choose_algorithm(const KernelSite& site) {
@@ -443,6 +446,11 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
                   std::to_string(ctx.target.gemm_nr) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
                   ctx.out[0] + ", geometry, " + ctx.scratch + ", " + std::to_string(q8_tile(g)) + ", rq, " +
                   epilogue_argument(ctx) + ");\n}"};
+    case ConvKernel::kQuantizedDepthwise:
+      return {{"epilogue", "quantized_kernels"},
+              geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") +
+                  "hg_conv2d_depthwise_q8(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] +
+                  ", geometry, rq, " + epilogue_argument(ctx) + ");\n}"};
     case ConvKernel::kQuantized:
       return {{"epilogue", "quantized_kernels"},
               geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") + "hg_conv2d_q8(" +
@@ -607,6 +615,10 @@ const OpRegistrar convolution_op([] {
       quantized_example(with_output_quantization(conv({3, 3}, 5, {}, {1, 1}, {}, 5, false), 0.03, 0),
                         {quantized_data({1, 5, 7, 9}, DType::kInt8, 0.03f, -2), quantized_weight({5, 1, 3, 3}, 5),
                          TensorType{{5}, DType::kInt32}}),
+      // Depthwise, stride 2 and dilated, output rows past the kernel's chunk of 64 pixels.
+      quantized_example(with_output_quantization(conv({3, 3}, 3, {2, 2}, {1, 2}, {1, 2}, 3, false), 0.04, 120),
+                        {quantized_data({1, 3, 5, 150}, DType::kUInt8, 0.02f, 128), quantized_weight({3, 1, 3, 3}, 3),
+                         TensorType{{3}, DType::kInt32}}),
       quantized_example(with_output_quantization(conv({3}, 3, {}, {2}, {2}, 1, false), 0.06, 10),
                         {quantized_data({1, 4, 15}, DType::kInt8, 0.03f, 0), quantized_weight({3, 4, 3}, 3),
                          TensorType{{3}, DType::kInt32}}),

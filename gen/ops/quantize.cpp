@@ -22,6 +22,7 @@ const OpRegistrar quantize_op([] {
   d.name = "quantize";
   d.summary = "float32 to a quantized integer: round(x / out_scale) + out_zero_point, saturated";
   d.input_names = {"data"};
+  d.inplace = true;  // the memory plan shares a buffer only between values of the same bytes
   d.attrs = {
       {"out_scale", AttrKind::kFloat, std::nullopt, "the scale of the output", {}},
       {"out_zero_point", AttrKind::kInt, int64_t{0}, "the zero point of the output", {}},
@@ -72,6 +73,7 @@ const OpRegistrar dequantize_op([] {
   d.name = "dequantize";
   d.summary = "a quantized integer to float32: scale * (q - zero_point), per tensor or per axis";
   d.input_names = {"data"};
+  d.inplace = true;
   d.fusion = FusionClass::kElementwise;
   d.infer = [](const Attrs&, const std::vector<TensorType>& in) {
     if (in[0].quantization.empty()) throw Error("the input is " + in[0].str() + ", not a quantized integer");
@@ -98,8 +100,9 @@ const OpRegistrar dequantize_op([] {
       }
     });
   };
+  // int32 (a bias) is dequantized at generation time only: no example makes one at run time.
   d.reference_dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8, DType::kInt32};
-  d.scalar_dtypes = d.reference_dtypes;
+  d.scalar_dtypes = float32_int8_uint8();
   d.emit_scalar = [](const ScalarSite& s) {
     const Quantization& q = s.in_types[0].quantization;
     if (q.axis)

@@ -106,7 +106,7 @@ OpDef shape_op(const std::string& name, const std::string& summary) {
   d.reference_dtypes = all_dtypes();
   register_kernel(Backend::kCpp, d.name, [] {
     OpKernel k{copy_emit};
-    k.dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8, DType::kInt32};
+    k.dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
     return k;
   }());
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
@@ -133,7 +133,8 @@ const OpRegistrar reshape([] {
                 {reshape_attrs({-3, -2}), {{2, 3, 4, 5}}},
                 {reshape_attrs({-4, 2, -1, 0}), {{6, 5}}},
                 {reshape_attrs({-1, 3}, true), {{4, 6}}},
-                quantized_example(reshape_attrs({0, -1}), {quantized_data({2, 3, 5}, DType::kInt8, 0.05f, -1)})};
+                quantized_example(reshape_attrs({0, -1}), {quantized_data({2, 3, 5}, DType::kInt8, 0.05f, -1)}),
+                quantized_example(reshape_attrs({-1}), {quantized_data({3, 4}, DType::kUInt8, 0.05f, 128)})};
   return d;
 }());
 
@@ -147,7 +148,8 @@ const OpRegistrar flatten([] {
   };
   d.examples = {{Attrs{}, {{2, 3, 4}}},
                 {Attrs{}, {{5}}},
-                quantized_example(Attrs{}, {quantized_data({2, 3, 2, 2}, DType::kUInt8, 0.05f, 128)})};
+                quantized_example(Attrs{}, {quantized_data({2, 3, 2, 2}, DType::kUInt8, 0.05f, 128)}),
+                quantized_example(Attrs{}, {quantized_data({3, 2, 5}, DType::kInt8, 0.05f, 0)})};
   return d;
 }());
 
@@ -165,7 +167,10 @@ const OpRegistrar expand_dims([] {
   Attrs front, back;
   front.set("axis", int64_t{0});
   back.set("axis", int64_t{-1});
-  d.examples = {{front, {{3, 4}}}, {back, {{2, 3}}}};
+  d.examples = {{front, {{3, 4}}},
+                {back, {{2, 3}}},
+                quantized_example(front, {quantized_data({3, 4}, DType::kInt8, 0.05f, 2)}),
+                quantized_example(back, {quantized_data({2, 3}, DType::kUInt8, 0.05f, 100)})};
   return d;
 }());
 
@@ -189,7 +194,10 @@ const OpRegistrar squeeze([] {
   };
   Attrs one;
   one.set("axis", std::vector<int64_t>{1});
-  d.examples = {{Attrs{}, {{1, 3, 1, 2}}}, {one, {{2, 1, 3}}}};
+  d.examples = {{Attrs{}, {{1, 3, 1, 2}}},
+                {one, {{2, 1, 3}}},
+                quantized_example(Attrs{}, {quantized_data({1, 3, 1, 2}, DType::kInt8, 0.05f, -4)}),
+                quantized_example(one, {quantized_data({2, 1, 3}, DType::kUInt8, 0.05f, 128)})};
   return d;
 }());
 
@@ -199,7 +207,9 @@ const OpRegistrar copy([] {
   d.fusion = FusionClass::kElementwise;
   d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
   d.is_identity = [](const Attrs&) { return true; };
-  d.examples = {{Attrs{}, {{3, 3}}}};
+  d.examples = {{Attrs{}, {{3, 3}}},
+                quantized_example(Attrs{}, {quantized_data({3, 3}, DType::kInt8, 0.05f, 1)}),
+                quantized_example(Attrs{}, {quantized_data({2, 3}, DType::kUInt8, 0.05f, 128)})};
   return d;
 }());
 
