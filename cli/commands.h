@@ -73,6 +73,17 @@ struct VerifyFlags {
 };
 int run_verify(const VerifyFlags& flags);
 
+// `hybgen run`: the generated code on whole arrays (verify/run_model.h),
+// each output written as NAME's .npy, all or none.
+struct RunFlags {
+  ModelFlags model;
+  CompileFlags compile;
+  std::vector<std::string> inputs;   // NAME=x.npy
+  std::vector<std::string> outputs;  // NAME=y.npy
+  int threads = 1;
+};
+int run_run(const RunFlags& flags);
+
 struct InspectFlags {
   ModelFlags model;
   CompileFlags compile;  // the arena holds the scratch of the target's kernels
