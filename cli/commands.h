@@ -132,6 +132,11 @@ struct QuantizeFlags {
   std::string method = "minmax";         // minmax, percentile, entropy
   double percentile = 99.99;
   std::vector<std::string> keep_float;
+  // Keep the worst int8 node below this SQNR (dB) float and measure again,
+  // at most max_sqnr_rounds times.
+  std::optional<double> min_sqnr;
+  int max_sqnr_rounds = 16;
+  std::string report;  // the SQNR table as text, written with the model
   std::string out_prefix;
 };
 int run_quantize(const QuantizeFlags& flags);

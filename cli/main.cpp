@@ -249,6 +249,16 @@ int main(int argc, char** argv) {
   quantize_cmd->add_option("--keep-float", quantize.keep_float, "keep this node in float (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  quantize_cmd->add_option("--min-sqnr", quantize.min_sqnr,
+                           "keep int8 nodes whose output's SQNR (dB, against the float model on the calibration "
+                           "data) is below this in float: the worst is kept float and the rest measured again, until "
+                           "none is below or --max-sqnr-rounds nodes were kept");
+  quantize_cmd
+      ->add_option("--max-sqnr-rounds", quantize.max_sqnr_rounds, "with --min-sqnr: keep at most this many nodes float")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  quantize_cmd->add_option("--report", quantize.report,
+                           "also write the SQNR table (each int8 node, worst first) to this text file");
   quantize_cmd
       ->add_option("-o,--output", quantize.out_prefix, "output prefix: writes PREFIX.json and PREFIX.safetensors")
       ->required();
