@@ -26,13 +26,14 @@ std::map<std::string, NpyArray> run_generated(const Graph& graph, const std::map
                                               const std::vector<std::string>& outputs, const RunOptions& options) {
   for (const auto& [name, array] : inputs)
     if (!graph.is_input(name))
-      throw Error("--input names " + quoted_name(name) + ", which is not an input (inputs: " + quoted_names(graph.inputs) +
-                  ")");
-  if (outputs.empty()) throw Error("no output to write: give --output NAME=y.npy (outputs: " + quoted_names(graph.outputs) + ")");
+      throw Error("--input names " + quoted_name(name) +
+                  ", which is not an input (inputs: " + quoted_names(graph.inputs) + ")");
+  if (outputs.empty())
+    throw Error("no output to write: give --output NAME=y.npy (outputs: " + quoted_names(graph.outputs) + ")");
   for (const auto& name : outputs)
     if (!graph.is_output(name))
-      throw Error("--output names " + quoted_name(name) + ", which is not an output (outputs: " +
-                  quoted_names(graph.outputs) + ")");
+      throw Error("--output names " + quoted_name(name) +
+                  ", which is not an output (outputs: " + quoted_names(graph.outputs) + ")");
   const CompiledGraph generated = compile_graph(graph, options.compile);
   const Graph& g = generated.graph;
 
@@ -45,7 +46,8 @@ std::map<std::string, NpyArray> run_generated(const Graph& graph, const std::map
     const Shape& shape = g.type(in).shape;
     const Shape& a = given->second.shape;
     if (shape.empty() || shape[0] < 1)
-      throw Error("input " + quoted_name(in) + " has shape " + shape_str(shape) + ": no batch dimension to run in chunks");
+      throw Error("input " + quoted_name(in) + " has shape " + shape_str(shape) +
+                  ": no batch dimension to run in chunks");
     const Shape tail(shape.begin() + 1, shape.end());
     if (a.size() != shape.size() || Shape(a.begin() + 1, a.end()) != tail || a[0] < 1)
       throw Error("the array for input " + quoted_name(in) + " has shape " + shape_str(a) + ", expected (N, " +

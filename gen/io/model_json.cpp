@@ -320,7 +320,8 @@ std::vector<OutputFile> model_files(const Graph& graph, const std::string& prefi
                   " has no data (initialize the parameters first)");
   // Both files or neither: a model.json without its weights would mislead.
   const std::vector<uint8_t> weights = serialize_safetensors(graph.constants, {{"format", "hybgen"}});
-  return {{prefix + ".json", model_json_text(graph)}, {prefix + ".safetensors", std::string(weights.begin(), weights.end())}};
+  return {{prefix + ".json", model_json_text(graph)},
+          {prefix + ".safetensors", std::string(weights.begin(), weights.end())}};
 }
 
 void save_model(const Graph& graph, const std::string& prefix) { write_files_atomic(model_files(graph, prefix)); }
