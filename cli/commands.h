@@ -73,6 +73,17 @@ struct VerifyFlags {
 };
 int run_verify(const VerifyFlags& flags);
 
+// `hybgen run`: the generated code on whole arrays (verify/run_model.h),
+// each output written as NAME's .npy, all or none.
+struct RunFlags {
+  ModelFlags model;
+  CompileFlags compile;
+  std::vector<std::string> inputs;   // NAME=x.npy
+  std::vector<std::string> outputs;  // NAME=y.npy
+  int threads = 1;
+};
+int run_run(const RunFlags& flags);
+
 struct InspectFlags {
   ModelFlags model;
   CompileFlags compile;  // the arena holds the scratch of the target's kernels
@@ -121,6 +132,11 @@ struct QuantizeFlags {
   std::string method = "minmax";         // minmax, percentile, entropy
   double percentile = 99.99;
   std::vector<std::string> keep_float;
+  // Keep the worst int8 node below this SQNR (dB) float and measure again,
+  // at most max_sqnr_rounds times.
+  std::optional<double> min_sqnr;
+  int max_sqnr_rounds = 16;
+  std::string report;  // the SQNR table as text, written with the model
   std::string out_prefix;
 };
 int run_quantize(const QuantizeFlags& flags);

@@ -2,6 +2,7 @@
 //
 //   hybgen model.json -o out/              generate C++
 //   hybgen verify model.json               compile, run and compare with the reference
+//   hybgen run model.json --input data=x.npy --output fc=y.npy   the generated code on whole arrays
 //   hybgen inspect model.json              nodes, FLOPs, memory plan (--report r.html, --dot g.dot)
 //   hybgen ops                             the supported operators
 //   hybgen bench model.json                time the generated code
@@ -152,6 +153,28 @@ int main(int argc, char** argv) {
                     "generic (the target's -march flag is added to the compiler's; armv8-a code on another machine is "
                     "built by aarch64-linux-gnu-g++ and run under qemu-aarch64 when both are on the PATH)");
 
+  RunFlags run;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run",
+      "Generate C++ into a temporary folder, compile it as verify does and run it on whole arrays: each array's first "
+      "dimension counts samples, run in chunks of the model's batch (its input's first dimension) in one process; "
+      "each output is written as the chunks' results concatenated, all files or none.");
+  add_model_flags(*run_cmd, run.model, true);
+  run_cmd->add_option("--input", run.inputs, "NAME=x.npy: the samples for an input (every input, repeatable)")
+      ->required()
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  run_cmd->add_option("--output", run.outputs, "NAME=y.npy: write this output (repeatable)")
+      ->required()
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  run_cmd->add_option("--threads", run.threads, "run the generated code on a pool of this many threads")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  add_compile_flags(*run_cmd, run.compile,
+                    "generic (armv8-a code on another machine runs under qemu-aarch64 as in verify; CUDA and "
+                    "microcontroller targets are not supported)");
+
   InspectFlags inspect;
   CLI::App* inspect_cmd = app.add_subcommand(
       "inspect",
@@ -226,6 +249,16 @@ int main(int argc, char** argv) {
   quantize_cmd->add_option("--keep-float", quantize.keep_float, "keep this node in float (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  quantize_cmd->add_option("--min-sqnr", quantize.min_sqnr,
+                           "keep int8 nodes whose output's SQNR (dB, against the float model on the calibration "
+                           "data) is below this in float: the worst is kept float and the rest measured again, until "
+                           "none is below or --max-sqnr-rounds nodes were kept");
+  quantize_cmd
+      ->add_option("--max-sqnr-rounds", quantize.max_sqnr_rounds, "with --min-sqnr: keep at most this many nodes float")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  quantize_cmd->add_option("--report", quantize.report,
+                           "also write the SQNR table (each int8 node, worst first) to this text file");
   quantize_cmd
       ->add_option("-o,--output", quantize.out_prefix, "output prefix: writes PREFIX.json and PREFIX.safetensors")
       ->required();
@@ -257,6 +290,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*verify_cmd) return run_verify(verify);
+    if (*run_cmd) return run_run(run);
     if (*inspect_cmd) return run_inspect(inspect);
     if (*ops_cmd) return run_ops(ops_json);
     if (*import_cmd) return run_import(import);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "io/file_util.h"
 #include "io/model_json.h"
 #include "io/npy.h"
 #include "ir/error.h"
@@ -17,6 +18,22 @@
 #include "runtime-lite/calibration.h"
 
 namespace hybgen {
+namespace {
+
+// One line per int8 node, worst first, as `hybgen quantize` prints it.
+std::string sqnr_table(const std::vector<NodeSqnr>& sqnr) {
+  std::string text =
+      "SQNR of each int8 node's output against the float model's, on the calibration data (dB, worst "
+      "first):\n";
+  for (const NodeSqnr& n : sqnr) {
+    char line[64];
+    std::snprintf(line, sizeof line, "  %8.2f  ", n.db);
+    text += line + quoted_name(n.node) + "\n";
+  }
+  return text;
+}
+
+}  // namespace
 
 int run_quantize(const QuantizeFlags& flags) {
   const CalibrationMethod method = parse_calibration_method(flags.method);
@@ -59,6 +76,7 @@ int run_quantize(const QuantizeFlags& flags) {
   const int64_t batch = type.shape[0];
   const int64_t sample = type.num_elements() / batch;
   Calibrator calibrator(graph);
+  std::vector<std::map<std::string, Tensor>> batches;  // kept to measure the int8 model on
   int64_t samples = 0;
   for (const std::string& path : flags.calibration) {
     const NpyArray a = read_npy(path);
@@ -75,21 +93,54 @@ int run_quantize(const QuantizeFlags& flags) {
         throw Error(path + ": element " + std::to_string(i) + " is " + (std::isnan(a.data[i]) ? "NaN" : "infinite"));
     for (int64_t first = 0; first < a.shape[0]; first += batch) {
       const auto begin = a.data.begin() + first * sample;
-      calibrator.add_batch(
-          {{input, Tensor::from_vector(type.shape, std::vector<float>(begin, begin + batch * sample))}});
+      batches.push_back({{input, Tensor::from_vector(type.shape, std::vector<float>(begin, begin + batch * sample))}});
+      calibrator.add_batch(batches.back());
     }
     samples += a.shape[0];
   }
 
   QuantizeOptions options;
   options.keep_float.insert(flags.keep_float.begin(), flags.keep_float.end());
-  QuantizedGraph q = quantize_graph(graph, calibrator.ranges(method, flags.percentile), options);
+  const std::map<std::string, ValueRange> ranges = calibrator.ranges(method, flags.percentile);
+  QuantizedGraph q = quantize_graph(graph, ranges, options);
+  std::vector<NodeSqnr> sqnr = quantization_sqnr(graph, q.graph, q.int8_nodes, batches);
+  // Keeping one layer float changes the error of every layer after it, so
+  // the worst goes first and the rest are measured again.
+  std::vector<NodeSqnr> kept;  // by --min-sqnr, in the order kept
+  bool bounded = false;
+  if (flags.min_sqnr) {
+    while (!sqnr.empty() && sqnr.front().db < *flags.min_sqnr) {
+      if (static_cast<int>(kept.size()) == flags.max_sqnr_rounds) {
+        bounded = true;
+        break;
+      }
+      kept.push_back(sqnr.front());
+      options.keep_float.insert(sqnr.front().node);
+      q = quantize_graph(graph, ranges, options);
+      sqnr = quantization_sqnr(graph, q.graph, q.int8_nodes, batches);
+    }
+  }
   try {
     compile_graph(q.graph);  // refuse to write a model hybgen cannot compile
   } catch (const Error& e) {
     throw Error("the quantized model does not compile: " + std::string(e.what()));
   }
-  save_model(q.graph, flags.out_prefix);
+  for (FloatNode& f : q.float_nodes)
+    for (const NodeSqnr& k : kept)
+      if (f.node == k.node) {
+        char db[32];
+        std::snprintf(db, sizeof db, "%.1f", k.db);
+        f.reason = std::string("--min-sqnr: ") + db + " dB in int8";
+      }
+  const std::string table = sqnr_table(sqnr);
+  if (flags.report.empty()) {
+    save_model(q.graph, flags.out_prefix);
+  } else {
+    // The report with the model, all or none.
+    std::vector<OutputFile> files = model_files(q.graph, flags.out_prefix);
+    files.push_back({flags.report, table});
+    write_files_atomic(files);
+  }
 
   std::printf("calibrated on %lld samples (%d runs), method %s\n", static_cast<long long>(samples),
               calibrator.batches(), flags.method.c_str());
@@ -97,6 +148,17 @@ int run_quantize(const QuantizeFlags& flags) {
   for (const auto& n : q.int8_nodes) std::printf(" %s", quoted_name(n).c_str());
   std::printf("\nfloat (%zu):\n", q.float_nodes.size());
   for (const auto& f : q.float_nodes) std::printf("  %s: %s\n", quoted_name(f.node).c_str(), f.reason.c_str());
+  if (!kept.empty()) {
+    std::printf("kept float by --min-sqnr %g dB (%zu):", *flags.min_sqnr, kept.size());
+    for (const auto& k : kept) std::printf(" %s (%.1f dB)", quoted_name(k.node).c_str(), k.db);
+    std::printf("\n");
+  }
+  if (bounded)
+    std::printf("stopped after %d layers kept float: %zu int8 layers remain below %g dB\n", flags.max_sqnr_rounds,
+                static_cast<std::size_t>(
+                    std::count_if(sqnr.begin(), sqnr.end(), [&](const NodeSqnr& n) { return n.db < *flags.min_sqnr; })),
+                *flags.min_sqnr);
+  std::fputs(table.c_str(), stdout);
   std::printf("wrote %s.json and %s.safetensors (weights %zu bytes, float model %zu)\n", flags.out_prefix.c_str(),
               flags.out_prefix.c_str(), q.graph.weight_bytes(), graph.weight_bytes());
   return 0;

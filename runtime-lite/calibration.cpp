@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <vector>
 
 #include "ir/error.h"
@@ -189,6 +190,74 @@ std::map<std::string, ValueRange> Calibrator::ranges(CalibrationMethod method, d
                  : method == CalibrationMethod::kPercentile ? s.percentile(percentile)
                                                             : s.entropy();
   return out;
+}
+
+std::vector<NodeSqnr> quantization_sqnr(const Graph& float_graph, const Graph& quantized,
+                                        const std::vector<std::string>& int8_nodes,
+                                        const std::vector<std::map<std::string, Tensor>>& batches) {
+  // The value each node makes in either graph: an int8 graph output is
+  // renamed (its float form keeps the name), so nodes, not values, pair up.
+  auto outputs_of = [&](const Graph& g) {
+    std::map<std::string, std::string> out;
+    for (const Node& n : g.nodes)
+      if (!n.outputs.empty()) out[n.name] = n.outputs[0];
+    return out;
+  };
+  const std::map<std::string, std::string> float_out = outputs_of(float_graph), int8_out = outputs_of(quantized);
+  std::map<std::string, std::string> wanted;  // quantized value -> float value
+  for (const std::string& node : int8_nodes) {
+    auto f = float_out.find(node), q = int8_out.find(node);
+    if (f == float_out.end() || q == int8_out.end())
+      throw Error("quantization_sqnr: node " + quoted_name(node) + " is missing from a graph");
+    wanted[q->second] = f->second;
+  }
+  std::set<std::string> float_values;
+  for (const auto& [q, f] : wanted) float_values.insert(f);
+
+  struct Sums {
+    double signal = 0, noise = 0;
+  };
+  std::map<std::string, Sums> sums;
+  std::map<std::string, std::vector<float>> reference;  // this batch's float values
+  Interpreter float_run(float_graph), int8_run(quantized);
+  float_run.set_value_observer([&](const std::string& value, const TensorType& type, const void* data) {
+    if (!float_values.count(value) || type.dtype != DType::kFloat32) return;
+    const auto* x = static_cast<const float*>(data);
+    reference[value].assign(x, x + type.num_elements());
+  });
+  int8_run.set_value_observer([&](const std::string& value, const TensorType& type, const void* data) {
+    auto it = wanted.find(value);
+    if (it == wanted.end()) return;
+    const std::vector<float>& f = reference.at(it->second);
+    const int64_t n = type.num_elements();
+    if (static_cast<int64_t>(f.size()) != n)
+      throw Error("quantization_sqnr: value " + quoted_name(value) + " has another size than its float form");
+    const Quantization& qz = type.quantization;
+    if (qz.empty() || qz.axis || (type.dtype != DType::kInt8 && type.dtype != DType::kUInt8))
+      throw Error("quantization_sqnr: value " + quoted_name(value) + " is " + type.str() +
+                  ", not int8 quantized per tensor");
+    const double scale = qz.scale[0], zero_point = static_cast<double>(qz.zero_point[0]);
+    Sums& s = sums[it->first];
+    for (int64_t i = 0; i < n; ++i) {
+      const double q =
+          type.dtype == DType::kInt8 ? static_cast<const int8_t*>(data)[i] : static_cast<const uint8_t*>(data)[i];
+      const double real = scale * (q - zero_point), ref = f[static_cast<std::size_t>(i)];
+      s.signal += ref * ref;
+      s.noise += (ref - real) * (ref - real);
+    }
+  });
+  for (const auto& inputs : batches) {
+    float_run.run(inputs);
+    int8_run.run(inputs);
+  }
+  std::vector<NodeSqnr> result;
+  for (const std::string& node : int8_nodes) {
+    const Sums& s = sums[int8_out.at(node)];
+    const double db = s.noise == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(s.signal / s.noise);
+    result.push_back({node, db});
+  }
+  std::stable_sort(result.begin(), result.end(), [](const NodeSqnr& a, const NodeSqnr& b) { return a.db < b.db; });
+  return result;
 }
 
 }  // namespace hybgen

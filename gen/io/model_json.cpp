@@ -313,15 +313,17 @@ Graph load_model(const std::string& json_path, const std::optional<std::string>&
   return g;
 }
 
-void save_model(const Graph& graph, const std::string& prefix) {
+std::vector<OutputFile> model_files(const Graph& graph, const std::string& prefix) {
   for (const auto& [name, c] : graph.constants)
     if (c.data.size() != c.type.bytes())
       throw Error("cannot save " + quoted_name(prefix) + ": weight " + quoted_name(name) +
                   " has no data (initialize the parameters first)");
   // Both files or neither: a model.json without its weights would mislead.
   const std::vector<uint8_t> weights = serialize_safetensors(graph.constants, {{"format", "hybgen"}});
-  write_files_atomic({{prefix + ".json", model_json_text(graph)},
-                      {prefix + ".safetensors", std::string(weights.begin(), weights.end())}});
+  return {{prefix + ".json", model_json_text(graph)},
+          {prefix + ".safetensors", std::string(weights.begin(), weights.end())}};
 }
+
+void save_model(const Graph& graph, const std::string& prefix) { write_files_atomic(model_files(graph, prefix)); }
 
 }  // namespace hybgen

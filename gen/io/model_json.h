@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/file_util.h"
 #include "ir/graph.h"
 
 namespace hybgen {
@@ -39,6 +40,9 @@ Graph read_model_json(const std::string& path);
 Graph load_model(const std::string& json_path, const std::optional<std::string>& weights_path = std::nullopt);
 // Writes PREFIX.json and PREFIX.safetensors (each atomically).
 void save_model(const Graph& graph, const std::string& prefix);
+// The two files save_model writes, for a caller that writes more with them,
+// all or none (write_files_atomic).
+std::vector<OutputFile> model_files(const Graph& graph, const std::string& prefix);
 
 // Path with its extension replaced: ("a/m.json", ".safetensors") -> "a/m.safetensors".
 std::string replace_extension(const std::string& path, const std::string& extension);

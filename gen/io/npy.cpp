@@ -262,7 +262,7 @@ NpyArray read_npy(const std::string& path) {
   return parse_npy(read_file_bytes(path), path);  // a regular file within kMaxDataFileBytes
 }
 
-void write_npy(const std::string& path, const NpyArray& array) {
+std::string npy_bytes(const NpyArray& array, const std::string& path) {
   if (static_cast<int64_t>(array.data.size()) != num_elements(array.shape))
     throw Error(path + ": " + std::to_string(array.data.size()) + " values for shape " + shape_str(array.shape));
   // Python's tuple repr: "()", "(5,)", "(2, 3)".
@@ -286,7 +286,9 @@ void write_npy(const std::string& path, const NpyArray& array) {
   out += static_cast<char>(header.size() >> 8);
   out += header;
   out.append(reinterpret_cast<const char*>(array.data.data()), array.data.size() * sizeof(float));
-  write_file_atomic(path, out);
+  return out;
 }
+
+void write_npy(const std::string& path, const NpyArray& array) { write_file_atomic(path, npy_bytes(array, path)); }
 
 }  // namespace hybgen

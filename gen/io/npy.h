@@ -25,5 +25,8 @@ NpyArray read_npy(const std::string& path);
 // The same from the file's bytes; `source` names them in messages.
 NpyArray parse_npy(const std::vector<uint8_t>& bytes, const std::string& source);
 void write_npy(const std::string& path, const NpyArray& array);
+// The bytes write_npy writes, for callers that write several files all or
+// none (io/file_util.h); `path` names the array in messages.
+std::string npy_bytes(const NpyArray& array, const std::string& path);
 
 }  // namespace hybgen

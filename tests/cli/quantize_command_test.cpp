@@ -157,5 +157,73 @@ TEST_F(QuantizeCommand, RefusesBadCalibrationAndWritesNothing) {
   }
 }
 
+// The names an output line lists in quotes, after `prefix` up to the line's end.
+std::vector<std::string> quoted_names_after(const std::string& output, const std::string& prefix) {
+  std::vector<std::string> names;
+  const std::size_t at = output.find(prefix);
+  if (at == std::string::npos) return names;
+  const std::string line = output.substr(at, output.find('\n', at) - at);
+  for (std::size_t q = line.find('\''); q != std::string::npos; q = line.find('\'', line.find('\'', q + 1) + 1))
+    names.push_back(line.substr(q + 1, line.find('\'', q + 1) - q - 1));
+  return names;
+}
+
+// The SQNR table's rows: (dB, node), in the order printed.
+std::vector<std::pair<double, std::string>> sqnr_rows(const std::string& text) {
+  std::vector<std::pair<double, std::string>> rows;
+  std::size_t at = text.find("SQNR of each int8 node");
+  if (at == std::string::npos) return rows;
+  at = text.find('\n', at) + 1;
+  while (at < text.size() && text.compare(at, 2, "  ") == 0) {
+    const std::size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end - at);
+    const std::size_t q = line.find('\'');
+    rows.emplace_back(std::stod(line.substr(0, q)), line.substr(q + 1, line.rfind('\'') - q - 1));
+    at = end + 1;
+  }
+  return rows;
+}
+
+TEST_F(QuantizeCommand, ReportsTheSqnrOfEveryInt8NodeWorstFirst) {
+  write_npy(path("calibration.npy"), bundled_digits().slice(0, 20));
+  const auto q = run_command(kHybgen + " quantize " + quoted(kModel) + " --shape data=1,1,28,28 --calibration " +
+                             quoted(path("calibration.npy")) + " --report " + quoted(path("sqnr.txt")) + " -o " +
+                             quoted(path("m")));
+  ASSERT_EQ(q.exit_code, 0) << q.output;
+  std::vector<std::string> int8 = quoted_names_after(q.output, "int8 (");
+  ASSERT_FALSE(int8.empty()) << q.output;
+  const auto rows = sqnr_rows(q.output);
+  std::vector<std::string> listed;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    listed.push_back(rows[i].second);
+    EXPECT_GT(rows[i].first, 10.0) << rows[i].second;  // int8 keeps a usable signal
+    if (i > 0) {
+      EXPECT_LE(rows[i - 1].first, rows[i].first) << q.output;
+    }
+  }
+  std::sort(int8.begin(), int8.end());
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(listed, int8) << q.output;
+  EXPECT_EQ(sqnr_rows(read_file_text(path("sqnr.txt"))), rows);
+}
+
+// A threshold no int8 layer reaches keeps them all float; the result verifies.
+TEST_F(QuantizeCommand, MinSqnrKeepsTheWorstLayersFloat) {
+  write_npy(path("calibration.npy"), bundled_digits().slice(0, 20));
+  const auto q = run_command(kHybgen + " quantize " + quoted(kModel) + " --shape data=1,1,28,28 --calibration " +
+                             quoted(path("calibration.npy")) + " --min-sqnr 500 -o " + quoted(path("m")));
+  ASSERT_EQ(q.exit_code, 0) << q.output;
+  const std::vector<std::string> kept = quoted_names_after(q.output, "kept float by --min-sqnr 500 dB");
+  EXPECT_FALSE(kept.empty()) << q.output;
+  for (const auto& [db, node] : sqnr_rows(q.output)) EXPECT_GE(db, 500.0) << node;
+  for (const std::string& node : kept)
+    EXPECT_NE(q.output.find("'" + node + "': --min-sqnr"), std::string::npos) << node << "\n" << q.output;
+  const Graph m = load_model(path("m.json"));
+  EXPECT_EQ(m.constants.at("hybridsequential9_dense1_weight").type.dtype, DType::kFloat32);
+  const auto v = run_command(kHybgen + " verify " + quoted(path("m.json")));
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  EXPECT_NE(v.output.find("verify: PASS"), std::string::npos) << v.output;
+}
+
 }  // namespace
 }  // namespace hybgen

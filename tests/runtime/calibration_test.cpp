@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -121,6 +122,34 @@ TEST(Calibrator, QuantizedGraphTracksTheFloatOne) {
     }
     EXPECT_LE(worst, 4 * step) << "method " << static_cast<int>(method);
   }
+}
+
+// Every int8 node, worst first; the output node's SQNR is what its
+// dequantized graph output gives.
+TEST(QuantizationSqnr, EveryInt8NodeWorstFirst) {
+  const Graph g = prepare_for_quantization(testing::conv_relu_dense());
+  std::vector<std::map<std::string, Tensor>> batches;
+  for (uint64_t seed = 0; seed < 8; ++seed)
+    batches.push_back({{"data", Tensor::random_normal({1, 2, 6, 6}, 0, 1, seed)}});
+  Calibrator cal(g);
+  for (const auto& b : batches) cal.add_batch(b);
+  const QuantizedGraph q = quantize_graph(g, cal.ranges(CalibrationMethod::kMinMax));
+  const std::vector<NodeSqnr> sqnr = quantization_sqnr(g, q.graph, q.int8_nodes, batches);
+  ASSERT_EQ(sqnr.size(), q.int8_nodes.size());
+  for (std::size_t i = 1; i < sqnr.size(); ++i) EXPECT_LE(sqnr[i - 1].db, sqnr[i].db);
+  double signal = 0, noise = 0;
+  Interpreter f(g), i8(q.graph);
+  for (const auto& in : batches) {
+    const Tensor a = f.run(in)[0], b = i8.run(in)[0];
+    for (int64_t k = 0; k < a.size(); ++k) {
+      signal += static_cast<double>(a.data()[k]) * a.data()[k];
+      noise += std::pow(static_cast<double>(a.data()[k]) - b.data()[k], 2);
+    }
+  }
+  const auto dense = std::find_if(sqnr.begin(), sqnr.end(), [](const NodeSqnr& n) { return n.node == "dense"; });
+  ASSERT_NE(dense, sqnr.end());
+  EXPECT_NEAR(dense->db, 10 * std::log10(signal / noise), 0.01);
+  EXPECT_GT(dense->db, 20.0);
 }
 
 }  // namespace
