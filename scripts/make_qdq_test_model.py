@@ -64,3 +64,25 @@ np.save(os.path.join(out_dir, "y.npy"), y)
 m = onnx.load(q_path)
 print([n.op_type for n in m.graph.node])
 print("y", y)
+
+# QLinearConv (the QOperator form) with uint8 data and uint8 weights at zero
+# point 128, which hybgen shifts to symmetric int8 at import; x quantized and
+# y dequantized around it, so the model takes and gives float32.
+w = rng.integers(0, 256, (4, 3, 3, 3)).astype(np.uint8)
+b = rng.integers(-300, 300, (4,)).astype(np.int32)
+qinits = [numpy_helper.from_array(np.array(0.02, np.float32), "xs"), numpy_helper.from_array(np.array(120, np.uint8), "xz"),
+          numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array(0.004, np.float32), "ws"),
+          numpy_helper.from_array(np.array(128, np.uint8), "wz"), numpy_helper.from_array(np.array(0.05, np.float32), "ys"),
+          numpy_helper.from_array(np.array(128, np.uint8), "yz"), numpy_helper.from_array(b, "b")]
+qnodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="quant"),
+          helper.make_node("QLinearConv", ["xq", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["yq"], name="qconv",
+                           pads=[1, 1, 1, 1]),
+          helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"], name="dequant")]
+qgraph = helper.make_graph(qnodes, "qlinear_conv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])], qinits)
+qmodel = helper.make_model(qgraph, opset_imports=[helper.make_opsetid("", 13)])
+qmodel.ir_version = 7
+qpath = os.path.join(out_dir, "qlinear_conv.onnx")
+onnx.save(qmodel, qpath)
+yq = ort.InferenceSession(qpath, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+np.save(os.path.join(out_dir, "qlinear_conv_y.npy"), yq)
