@@ -86,3 +86,26 @@ qpath = os.path.join(out_dir, "qlinear_conv.onnx")
 onnx.save(qmodel, qpath)
 yq = ort.InferenceSession(qpath, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
 np.save(os.path.join(out_dir, "qlinear_conv_y.npy"), yq)
+
+# MatMul + Add on a 3-D input (a transformer's projection), quantize_static
+# QDQ again: the weight per output column, the added vector int8.
+rng = np.random.default_rng(7)
+mm_inits = [numpy_helper.from_array((rng.standard_normal((16, 8)) * 0.3).astype(np.float32), "w"),
+            numpy_helper.from_array((rng.standard_normal((8,)) * 0.1).astype(np.float32), "bias")]
+mm_nodes = [helper.make_node("MatMul", ["x", "w"], ["m"], name="matmul"),
+            helper.make_node("Add", ["m", "bias"], ["y"], name="add")]
+mm_graph = helper.make_graph(mm_nodes, "matmul_add", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4, 16])],
+                             [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4, 8])], mm_inits)
+mm_model = helper.make_model(mm_graph, opset_imports=[helper.make_opsetid("", 13)])
+mm_model.ir_version = 7
+onnx.save(mm_model, float_path)
+calibration = [rng.standard_normal((2, 4, 16)).astype(np.float32) for _ in range(8)]
+mm_path = os.path.join(out_dir, "matmul_add_qdq.onnx")
+quantize_static(float_path, mm_path, Reader(), quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8,
+                weight_type=QuantType.QInt8, per_channel=True)
+os.remove(float_path)
+xm = rng.standard_normal((2, 4, 16)).astype(np.float32)
+ym = ort.InferenceSession(mm_path, providers=["CPUExecutionProvider"]).run(None, {"x": xm})[0]
+np.save(os.path.join(out_dir, "matmul_add_x.npy"), xm)
+np.save(os.path.join(out_dir, "matmul_add_y.npy"), ym)
+print("matmul_add y max", np.abs(ym).max())

@@ -4,6 +4,8 @@
 // At each `quantize` node Q whose input is read by Q alone:
 //   * quantize(dequantize(x)) with Q's output quantization and dtype equal to
 //     x's: Q's readers read x instead (the pair is gone);
+//   * quantize(add|mul(dequantize(a), dequantize(b))), per-tensor operands
+//     of Q's dtype: the quantized add or mul (TFLite's);
 //   * quantize(view(dequantize(x))), a Reshape-like view at x's parameters:
 //     the view of x;
 //   * quantize(Convolution|FullyConnected(dequantize(x), dequantize(w), b)):
@@ -148,6 +150,36 @@ std::optional<int> fold_at(Graph& g, const LazyValueIndex& lazy, int i) {
         (g.nodes[static_cast<std::size_t>(l)].op == "Convolution" ||
          g.nodes[static_cast<std::size_t>(l)].op == "FullyConnected"))
       return fold_layer(g, index, i, l, p);
+  }
+  if (prev.op == "broadcast_add" || prev.op == "broadcast_mul" || prev.op == "elemwise_add" ||
+      prev.op == "elemwise_mul") {  // TFLite's quantized ADD and MUL, on per-tensor operands of Q's dtype
+    Node folded = prev;
+    const TensorType& qt = g.type(q.outputs[0]);
+    for (std::string& in : folded.inputs) {
+      const int d = dequantize_of(g, index, in);
+      if (d < 0) return std::nullopt;
+      in = g.nodes[static_cast<std::size_t>(d)].inputs[0];
+      const TensorType& t = g.type(in);
+      if (t.dtype != qt.dtype || t.quantization.axis) return std::nullopt;
+    }
+    folded.attrs.set("out_scale", static_cast<double>(qt.quantization.scale[0]));
+    folded.attrs.set("out_zero_point", qt.quantization.zero_point[0]);
+    folded.outputs = q.outputs;
+    const std::vector<std::string> old_inputs = prev.inputs;
+    g.types.erase(prev.outputs[0]);
+    int lowest = replace_nodes(g, {p, i}, p, std::move(folded));
+    std::vector<std::string> constants;
+    for (const std::string& v : old_inputs) {
+      const int d = g.producer(v);
+      if (d < 0 || g.nodes[static_cast<std::size_t>(d)].op != "dequantize" || !g.consumers(v).empty() || g.is_output(v))
+        continue;
+      constants.push_back(g.nodes[static_cast<std::size_t>(d)].inputs[0]);
+      g.types.erase(v);
+      g.nodes.erase(g.nodes.begin() + d);
+      lowest = std::min(lowest, d);
+    }
+    erase_unread_constants(g, constants);
+    return lowest;
   }
   const bool moves = prev.op == "Reshape" || prev.op == "Flatten" || prev.op == "expand_dims" || prev.op == "squeeze";
   if (moves) {  // dequantize -> view -> quantize at the same parameters: the view of the integers

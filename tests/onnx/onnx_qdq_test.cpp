@@ -48,6 +48,19 @@ TEST(OnnxQdq, QLinearConvMatchesOnnxRuntime) {
   EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
 }
 
+// MatMul on a 3-D input and Add of a constant vector, QDQ: an int8 dense
+// layer and TFLite's quantized add.
+TEST(OnnxQdq, MatMulAddMatchesOnnxRuntime) {
+  auto r = hybgen("inspect " + quoted(kDir + "matmul_add_qdq.onnx"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find(" dequantize "), r.output.rfind(" dequantize ")) << r.output;
+  // One output step: 0.022, the largest value 2.62.
+  r = hybgen("verify " + quoted(kDir + "matmul_add_qdq.onnx") + " --input x=" + quoted(kDir + "matmul_add_x.npy") +
+             " --expected y=" + quoted(kDir + "matmul_add_y.npy") + " --tolerance 0.0084");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+}
+
 TEST(OnnxQdq, ScaleComputedAtRunTimeIsRefusedNamingTheNode) {
   TempDir tmp{"hybgen-onnx-qdq-test"};
   OnnxBuilder b(13);

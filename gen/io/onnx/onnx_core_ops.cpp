@@ -572,6 +572,23 @@ const OnnxConverterRegistrar matmul_reg(OnnxConverter("MatMul")
           if (sa.size() < 2 || sb.size() < 2) return onnx_matmul_broadcast(c);
           const int64_t k = sa.back(), kb = sb[sb.size() - 2], n = sb.back();
           if (k != kb) c.fail("A " + shape_str(sa) + " and B " + shape_str(sb) + " do not multiply");
+          if (sb.size() == 2 && c.is_constant(1) && c.constant(1).dequantized && !c.at_import()) {
+            // A QDQ model's weight: B^T as integers and a dequantize, for fold_qdq.
+            const OnnxConst::Dequantized& d = *c.constant(1).dequantized;
+            std::vector<int64_t> wt(static_cast<std::size_t>(n * k));
+            for (int64_t j = 0; j < n; ++j)
+              for (int64_t q = 0; q < k; ++q) wt[static_cast<std::size_t>(j * k + q)] = d.q.at_int(q * n + j);
+            Quantization wq = d.quantization;
+            if (wq.axis) wq.axis = 1 - *wq.axis;
+            const std::string qw =
+                c.add_quantized_constant(OnnxConst::of_ints({n, k}, std::move(wt), d.q.dtype), wq, "weight_q");
+            Attrs fa;
+            fa.set("num_hidden", n);
+            fa.set("no_bias", true);
+            fa.set("flatten", false);
+            const std::string w = c.add_node("dequantize", {}, {qw}, "weight");
+            return c.set_output(0, c.add_node("FullyConnected", fa, {c.input(0), w}));
+          }
           if (sb.size() == 2 && c.is_constant(1)) {
             const OnnxConst& b = c.constant(1);
             std::vector<float> w(static_cast<std::size_t>(n * k));
