@@ -84,5 +84,29 @@ TEST(FoldQdq, RemovesQuantizeOfDequantizeAtEqualParameters) {
   EXPECT_EQ(g.nodes[1].inputs[0], "a");
 }
 
+TEST(FoldQdq, AddOfDequantizedOperandsBecomesTheQuantizedAdd) {
+  Graph g;
+  g.add_input("x", TensorType{{2, 3}});
+  g.add_constant("b", int_constant(TensorType{{3}, DType::kInt8, Quantization::per_tensor(0.05f, 0)}, {10, -20, 127}));
+  Attrs q1, q2;
+  q1.set("out_scale", 0.1);
+  q1.set("out_zero_point", int64_t{3});
+  q2.set("out_scale", 0.15);
+  q2.set("out_zero_point", int64_t{-2});
+  g.nodes = {node("xq", "quantize", {"x"}, q1),   node("xd", "dequantize", {"xq"}),
+             node("bd", "dequantize", {"b"}),     node("add", "broadcast_add", {"xd", "bd"}),
+             node("yq", "quantize", {"add"}, q2), node("y", "dequantize", {"yq"})};
+  g.outputs = {"y"};
+  g = testing::prepared(g);
+  const std::vector<float> x = {0.3f, -1.0f, 2.0f, 0.05f, 1.5f, -0.7f};
+  const auto before = testing::run_reference(g, {{"x", x}});
+  ASSERT_TRUE(fold_qdq(g));
+  infer_shapes(g);
+  EXPECT_EQ(testing::op_names(g), (std::vector<std::string>{"quantize", "broadcast_add", "dequantize"}));
+  EXPECT_EQ(g.nodes[1].inputs, (std::vector<std::string>{"xq", "b"}));
+  const auto after = testing::run_reference(g, {{"x", x}});
+  for (std::size_t i = 0; i < after[0].size(); ++i) EXPECT_NEAR(after[0][i], before[0][i], 0.15f + 1e-6f);
+}
+
 }  // namespace
 }  // namespace hybgen
