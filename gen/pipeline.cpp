@@ -8,10 +8,22 @@ std::vector<std::string> pass_names(const CompileOptions& options) {
   if (!options.optimize)
     return {"validate", "infer_shapes",      "remove_identities", "check_kernels",
             "schedule", "choose_algorithms", "plan_memory"};
-  return {
-      "validate",         "infer_shapes",   "remove_identities",        "remove_dead_code",       "lower_batch_norm",
-      "fold_scale_shift", "fold_constants", "fuse_pointwise_depthwise", "fuse_strided_batch_dot", "check_kernels",
-      "schedule",         "fuse",           "choose_algorithms",        "schedule_kernels",       "plan_memory"};
+  return {"validate",
+          "infer_shapes",
+          "remove_identities",
+          "remove_dead_code",
+          "fold_qdq",
+          "lower_batch_norm",
+          "fold_scale_shift",
+          "fold_constants",
+          "fuse_pointwise_depthwise",
+          "fuse_strided_batch_dot",
+          "check_kernels",
+          "schedule",
+          "fuse",
+          "choose_algorithms",
+          "schedule_kernels",
+          "plan_memory"};
 }
 
 CompileOptions CompileOptions::for_target(const Target& target, bool optimize) {
@@ -40,6 +52,7 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
   rewrite("remove_identities", remove_identities);
   if (options.optimize) {
     rewrite("remove_dead_code", remove_dead_code);
+    rewrite("fold_qdq", fold_qdq);  // before fold_constants folds the weights' dequantize
     rewrite("lower_batch_norm", lower_batch_norm);
     rewrite("fold_scale_shift", fold_scale_shift);
     rewrite("fold_constants", fold_constants);

@@ -6,7 +6,7 @@
 //   validate(g);            // throws Error naming the node
 //   infer_shapes(g);
 //   remove_identities(g);
-//   remove_dead_code(g); lower_batch_norm(g); fold_scale_shift(g); fold_constants(g);
+//   remove_dead_code(g); fold_qdq(g); lower_batch_norm(g); fold_scale_shift(g); fold_constants(g);
 //   fuse_pointwise_depthwise(g); fuse_strided_batch_dot(g);
 //   check_kernels(g, target);
 //   schedule(g);
@@ -43,6 +43,11 @@ void check_kernels(const Graph& graph, const Target& target);
 // Removes nodes none of whose outputs reach a graph output, then constants no
 // remaining node reads that are not outputs. Graph inputs always stay.
 bool remove_dead_code(Graph& graph);
+
+// Rewrites dequantize -> Convolution/FullyConnected -> quantize (a QDQ
+// model's layers) into the quantized layer, with an int32 bias, and removes
+// quantize(dequantize(x)) pairs that give x back.
+bool fold_qdq(Graph& graph);
 
 // Rewrites an inference BatchNorm with constant statistics as
 // broadcast_mul(x, scale) then broadcast_add(., shift); the add keeps the

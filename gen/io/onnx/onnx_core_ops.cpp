@@ -159,32 +159,44 @@ std::vector<int64_t> per_axis(OnnxContext& c, const std::string& name, std::size
   return v;
 }
 
+}  // namespace
+
+Attrs onnx_conv_attrs(OnnxContext& c, const Shape& x, const Shape& w) {
+  if (x.size() < 3 || x.size() > 5)
+    c.fail("input of rank " + std::to_string(x.size()) + "; Conv takes 1-D, 2-D or 3-D (NCW/NCHW/NCDHW)");
+  const std::size_t spatial = x.size() - 2;
+  if (w.size() != x.size()) c.fail("weight " + shape_str(w) + " does not match input " + shape_str(x));
+  std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  const auto ks = c.attr_ints("kernel_shape", kernel);
+  if (ks != kernel) c.fail("kernel_shape " + int_list(ks) + " differs from the weight's " + shape_str(w));
+  Attrs a;
+  a.set("kernel", kernel);
+  a.set("num_filter", w[0]);
+  const auto strides = per_axis(c, "strides", spatial), dilations = per_axis(c, "dilations", spatial);
+  const WindowPads pads = window_pads(c, std::vector<int64_t>(x.begin() + 2, x.end()), kernel, strides, dilations);
+  a.set("stride", strides);
+  a.set("dilate", dilations);
+  a.set("pad", pads.begin);
+  a.set("pad_end", pads.end);
+  a.set("num_group", c.attr_int("group", 1));
+  return a;
+}
+
+namespace {
+
 const OnnxConverterRegistrar conv_reg(OnnxConverter("Conv")
-    .converts([](OnnxContext& c) {
-          const Shape x = c.shape(0), w = c.shape(1);
-          if (x.size() < 3 || x.size() > 5) c.fail("input of rank " + std::to_string(x.size()) + "; Conv takes 1-D, 2-D or 3-D (NCW/NCHW/NCDHW)");
-          const std::size_t spatial = x.size() - 2;
-          if (w.size() != x.size()) c.fail("weight " + shape_str(w) + " does not match input " + shape_str(x));
-          std::vector<int64_t> kernel(w.begin() + 2, w.end());
-          const auto ks = c.attr_ints("kernel_shape", kernel);
-          if (ks != kernel) c.fail("kernel_shape " + int_list(ks) + " differs from the weight's " + shape_str(w));
-          Attrs a;
-          a.set("kernel", kernel);
-          a.set("num_filter", w[0]);
-          const auto strides = per_axis(c, "strides", spatial), dilations = per_axis(c, "dilations", spatial);
-          const WindowPads pads = window_pads(c, std::vector<int64_t>(x.begin() + 2, x.end()), kernel, strides, dilations);
-          a.set("stride", strides);
-          a.set("dilate", dilations);
-          a.set("pad", pads.begin);
-          a.set("pad_end", pads.end);
-          a.set("num_group", c.attr_int("group", 1));
-          std::vector<std::string> in = {c.input(0), c.input(1)};
-          if (c.has_input(2)) in.push_back(c.input(2));
-          else a.set("no_bias", true);
-          c.set_output(0, c.add_node("Convolution", a, in));
-        })
-    .handles({"kernel_shape", "strides", "dilations", "pads", "group", "auto_pad"})
-    .checks(check_window_pads));
+                                          .converts([](OnnxContext& c) {
+                                            Attrs a = onnx_conv_attrs(c, c.shape(0), c.shape(1));
+                                            std::vector<std::string> in = {c.input(0), c.input(1)};
+                                            if (c.has_input(2))
+                                              in.push_back(c.input(2));
+                                            else
+                                              a.set("no_bias", true);
+                                            c.set_output(0, c.add_node("Convolution", a, in));
+                                          })
+                                          .handles({"kernel_shape", "strides", "dilations", "pads", "group",
+                                                    "auto_pad"})
+                                          .checks(check_window_pads));
 
 void pool(const char* onnx_op, const char* type) {
   static std::vector<OnnxConverterRegistrar> regs;
@@ -493,7 +505,28 @@ const OnnxConverterRegistrar gemm_reg(OnnxConverter("Gemm")
           const bool c_is_bias = has_c && c.is_constant(2) && (sc.empty() || sc.back() == n || sc.back() == 1) &&
                                  (sc.size() < 2 || sc[0] == 1);
           std::string y;
-          if (c.is_constant(1)) {
+          // A dequantized B and C (a QDQ model's) keep their integers for fold_qdq.
+          const bool qdq_b = c.is_constant(1) && c.constant(1).dequantized && tb && alpha == 1.0;
+          const bool qdq_c = c_is_bias && c.constant(2).dequantized && beta == 1.0 && sc == Shape{n};
+          if (qdq_b) {
+            Attrs fa;
+            fa.set("num_hidden", n);
+            std::vector<std::string> in = {a, c.input(1)};
+            if (c_is_bias) {
+              if (qdq_c) {
+                in.push_back(c.input(2));
+              } else {
+                const OnnxConst& cc = c.constant(2);
+                std::vector<float> bias(static_cast<std::size_t>(n));
+                for (int64_t j = 0; j < n; ++j)
+                  bias[static_cast<std::size_t>(j)] = static_cast<float>(beta * cc.at_double(cc.size() == 1 ? 0 : j));
+                in.push_back(c.add_constant({n}, bias, "bias"));
+              }
+            } else {
+              fa.set("no_bias", true);
+            }
+            y = c.add_node("FullyConnected", fa, in);
+          } else if (c.is_constant(1)) {
             const OnnxConst& bc = c.constant(1);
             std::vector<float> w(static_cast<std::size_t>(n * k));
             for (int64_t j = 0; j < n; ++j)
@@ -539,6 +572,23 @@ const OnnxConverterRegistrar matmul_reg(OnnxConverter("MatMul")
           if (sa.size() < 2 || sb.size() < 2) return onnx_matmul_broadcast(c);
           const int64_t k = sa.back(), kb = sb[sb.size() - 2], n = sb.back();
           if (k != kb) c.fail("A " + shape_str(sa) + " and B " + shape_str(sb) + " do not multiply");
+          if (sb.size() == 2 && c.is_constant(1) && c.constant(1).dequantized && !c.at_import()) {
+            // A QDQ model's weight: B^T as integers and a dequantize, for fold_qdq.
+            const OnnxConst::Dequantized& d = *c.constant(1).dequantized;
+            std::vector<int64_t> wt(static_cast<std::size_t>(n * k));
+            for (int64_t j = 0; j < n; ++j)
+              for (int64_t q = 0; q < k; ++q) wt[static_cast<std::size_t>(j * k + q)] = d.q.at_int(q * n + j);
+            Quantization wq = d.quantization;
+            if (wq.axis) wq.axis = 1 - *wq.axis;
+            const std::string qw =
+                c.add_quantized_constant(OnnxConst::of_ints({n, k}, std::move(wt), d.q.dtype), wq, "weight_q");
+            Attrs fa;
+            fa.set("num_hidden", n);
+            fa.set("no_bias", true);
+            fa.set("flatten", false);
+            const std::string w = c.add_node("dequantize", {}, {qw}, "weight");
+            return c.set_output(0, c.add_node("FullyConnected", fa, {c.input(0), w}));
+          }
           if (sb.size() == 2 && c.is_constant(1)) {
             const OnnxConst& b = c.constant(1);
             std::vector<float> w(static_cast<std::size_t>(n * k));

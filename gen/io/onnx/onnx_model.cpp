@@ -464,6 +464,8 @@ class NodeContext : public OnnxContext {
   std::vector<std::string> add_nodes(const std::string& op, const Attrs& attrs, const std::vector<std::string>& inputs,
                                      const std::string& suffix) override;
   std::string add_constant(const Shape& shape, const std::vector<float>& values, const std::string& suffix) override;
+  std::string add_quantized_constant(const OnnxConst& q, const Quantization& quantization,
+                                     const std::string& suffix) override;
   const TensorType& type(const std::string& value) const override;
 
   const std::set<std::string>& read_attrs() const { return read_; }
@@ -520,9 +522,40 @@ class Importer {
     }
     return *v.constant;
   }
-  // The IR value of a constant ONNX value, made a float32 graph constant on first use.
+  // An integer graph constant of `q` (int8, uint8, int32) with `quantization` on its type.
+  std::string add_quantized(const OnnxConst& q, const Quantization& quantization, const std::string& base) {
+    if (q.dtype != DType::kInt8 && q.dtype != DType::kUInt8 && q.dtype != DType::kInt32)
+      throw Error("quantized values must be int8, uint8 or int32, not " + dtype_name(q.dtype));
+    checked_tensor_bytes(q.shape, 4, base);
+    Constant c = q.to_constant();
+    c.type.quantization = quantization;
+    check_quantization(c.type, "the constant");
+    weight_bytes_ += c.data.size();
+    if (weight_bytes_ > limits::kMaxModelWeightBytes)
+      throw Error(source_ + ": the model's weights exceed " + std::to_string(limits::kMaxModelWeightBytes >> 30) +
+                  " GiB");
+    const std::string v = unique_value(base);
+    graph.add_constant(v, std::move(c));
+    return v;
+  }
+  // The IR value of a constant ONNX value, made a float32 graph constant on
+  // first use; a dequantized one as its integers and a `dequantize` node.
   std::string materialize(Value& v, const std::string& name) {
     if (!v.ir.empty()) return v.ir;
+    if (v.constant && v.constant->dequantized) {
+      const OnnxConst::Dequantized& d = *v.constant->dequantized;
+      const std::string q = add_quantized(d.q, d.quantization, name + "/quantized");
+      Node n;
+      n.name = unique_node(name + "/dequantize");
+      n.op = "dequantize";
+      n.inputs = {q};
+      v.ir = unique_value(name);
+      n.outputs = {v.ir};
+      graph.types[v.ir] = TensorType{d.q.shape};
+      graph.nodes.push_back(std::move(n));
+      ir_to_onnx.emplace(v.ir, name);
+      return v.ir;
+    }
     const std::string where = source_ + ": initializer " + quoted_name(name);
     Constant c;
     if (v.proto && v.dtype == DType::kFloat32) {
@@ -743,6 +776,27 @@ std::string NodeContext::add_constant(const Shape& shape, const std::vector<floa
   const std::string v = new_value(name_ + "/" + suffix);
   graph_.add_constant(v, Constant::f32(shape, values));
   return v;
+}
+
+std::string NodeContext::add_quantized_constant(const OnnxConst& q, const Quantization& quantization,
+                                                const std::string& suffix) {
+  if (scratch_) {  // import-time evaluation: the scratch graph holds it
+    const std::string v = new_value(name_ + "/" + suffix);
+    Constant c = q.to_constant();
+    c.type.quantization = quantization;
+    try {
+      check_quantization(c.type, "the constant");
+    } catch (const Error& e) {
+      fail(e.what());
+    }
+    graph_.add_constant(v, std::move(c));
+    return v;
+  }
+  try {
+    return im_.add_quantized(q, quantization, name_ + "/" + suffix);
+  } catch (const Error& e) {
+    fail(e.what());
+  }
 }
 
 const TensorType& NodeContext::type(const std::string& value) const {

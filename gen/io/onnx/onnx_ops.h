@@ -58,6 +58,12 @@ struct OnnxConst {
   Shape shape;
   std::vector<double> floats;  // float dtypes
   std::vector<int64_t> ints;   // integer and bool dtypes
+  // Set on DequantizeLinear's import-time result: the integers (int8, uint8
+  // or int32) and the quantization it came from. Such a constant reaches the
+  // graph as those integers and a `dequantize` node, so fold_qdq can compute
+  // the layer reading it in int8 with the file's own scales.
+  struct Dequantized;
+  std::shared_ptr<const Dequantized> dequantized;
 
   bool is_float() const { return is_float_dtype(dtype); }
   int64_t size() const { return is_float() ? static_cast<int64_t>(floats.size()) : static_cast<int64_t>(ints.size()); }
@@ -82,6 +88,11 @@ struct OnnxConst {
   Constant to_constant() const;
   // A graph constant's values, of its dtype.
   static OnnxConst of_constant(const Constant& c);
+};
+
+struct OnnxConst::Dequantized {
+  OnnxConst q;
+  Quantization quantization;
 };
 
 // What a converter's up-front check sees: the node's op type, opset and
@@ -205,6 +216,10 @@ class OnnxContext {
   // B, a scale) and returns its value name.
   virtual std::string add_constant(const Shape& shape, const std::vector<float>& values,
                                    const std::string& suffix = "const") = 0;
+  // Adds an integer graph constant holding `q`'s values (int8, uint8 or
+  // int32) with `quantization` on its type, and returns its value name.
+  virtual std::string add_quantized_constant(const OnnxConst& q, const Quantization& quantization,
+                                             const std::string& suffix = "q") = 0;
   // The type of an IR value added so far (input, constant or node output).
   virtual const TensorType& type(const std::string& value) const = 0;
 };

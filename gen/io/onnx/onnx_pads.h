@@ -31,6 +31,11 @@ void check_window_pads(OnnxCheck& k);
 WindowPads window_pads(OnnxContext& c, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations);
 
+// The registry Convolution's attributes for an ONNX Conv-like node (Conv,
+// QLinearConv) with input shape `x` and weight shape `w`: kernel, filters,
+// strides, dilations, pads (auto_pad too), groups.
+Attrs onnx_conv_attrs(OnnxContext& c, const Shape& x, const Shape& w);
+
 // MaxPool with dilations (Pooling has none): the input padded with the
 // lowest float, one strided slice per kernel tap, their maximum. Reads the
 // node's pads, auto_pad, ceil_mode and storage_order; output sizes as ONNX
