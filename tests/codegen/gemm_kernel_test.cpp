@@ -145,6 +145,29 @@ void reverse_parallel_for(void*, long count, void (*task)(void*, long), void* co
 long g_values = 0, g_failures = 0;
 double g_max_err = 0;
 
+// The double-precision product A * B and the sum of its terms' magnitudes,
+// per element of C (r * n + j): computed once per case, for every epilogue.
+struct Exact {
+  std::vector<double> sum, scale;
+};
+Exact exact_product(long m, long n, long k, const std::vector<float>& a, const std::vector<float>& b) {
+  Exact e;
+  e.sum.resize(static_cast<size_t>(m * n));
+  e.scale.resize(static_cast<size_t>(m * n));
+  for (long r = 0; r < m; ++r)
+    for (long j = 0; j < n; ++j) {
+      double sum = 0, scale = 0;
+      for (long kk = 0; kk < k; ++kk) {
+        const double t = static_cast<double>(a[static_cast<size_t>(r * k + kk)]) * b[static_cast<size_t>(kk * n + j)];
+        sum += t;
+        scale += std::fabs(t);
+      }
+      e.sum[static_cast<size_t>(r * n + j)] = sum;
+      e.scale[static_cast<size_t>(r * n + j)] = scale;
+    }
+  return e;
+}
+
 // kind 0: C = A * B + bias[col] (packed B); kind 1: bias[row] (packed A).
 // Epilogue 0: none; 1: the lambda below (channel and index operands, relu);
 // 2: HgClampEpilogue(-0.3, 0.4); 3: HgReluEpilogue; 4: HgScaleEpilogue(0.75);
@@ -152,7 +175,7 @@ double g_max_err = 0;
 // vectors in registers on the SIMD paths.
 const int kEpilogues = 6;
 void check(long id, long kind, int epilogue, long m, long n, long k, long ldc, const std::vector<float>& c,
-           const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& bias) {
+           const Exact& exact, const std::vector<float>& bias) {
   for (long r = 0; r < m; ++r)
     for (long j = 0; j < ldc; ++j) {
       const float got = c[static_cast<size_t>(r * ldc + j)];
@@ -162,12 +185,7 @@ void check(long id, long kind, int epilogue, long m, long n, long k, long ldc, c
         }
         continue;
       }
-      double sum = 0, scale = 0;
-      for (long kk = 0; kk < k; ++kk) {
-        const double t = static_cast<double>(a[static_cast<size_t>(r * k + kk)]) * b[static_cast<size_t>(kk * n + j)];
-        sum += t;
-        scale += std::fabs(t);
-      }
+      double sum = exact.sum[static_cast<size_t>(r * n + j)], scale = exact.scale[static_cast<size_t>(r * n + j)];
       const long ch = kind == 0 ? j : r;
       if (!bias.empty()) {
         sum += bias[static_cast<size_t>(ch)];
@@ -252,6 +270,7 @@ int main(int argc, char** argv) {
       for (long kk = 0; kk < k; ++kk)
         for (long j = 0; j < n; ++j) b[static_cast<size_t>(kk * n + j)] = runtime[static_cast<size_t>(kk * ld + j)];
     }
+    const Exact exact = exact_product(m, n, k, a, b);
     const float* const bias_ptr = has_bias ? &bias[0] : 0;
     const float* const rt = runtime.empty() ? 0 : &runtime[0];
     const float* const pk = packed.empty() ? 0 : &packed[0];
@@ -280,7 +299,7 @@ int main(int argc, char** argv) {
           default: gemm.run(model::kernels::HgNoEpilogue());
         }
         if (!threads) {
-          check(id, kind, epilogue, m, n, k, ldc, c, a, b, bias);
+          check(id, kind, epilogue, m, n, k, ldc, c, exact, bias);
           serial = c;
         } else if (std::memcmp(&c[0], &serial[0], c.size() * sizeof(float)) != 0) {
           if (++g_failures < 20)

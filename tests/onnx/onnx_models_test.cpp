@@ -200,8 +200,12 @@ INSTANTIATE_TEST_SUITE_P(PyTorch, OnnxExported,
                          ::testing::Values(kLeNet, kTransformer, kTransformer13, kResNet18, kMobileNetV2),
                          [](const ::testing::TestParamInfo<Exported>& info) { return std::string(info.param.name); });
 
-// The conv nets again for this machine's best target, whose kernels differ
-// (row kernels, Winograd from 16 channels on AVX2, depthwise kernels).
+// LeNet-5 again for this machine's best target, whose kernels differ (row
+// kernels), at batch 2. ResNet-18 and MobileNet v2 are not repeated here:
+// their imports generate the kernel calls (kernels, template arguments,
+// geometry, epilogues) of the zoo's resnet18_v1 and mobilenet_v2 at 64x64,
+// which Zoo.EagerHybridizedAndGeneratedAgree compiles for this machine's
+// target and checks, and they are checked against PyTorch above.
 class OnnxExportedOnThisMachine : public ::testing::TestWithParam<Exported> {};
 
 TEST_P(OnnxExportedOnThisMachine, GeneratedCodeMatchesPyTorchsOutput) {
@@ -209,7 +213,7 @@ TEST_P(OnnxExportedOnThisMachine, GeneratedCodeMatchesPyTorchsOutput) {
   check_exported(GetParam(), host_target().name);
 }
 
-INSTANTIATE_TEST_SUITE_P(PyTorch, OnnxExportedOnThisMachine, ::testing::Values(kLeNet, kResNet18, kMobileNetV2),
+INSTANTIATE_TEST_SUITE_P(PyTorch, OnnxExportedOnThisMachine, ::testing::Values(kLeNet),
                          [](const ::testing::TestParamInfo<Exported>& info) { return std::string(info.param.name); });
 
 // LeNet's batch is the symbolic dim "batch": without --shape the import says
