@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "graph_builders.h"
@@ -37,13 +38,18 @@ inline std::vector<float> values_of(const Graph& g, const std::string& constant)
 
 // The graph's outputs, computed node by node with the reference kernels.
 inline std::vector<std::vector<float>> run_reference(const Graph& graph, const std::map<std::string, std::vector<float>>& inputs) {
+  // Each value's bytes held in floats' room, so values of any dtype (int8 weights, int32 biases) fit.
+  auto room = [](std::size_t bytes) { return std::vector<float>((bytes + sizeof(float) - 1) / sizeof(float)); };
   std::map<std::string, std::vector<float>> values = inputs;
-  for (const auto& [name, c] : graph.constants) values[name] = values_of(graph, name);
+  for (const auto& [name, c] : graph.constants) {
+    values[name] = room(c.data.size());
+    std::memcpy(values[name].data(), c.data.data(), c.data.size());
+  }
   for (int index : topological_order(graph)) {
     const Node& node = graph.nodes[index];
     const OpDef& def = find_op(node.op);
     const Attrs attrs = normalize_attrs(def, node.attrs);
-    for (const auto& out : node.outputs) values[out].assign(graph.type(out).num_elements(), 0.0f);
+    for (const auto& out : node.outputs) values[out] = room(graph.type(out).bytes());
     KernelIO io{attrs, {}, {}, {}, {}};
     for (const auto& in : node.inputs) {
       io.in.push_back(values.at(in).data());

@@ -23,17 +23,6 @@ namespace {
 
 constexpr int kElementwiseThreads = 256;
 
-// Whether `text` names the identifier `word` (not as part of a longer one).
-bool mentions(const std::string& text, const std::string& word) {
-  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
-    const bool starts = at == 0 || !is_word(text[at - 1]);
-    const bool ends = at + word.size() == text.size() || !is_word(text[at + word.size()]);
-    if (starts && ends) return true;
-  }
-  return false;
-}
-
 // `const T0* r0, ..., T1* w0, ...`, each T the C type of its dtype.
 std::string parameter_list(const std::vector<std::string>& reads, const std::vector<DType>& read_dtypes,
                            const std::vector<std::string>& writes, const std::vector<DType>& write_dtypes) {
@@ -133,7 +122,7 @@ std::string print_elementwise_kernel(const Graph& graph, const LoweredKernel& lo
   int64_t inner = 1;
   for (int r = rank - 1; r >= 0; --r) {
     const std::string counter = loop_counter(r);
-    if (mentions(loop.statements, counter)) {
+    if (mentions_identifier(loop.statements, counter)) {
       std::string value = inner == 1 ? "o" : "o / " + std::to_string(inner);
       if (r > 0) value += " % " + std::to_string(loop.extents[r]);
       counters = "const long " + counter + " = " + value + ";\n" + counters;

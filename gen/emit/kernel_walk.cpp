@@ -1,7 +1,6 @@
 #include "emit/kernel_walk.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "emit/cpp_emitter.h"
 #include "emit/templates.h"
@@ -10,21 +9,6 @@
 #include "ops/op.h"
 
 namespace hybgen {
-namespace {
-
-// Whether `code` uses `name` as a whole identifier (hg_pool2d's name is not a use of `pool`).
-bool mentions_identifier(const std::string& code, const std::string& name) {
-  auto part_of_identifier = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (std::size_t at = code.find(name); at != std::string::npos; at = code.find(name, at + 1)) {
-    const bool starts = at == 0 || !part_of_identifier(code[at - 1]);
-    const bool ends = at + name.size() == code.size() || !part_of_identifier(code[at + name.size()]);
-    if (starts && ends) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 WalkedKernels walk_kernels(LoweredModel& m, KernelPrinter& printer, const std::vector<std::string>& first_templates) {
   const Graph& g = m.graph;
   const PointerOf pointer = [&](const std::string& value) { return m.pointer(value); };

@@ -1,6 +1,7 @@
 #include "emit/templates.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <sstream>
 
@@ -10,6 +11,16 @@ namespace hybgen {
 
 // Defined in the file CMake generates from templates/ (cmake/embed_templates.cmake).
 const std::map<std::string, std::string>& embedded_templates();
+
+bool mentions_identifier(const std::string& code, const std::string& name) {
+  auto part_of_identifier = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = code.find(name); at != std::string::npos; at = code.find(name, at + 1)) {
+    const bool starts = at == 0 || !part_of_identifier(code[at - 1]);
+    const bool ends = at + name.size() == code.size() || !part_of_identifier(code[at + name.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
 
 const std::string& template_text(const std::string& name) {
   const auto& all = embedded_templates();

@@ -15,6 +15,10 @@ namespace hybgen {
 // `code` with every line prefixed by `pad` (generated code is indented).
 std::string indent_lines(const std::string& code, const std::string& pad);
 
+// Whether `code` uses `name` as a whole identifier, not inside a longer one
+// (hg_pool2d is not a use of `pool`).
+bool mentions_identifier(const std::string& code, const std::string& name);
+
 // Throws Error for an unknown template name.
 const std::string& template_text(const std::string& name);
 

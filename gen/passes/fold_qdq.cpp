@@ -28,6 +28,26 @@ namespace hybgen {
 namespace {
 
 // The dequantize node producing `value`, or -1.
+// After a rewrite: the dequantize nodes that produced `inputs` and that
+// nothing reads now go, with the integer constants only they read (and,
+// with `with_inputs`, the inputs themselves where unread). Returns the
+// lowest node index touched, `lowest` or below.
+int remove_unread_dequantizes(Graph& g, const std::vector<std::string>& inputs, int lowest, bool with_inputs) {
+  std::vector<std::string> constants;
+  for (const std::string& v : inputs) {
+    const int d = g.producer(v);
+    if (d < 0 || g.nodes[static_cast<std::size_t>(d)].op != "dequantize" || !g.consumers(v).empty() || g.is_output(v))
+      continue;
+    constants.push_back(g.nodes[static_cast<std::size_t>(d)].inputs[0]);
+    g.types.erase(v);
+    g.nodes.erase(g.nodes.begin() + d);
+    lowest = std::min(lowest, d);
+  }
+  if (with_inputs) constants.insert(constants.end(), inputs.begin(), inputs.end());
+  erase_unread_constants(g, constants);
+  return lowest;
+}
+
 int dequantize_of(const Graph& g, const ValueIndex& index, const std::string& value) {
   const int p = index.producer(value);
   return p >= 0 && g.nodes[static_cast<std::size_t>(p)].op == "dequantize" ? p : -1;
@@ -119,20 +139,7 @@ std::optional<int> fold_layer(Graph& g, const ValueIndex& index, int qi, int li,
     g.types.erase(layer.outputs[0]);
     lowest = replace_nodes(g, {li, qi}, li, std::move(folded));
   }
-  // The dequantize nodes only the float layer read go, with their integers.
-  std::vector<std::string> constants;
-  for (const std::string& v : old_inputs) {
-    const int d = g.producer(v);
-    if (d < 0 || g.nodes[static_cast<std::size_t>(d)].op != "dequantize" || !g.consumers(v).empty() || g.is_output(v))
-      continue;
-    constants.push_back(g.nodes[static_cast<std::size_t>(d)].inputs[0]);
-    g.types.erase(v);
-    g.nodes.erase(g.nodes.begin() + d);
-    lowest = std::min(lowest, d);
-  }
-  constants.insert(constants.end(), old_inputs.begin(), old_inputs.end());
-  erase_unread_constants(g, constants);
-  return lowest;
+  return remove_unread_dequantizes(g, old_inputs, lowest, true);
 }
 
 std::optional<int> fold_at(Graph& g, const LazyValueIndex& lazy, int i) {
@@ -167,19 +174,8 @@ std::optional<int> fold_at(Graph& g, const LazyValueIndex& lazy, int i) {
     folded.outputs = q.outputs;
     const std::vector<std::string> old_inputs = prev.inputs;
     g.types.erase(prev.outputs[0]);
-    int lowest = replace_nodes(g, {p, i}, p, std::move(folded));
-    std::vector<std::string> constants;
-    for (const std::string& v : old_inputs) {
-      const int d = g.producer(v);
-      if (d < 0 || g.nodes[static_cast<std::size_t>(d)].op != "dequantize" || !g.consumers(v).empty() || g.is_output(v))
-        continue;
-      constants.push_back(g.nodes[static_cast<std::size_t>(d)].inputs[0]);
-      g.types.erase(v);
-      g.nodes.erase(g.nodes.begin() + d);
-      lowest = std::min(lowest, d);
-    }
-    erase_unread_constants(g, constants);
-    return lowest;
+    const int lowest = replace_nodes(g, {p, i}, p, std::move(folded));
+    return remove_unread_dequantizes(g, old_inputs, lowest, false);
   }
   const bool moves = prev.op == "Reshape" || prev.op == "Flatten" || prev.op == "expand_dims" || prev.op == "squeeze";
   if (moves) {  // dequantize -> view -> quantize at the same parameters: the view of the integers
