@@ -98,6 +98,8 @@ std::vector<Requantization> channel_requantization(float input_scale, const std:
 void check_float_or_quantized(const TensorType& data) {
   if (data.dtype != DType::kFloat32 && data.quantization.empty())
     throw Error("the input is " + data.str() + ": this op takes float32 or quantized integers");
+  if (data.quantization.axis)
+    throw Error("the input is quantized per axis (" + data.str() + "); this op takes it per tensor");
 }
 
 void check_quantized_operands(const std::vector<TensorType>& in) {

@@ -55,8 +55,9 @@ std::vector<Requantization> channel_requantization(float input_scale, const std:
 // axis 0 (its output channels); the bias int32. Error naming what is wrong.
 // Float data: the weight and bias must not be quantized.
 void check_quantized_operands(const std::vector<TensorType>& in);
-// Error unless `data` is float32 or a quantized integer: what ops with a
-// float and a quantized form take (an unquantized int8 has no meaning there).
+// Error unless `data` is float32 or an integer quantized per tensor: what
+// ops with a float and a quantized form take (an unquantized int8 has no
+// meaning there; a per-axis one is a weight's).
 void check_float_or_quantized(const TensorType& data);
 // Its per-output-channel requantization into `out`.
 std::vector<Requantization> output_requantization(const std::vector<TensorType>& in, const TensorType& out,

@@ -98,6 +98,10 @@ TEST(QuantizedOperands, OpsWithoutAnIntegerFormRefuseQuantizedData) {
   Attrs sigmoid;
   sigmoid.set("act_type", std::string("sigmoid"));
   EXPECT_THROW(act.infer(normalize_attrs(act, sigmoid), {quantized_data({3}, DType::kInt8, 0.1f, 0)}), Error);
+  Attrs relu;
+  relu.set("act_type", std::string("relu"));
+  EXPECT_THROW(act.infer(normalize_attrs(act, relu), {quantized_weight({3, 2}, 3)}), Error);    // per axis
+  EXPECT_THROW(act.infer(normalize_attrs(act, relu), {TensorType{{3}, DType::kInt8}}), Error);  // not quantized
   const OpDef& sub = find_op("broadcast_sub");
   EXPECT_THROW(sub.infer(normalize_attrs(sub, {}),
                          {quantized_data({3}, DType::kInt8, 0.1f, 0), quantized_data({3}, DType::kInt8, 0.1f, 0)}),
