@@ -2,7 +2,8 @@
 // on the interpreter) agree within 1e-5, and the generated C++ of its traced
 // graph matches the reference within 1e-4 (relative to the largest output
 // magnitude) for every other --target this machine runs, AArch64 under qemu
-// where a cross compiler and qemu are installed. Inputs are smaller than
+// where a cross compiler and qemu are installed (generic: where no other
+// test builds the same kernel calls). Inputs are smaller than
 // ImageNet's where the architecture allows, to keep the suite fast; the
 // layers are the zoo's.
 #include <gtest/gtest.h>
@@ -82,6 +83,22 @@ VerifyReport verify_generated(const Graph& graph, const ZooCase& c, const Tensor
   return verify_model(graph, options);
 }
 
+// The models whose traced graph generates, for generic, the kernel calls
+// (kernels, template arguments, geometry, epilogues) of an export of the
+// model that another test builds for generic at the same input and checks
+// against the reference and its framework's output: Gluon's, in
+// MxnetReference, and for resnet18_v1 torchvision's ResNet-18, in
+// OnnxExported (tests/onnx; Gluon's places its residual adds in other
+// kernels). A generic build here would compile the same code again. The
+// traced graph itself is still built for this machine (hybridize) and
+// x86-64-v3 (ZooOnTarget).
+bool generic_build_elsewhere(const std::string& name) {
+  for (const char* model : {"resnet18_v1", "resnet18_v2", "mobilenet_v1", "mobilenet_v2", "squeezenet1_1",
+                            "densenet121", "inception_v3", "vgg11_bn"})
+    if (name == model) return true;
+  return false;
+}
+
 class Zoo : public ::testing::TestWithParam<ZooCase> {};
 
 TEST_P(Zoo, EagerHybridizedAndGeneratedAgree) {
@@ -103,15 +120,18 @@ TEST_P(Zoo, EagerHybridizedAndGeneratedAgree) {
   EXPECT_LE(relative_difference((*net)(x), eager), 1e-5);
 
   const Graph graph = net->trace({c.input}, c.name, true);
-  const VerifyReport report = verify_generated(graph, c, x, "generic");
-  ASSERT_EQ(report.checks.size(), 1u);
-  EXPECT_TRUE(report.ok) << c.name << ": max relative error " << report.checks[0].max_rel_error;
-  EXPECT_EQ(report.checks[0].shape, eager.shape());
+  const CompiledGraph optimized = compile_graph(graph);
+  EXPECT_EQ(optimized.graph.type(optimized.graph.outputs[0]).shape, eager.shape());
+  if (!generic_build_elsewhere(c.name)) {
+    const VerifyReport report = verify_generated(graph, c, x, "generic");
+    ASSERT_EQ(report.checks.size(), 1u);
+    EXPECT_TRUE(report.ok) << c.name << ": max relative error " << report.checks[0].max_rel_error;
+    EXPECT_EQ(report.checks[0].shape, eager.shape());
+  }
 
   // The optimizer's memory plan: within 5% of the most bytes live at any step
   // of its schedule, no worse than either simple greedy placement, and
   // smaller than the unoptimized pipeline's.
-  const CompiledGraph optimized = compile_graph(graph);
   const MemoryPlan& plan = optimized.plan;
   EXPECT_LE(static_cast<double>(plan.arena_bytes), 1.05 * static_cast<double>(plan.lower_bound_bytes)) << c.name;
   EXPECT_LE(plan.arena_bytes, plan.arena_by_strategy.at("greedy-by-size"));
