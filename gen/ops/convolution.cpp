@@ -342,12 +342,34 @@ std::optional<ConvKernel> recorded_kernel(const std::string& algorithm) {
   throw Error("no convolution kernel is named '" + algorithm + "'");
 }
 
-// Output pixels per im2col tile of the quantized GEMM: its rows (k bytes
-// each) within 256 KiB, a multiple of the kernel's 4 rows.
-int64_t q8_tile(const ConvGeometry& g) {
-  const int64_t k = g.c * g.kh * g.kw, pixels = g.oh * g.ow;
-  const int64_t rows = std::max<int64_t>(4, (int64_t{256} * 1024 / k) / 4 * 4);
-  return std::min(rows, pixels);
+// The quantized GEMM's output channels per weight panel (hg_conv2d_gemm_q8's MR).
+constexpr int kQ8ConvChannels = 8;
+
+// The quantized GEMM's scratch for tiles of `tile` output pixels: the packed
+// patches (4 bytes per pixel per group of four k) and the padded input rows a
+// tile reads, each with 64 bytes of slack (hg_conv2d_gemm_q8 in
+// templates/kernels/gemm_q8.inc, whose hg_q8_window_rows and
+// hg_q8_reads_input this follows).
+int64_t q8_scratch_bytes(const ConvGeometry& g, int64_t tile) {
+  const int64_t groups = (g.c * g.kh * g.kw + 3) / 4;
+  const int64_t patches = groups * tile * 4 + 64;
+  if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0) return patches;
+  const int64_t spanned = std::min((tile - 1) / g.ow + 2, g.oh);
+  const int64_t rows = (spanned - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  const int64_t width = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+  return patches + g.c * rows * width + 64;
+}
+
+// Output pixels per tile: the largest multiple of 32 (every target's
+// microkernel block divides it), up to the pixels rounded up, whose scratch
+// fits in `budget` bytes; at least 32.
+int64_t q8_tile(const ConvGeometry& g, int64_t budget = int64_t{256} * 1024) {
+  int64_t tile = (g.oh * g.ow + 31) / 32 * 32;
+  while (tile > 32 && q8_scratch_bytes(g, tile) > budget) tile -= 32;
+  return tile;
+}
+int64_t q8_scratch_floats(const ConvGeometry& g, int64_t budget_bytes) {
+  return (q8_scratch_bytes(g, q8_tile(g, budget_bytes)) + kFloatBytes - 1) / kFloatBytes;
 }
 
 int64_t convolution_scratch_floats(const KernelSite& site) {
@@ -365,16 +387,18 @@ int64_t convolution_scratch_floats(const KernelSite& site) {
     case ConvKernel::kGemm3d:
       return reduction(g) * im2col_tile(g);
     case ConvKernel::kQuantizedGemm:  // bytes, counted in floats
-      return (q8_tile(g) * g.c * g.kh * g.kw + kFloatBytes - 1) / kFloatBytes;
+      return q8_scratch_floats(g, int64_t{256} * 1024);
     default:
       return 0;
   }
 }
 
-// Im2col columns shrink to tiles within the budget; other kernels' scratch is fixed.
+// Im2col columns and quantized patch tiles shrink to the budget; other kernels' scratch is fixed.
 int64_t convolution_fit_scratch(const KernelSite& site, int64_t budget) {
   const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
   const std::optional<ConvKernel> kernel = recorded_kernel(site.algorithm);
+  if (kernel == ConvKernel::kQuantizedGemm)
+    return std::min(q8_scratch_floats(g, budget * kFloatBytes), convolution_scratch_floats(site));
   if (!kernel || ((*kernel != ConvKernel::kGemm || reads_input_directly(g)) && *kernel != ConvKernel::kGemm3d))
     return convolution_scratch_floats(site);
   return reduction(g) * im2col_tile_within(g, budget);
@@ -443,9 +467,9 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
     case ConvKernel::kQuantizedGemm:
       return {{"epilogue", "gemm_q8"},
               geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") + "hg_conv2d_gemm_q8<" +
-                  std::to_string(ctx.target.gemm_nr) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
-                  ctx.out[0] + ", geometry, " + ctx.scratch + ", " + std::to_string(q8_tile(g)) + ", rq, " +
-                  epilogue_argument(ctx) + ");\n}"};
+                  std::to_string(kQ8ConvChannels) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
+                  ctx.out[0] + ", geometry, " + ctx.scratch + ", " + std::to_string(q8_tile(g, ctx.scratch_bytes)) +
+                  ", rq, " + epilogue_argument(ctx) + ");\n}"};
     case ConvKernel::kQuantizedDepthwise:
       return {{"epilogue", "quantized_kernels"},
               geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") +
@@ -615,6 +639,19 @@ const OpRegistrar convolution_op([] {
       quantized_example(with_output_quantization(conv({3, 3}, 5, {}, {1, 1}, {}, 5, false), 0.03, 0),
                         {quantized_data({1, 5, 7, 9}, DType::kInt8, 0.03f, -2), quantized_weight({5, 1, 3, 3}, 5),
                          TensorType{{5}, DType::kInt32}}),
+      // The quantized GEMM: pixel blocks with a tail, a partial last panel of channels and of k; uint8 1x1
+      // read directly (batch 2); stride 2 with uneven padding; patch tiles of 32 pixels (k = 5400).
+      quantized_example(with_output_quantization(conv({3, 3}, 11, {}, {1, 1}, {}, 1, false), 0.03, 5),
+                        {quantized_data({1, 3, 9, 10}, DType::kInt8, 0.03f, -3), quantized_weight({11, 3, 3, 3}, 11),
+                         TensorType{{11}, DType::kInt32}}),
+      quantized_example(with_output_quantization(conv({1, 1}, 10, {}, {}, {}, 1, true), 0.01, 120),
+                        {quantized_data({2, 6, 7, 9}, DType::kUInt8, 0.02f, 128), quantized_weight({10, 6, 1, 1}, 1)}),
+      quantized_example(with_output_quantization(conv({5, 5}, 9, {2, 2}, {2, 1}, {}, 1, false), 0.06, -7),
+                        {quantized_data({1, 4, 17, 19}, DType::kInt8, 0.03f, 2), quantized_weight({9, 4, 5, 5}, 9),
+                         TensorType{{9}, DType::kInt32}}),
+      quantized_example(with_output_quantization(conv({3, 3}, 3, {}, {1, 1}, {}, 1, false), 0.5, 0),
+                        {quantized_data({1, 600, 12, 12}, DType::kInt8, 0.03f, 1), quantized_weight({3, 600, 3, 3}, 3),
+                         TensorType{{3}, DType::kInt32}}),
       // Depthwise, stride 2 and dilated, output rows past the kernel's chunk of 64 pixels.
       quantized_example(with_output_quantization(conv({3, 3}, 3, {2, 2}, {1, 2}, {1, 2}, 3, false), 0.04, 120),
                         {quantized_data({1, 3, 5, 150}, DType::kUInt8, 0.02f, 128), quantized_weight({3, 1, 3, 3}, 3),
@@ -635,7 +672,7 @@ const KernelRegistrar convolution_cpp(Backend::kCpp, "Convolution", [] {
     if (value.type.dtype != DType::kInt8) return float_packing(site, index, value);
     if (index != 1 || recorded_kernel(site.algorithm) != ConvKernel::kQuantizedGemm) return std::nullopt;
     const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
-    return q8_packed_constant(value, g.f, g.c * g.kh * g.kw, site.target.gemm_nr);
+    return q8_packed_constant(value, g.f, g.c * g.kh * g.kw, kQ8ConvChannels);
   };
   k.scratch_bytes = [](const KernelSite& site) { return convolution_scratch_floats(site) * kFloatBytes; };
   k.fit_scratch = [](const KernelSite& site, int64_t budget) {

@@ -55,6 +55,19 @@ TEST(QuantizedArithmetic, QuantizeRoundsHalfAwayFromZeroAndSaturates) {
   EXPECT_EQ(quantize_float(-1e30f, 0.1f, 3, -128, 127), -128);
   EXPECT_EQ(quantize_float(-1.0f, 0.1f, 3, 0, 255), 0);
   EXPECT_EQ(quantize_float(std::nanf(""), 0.1f, 3, -128, 127), 3);
+  // The float below one half rounds down, however the sum inside rounds.
+  EXPECT_EQ(quantize_float(0.49999997f, 1.0f, 0, -128, 127), 0);
+  EXPECT_EQ(quantize_float(-0.49999997f, 1.0f, 0, -128, 127), 0);
+  EXPECT_EQ(quantize_float(1.49999988f, 1.0f, 0, -128, 127), 1);
+  EXPECT_EQ(quantize_float(2.5f, 1.0f, 0, -128, 127), 3);
+  EXPECT_EQ(quantize_float(-2.5f, 1.0f, 0, -128, 127), -3);
+  // Every float quotient near a half, n + 0.5 +- 1e-4 for n up to 130, either sign, rounds half away from zero.
+  for (int n = 0; n <= 130; ++n)
+    for (float r = n + 0.4999f; r <= n + 0.5001f; r = std::nextafter(r, 1000.0f)) {
+      const double rounded = std::floor(double(r) + 0.5);
+      ASSERT_EQ(quantize_float(r, 1.0f, 0, -128, 127), std::fmin(127, rounded)) << r;
+      ASSERT_EQ(quantize_float(-r, 1.0f, 0, -128, 127), -std::fmin(128, rounded)) << -r;
+    }
   EXPECT_FLOAT_EQ(dequantize_value(13, 3, 0.1f), 1.0f);
 }
 
