@@ -6,6 +6,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <random>
 
 #include "ir/error.h"
 #include "ops/op.h"
@@ -29,6 +30,28 @@ TEST(QuantizedArithmetic, MultipliersAreTfLitesQ31AndShift) {
   EXPECT_EQ(requantization(1e-12).multiplier, 0);  // below 2^-32
   EXPECT_THROW(requantization(4e9), Error);
   EXPECT_THROW(requantization(-0.5), Error);
+}
+
+// gemmlowp's SaturatingRoundingDoublingHighMul as it is written: a nudge by
+// sign and a division truncating toward zero.
+std::int32_t gemmlowp_doubling_high_mul(std::int32_t a, std::int32_t b) {
+  const std::int64_t ab = static_cast<std::int64_t>(a) * b;
+  const std::int64_t nudge = ab >= 0 ? (std::int64_t{1} << 30) : (1 - (std::int64_t{1} << 30));
+  return static_cast<std::int32_t>((ab + nudge) / (std::int64_t{1} << 31));
+}
+
+TEST(QuantizedArithmetic, DoublingHighMulIsGemmlowpsDivision) {
+  // With shift 0, requantize is the doubling high multiply alone.
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<std::int32_t> any(INT32_MIN, INT32_MAX), small(-3000, 3000),
+      multiplier(1 << 30, INT32_MAX);
+  for (int i = 0; i < 200000; ++i) {
+    const std::int32_t x = i % 2 ? any(rng) : small(rng), m = multiplier(rng);
+    ASSERT_EQ(requantize(x, Requantization{m, 0}), gemmlowp_doubling_high_mul(x, m)) << x << " * " << m;
+  }
+  for (const std::int32_t x : {0, 1, -1, 2, -2, 3, -3, INT32_MIN, INT32_MAX, INT32_MIN + 1})
+    for (const std::int32_t m : {1 << 30, (1 << 30) + 1, INT32_MAX})
+      EXPECT_EQ(requantize(x, Requantization{m, 0}), gemmlowp_doubling_high_mul(x, m)) << x << " * " << m;
 }
 
 TEST(QuantizedArithmetic, RequantizeRoundsAsGemmlowp) {
