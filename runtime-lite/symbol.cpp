@@ -101,6 +101,10 @@ class GraphBuilder {
       if (node.out_types[0]) graph_.types[name] = *node.out_types[0];
       return;
     }
+    if (node.constant) {
+      graph_.add_constant(name, *node.constant);
+      return;
+    }
     Constant c;
     c.type = TensorType{node.parameter_shape};
     if ((copy_weights_ || node.inline_constant) && node.bound.defined()) {
