@@ -97,7 +97,9 @@ std::vector<Tensor> QuantizedBlock::splice(const std::vector<Tensor>& inputs) co
     node->op = "null";
     node->name = name;
     node->is_parameter = true;
-    node->inline_constant = true;  // two quantized blocks' weights of one name stay apart
+    // Inline: two quantized blocks' weights of one name stay apart, and a
+    // float block's parameter of that name in the same trace keeps it.
+    node->inline_constant = true;
     node->parameter_shape = c.type.shape;
     node->constant = std::make_shared<const Constant>(c);
     node->out_types = {c.type};

@@ -237,6 +237,75 @@ TEST(Quantize, ExportsTheInt8GraphAndComposesInABlock) {
   EXPECT_TRUE(outer->first_call_cost()->compiled) << outer->first_call_cost()->why_not_compiled;
 }
 
+// The float block and its int8 form in one trace: their weights share names,
+// which the int8 copies give way on.
+class Int8MinusFloat : public HybridBlock {
+ public:
+  Int8MinusFloat(std::shared_ptr<HybridBlock> float_net, std::shared_ptr<HybridBlock> int8_net)
+      : HybridBlock("int8minusfloat") {
+    int8 = register_child(std::move(int8_net));
+    fp32 = register_child(std::move(float_net));
+  }
+  Tensor hybrid_forward(const Ops& F, const Tensor& x) override { return F.broadcast_sub((*int8)(x), (*fp32)(x)); }
+  std::shared_ptr<HybridBlock> int8, fp32;
+};
+
+TEST(Quantize, TheFloatAndInt8FormsOfABlockTraceTogether) {
+  auto net = seeded_net();
+  const auto q = quantize(*net, calibration_batches(2, 600));
+  auto both = std::make_shared<Int8MinusFloat>(net, q);
+  const Graph g = both->trace({kInput}, "both");
+  const std::string weight = net->conv->prefix() + "weight";
+  EXPECT_EQ(g.constants.at(weight).type.dtype, DType::kFloat32);
+  EXPECT_EQ(g.constants.at(weight + "_1").type.dtype, DType::kInt8);
+
+  const Tensor x = Tensor::random_uniform(kInput, 0.0f, 1.0f, 5);
+  const Tensor eager = (*both)(x);
+  Tensor expected = (*q)(x).copy();
+  const Tensor f = (*net)(x);
+  for (int64_t i = 0; i < expected.size(); ++i) expected.data()[i] -= f.data()[i];
+  EXPECT_TRUE(same_bits(eager, expected));
+  both->hybridize(true, compiling());
+  EXPECT_LE(max_abs_diff((*both)(x), eager), 1e-5f);  // the float half: another summation order
+}
+
+// Two inputs: each batch lists one call's inputs in order.
+class TwoInputs : public HybridBlock {
+ public:
+  TwoInputs() : HybridBlock("twoinputs") {
+    a = register_child(std::make_shared<nn::Dense>(6, "relu"));
+    b = register_child(std::make_shared<nn::Dense>(6));
+  }
+  std::vector<Tensor> hybrid_forward(const Ops& F, const std::vector<Tensor>& x) override {
+    return {F.broadcast_add((*a)(x[0]), (*b)(x[1]))};
+  }
+  using HybridBlock::hybrid_forward;
+  std::shared_ptr<nn::Dense> a, b;
+};
+
+TEST(Quantize, BlocksOfSeveralInputs) {
+  auto net = std::make_shared<TwoInputs>();
+  net->initialize(init::Xavier(), 2);
+  std::vector<std::vector<Tensor>> batches;
+  for (uint64_t i = 0; i < 4; ++i)
+    batches.push_back({Tensor::random_uniform({3, 5}, -1, 1, i), Tensor::random_uniform({3, 4}, -1, 1, 50 + i)});
+  const auto q = quantize(*net, batches);
+  EXPECT_EQ(q->graph().inputs, (std::vector<std::string>{"data0", "data1"}));
+  EXPECT_EQ(q->int8_nodes().size(), 4u) << q->report();  // two dense, relu, add
+  const std::vector<Tensor> x = {Tensor::random_uniform({3, 5}, -1, 1, 9), Tensor::random_uniform({3, 4}, -1, 1, 8)};
+  // Near float on the calibration data, where nothing clips; inputs fed in another order would not be.
+  for (const auto& b : batches) {
+    const Tensor fp32 = (*net)(b)[0];
+    EXPECT_LT(max_abs_diff((*q)(b)[0], fp32), 0.05f * max_abs(fp32));
+  }
+  const Tensor eager = (*q)(x)[0];
+  q->hybridize(true, compiling());
+  EXPECT_TRUE(same_bits((*q)(x)[0], eager));
+  EXPECT_ERROR(quantize(*net, {batches[0], {x[0], x[1], x[0]}}),
+               "calibration batch 2 has shapes (3, 5), (3, 4), (3, 5)");
+  EXPECT_ERROR((*q)(x[0]), "takes 2 inputs (as it was quantized), given 1");
+}
+
 TEST(Quantize, OptionsChooseTheRangesAndKeepNodesFloat) {
   auto net = seeded_net();
   const std::vector<Tensor> calibration = calibration_batches(4, 400);
