@@ -36,12 +36,12 @@ class QuantNet : public HybridBlock {
   std::shared_ptr<nn::Dense> fc1, fc2;
 };
 
-const Shape kInput{2, 1, 8, 8};
+const Shape kQuantNetInput{2, 1, 8, 8};
 
 // Seeded "images" in [0, 1).
 std::vector<Tensor> calibration_batches(int count, uint64_t seed) {
   std::vector<Tensor> out;
-  for (int i = 0; i < count; ++i) out.push_back(Tensor::random_uniform(kInput, 0.0f, 1.0f, seed + i));
+  for (int i = 0; i < count; ++i) out.push_back(Tensor::random_uniform(kQuantNetInput, 0.0f, 1.0f, seed + i));
   return out;
 }
 
@@ -55,7 +55,7 @@ bool same_bits(const Tensor& a, const Tensor& b) {
   return a.shape() == b.shape() && std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * 4) == 0;
 }
 
-HybridizeOptions compiling() {
+HybridizeOptions quick_jit() {
   HybridizeOptions options;
   options.compile = true;
   options.cxx_flags = "-O1 -march=native";  // the test checks bits, not speed
@@ -184,9 +184,9 @@ TEST(Quantize, EagerInt8EqualsTheGeneratedCodeAndStaysWithinItsBoundOfFloat) {
   EXPECT_GT(worst, 0.0f);                      // it did run in int8
 
   // On new data: eager (reference int8 kernels) and the compiled generated code agree bit for bit.
-  const Tensor x = Tensor::random_uniform(kInput, 0.0f, 1.0f, 7);
+  const Tensor x = Tensor::random_uniform(kQuantNetInput, 0.0f, 1.0f, 7);
   const Tensor eager = (*q)(x);
-  q->hybridize(true, compiling());
+  q->hybridize(true, quick_jit());
   const Tensor generated = (*q)(x);
   ASSERT_NE(q->first_call_cost(), nullptr);
   EXPECT_TRUE(q->first_call_cost()->compiled) << q->first_call_cost()->why_not_compiled;
@@ -200,7 +200,7 @@ TEST(Quantize, EagerInt8EqualsTheGeneratedCodeAndStaysWithinItsBoundOfFloat) {
 TEST(Quantize, HybridizedWithoutACompilerGivesTheSameBits) {
   auto net = seeded_net();
   const auto q = quantize(*net, calibration_batches(4, 200));
-  const Tensor x = Tensor::random_uniform(kInput, 0.0f, 1.0f, 9);
+  const Tensor x = Tensor::random_uniform(kQuantNetInput, 0.0f, 1.0f, 9);
   const Tensor eager = (*q)(x);
   HybridizeOptions interpreted;
   interpreted.compile = false;
@@ -214,7 +214,7 @@ TEST(Quantize, HybridizedWithoutACompilerGivesTheSameBits) {
 TEST(Quantize, ExportsTheInt8GraphAndComposesInABlock) {
   auto net = seeded_net();
   const auto q = quantize(*net, calibration_batches(4, 300));
-  const Tensor x = Tensor::random_uniform(kInput, 0.0f, 1.0f, 3);
+  const Tensor x = Tensor::random_uniform(kQuantNetInput, 0.0f, 1.0f, 3);
   const Tensor eager = (*q)(x);
 
   TempDir dir("quantize-export");
@@ -230,9 +230,9 @@ TEST(Quantize, ExportsTheInt8GraphAndComposesInABlock) {
   Tensor expected = eager.copy();
   for (int64_t i = 0; i < expected.size(); ++i) expected.data()[i] = std::max(expected.data()[i], 0.0f);
   EXPECT_TRUE(same_bits((*outer)(x), expected));
-  const Graph traced = outer->trace({kInput}, "outer");
+  const Graph traced = outer->trace({kQuantNetInput}, "outer");
   EXPECT_EQ(traced.constants.at(net->conv->prefix() + "weight").type.dtype, DType::kInt8);
-  outer->hybridize(true, compiling());
+  outer->hybridize(true, quick_jit());
   EXPECT_TRUE(same_bits((*outer)(x), expected));
   EXPECT_TRUE(outer->first_call_cost()->compiled) << outer->first_call_cost()->why_not_compiled;
 }
@@ -254,18 +254,18 @@ TEST(Quantize, TheFloatAndInt8FormsOfABlockTraceTogether) {
   auto net = seeded_net();
   const auto q = quantize(*net, calibration_batches(2, 600));
   auto both = std::make_shared<Int8MinusFloat>(net, q);
-  const Graph g = both->trace({kInput}, "both");
+  const Graph g = both->trace({kQuantNetInput}, "both");
   const std::string weight = net->conv->prefix() + "weight";
   EXPECT_EQ(g.constants.at(weight).type.dtype, DType::kFloat32);
   EXPECT_EQ(g.constants.at(weight + "_1").type.dtype, DType::kInt8);
 
-  const Tensor x = Tensor::random_uniform(kInput, 0.0f, 1.0f, 5);
+  const Tensor x = Tensor::random_uniform(kQuantNetInput, 0.0f, 1.0f, 5);
   const Tensor eager = (*both)(x);
   Tensor expected = (*q)(x).copy();
   const Tensor f = (*net)(x);
   for (int64_t i = 0; i < expected.size(); ++i) expected.data()[i] -= f.data()[i];
   EXPECT_TRUE(same_bits(eager, expected));
-  both->hybridize(true, compiling());
+  both->hybridize(true, quick_jit());
   EXPECT_LE(max_abs_diff((*both)(x), eager), 1e-5f);  // the float half: another summation order
 }
 
@@ -299,7 +299,7 @@ TEST(Quantize, BlocksOfSeveralInputs) {
     EXPECT_LT(max_abs_diff((*q)(b)[0], fp32), 0.05f * max_abs(fp32));
   }
   const Tensor eager = (*q)(x)[0];
-  q->hybridize(true, compiling());
+  q->hybridize(true, quick_jit());
   EXPECT_TRUE(same_bits((*q)(x)[0], eager));
   EXPECT_ERROR(quantize(*net, {batches[0], {x[0], x[1], x[0]}}),
                "calibration batch 2 has shapes (3, 5), (3, 4), (3, 5)");
@@ -362,7 +362,7 @@ TEST(Quantize, BadInputsGiveClearErrors) {
                "weight has shape (4, 1, 3, 3), expected (4, 3, 3, 3)");
   const std::string wrong_shape = "has shape (1, 1, 8, 8); the block was quantized for (2, 1, 8, 8)";
   EXPECT_ERROR((*q)(Tensor::random_uniform({1, 1, 8, 8}, 0, 1, 1)), wrong_shape);
-  q->hybridize(true, compiling());
+  q->hybridize(true, quick_jit());
   EXPECT_ERROR((*q)(Tensor::random_uniform({1, 1, 8, 8}, 0, 1, 1)), wrong_shape);
   EXPECT_ERROR((*q)(std::vector<Tensor>{calibration[0], calibration[1]}),
                "takes 1 inputs (as it was quantized), given 2");
