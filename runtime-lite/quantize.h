@@ -11,7 +11,7 @@
 //   std::cout << q->report();                // which nodes are int8, which stayed float and why, SQNR per layer
 //   Tensor y = (*q)(x);                      // eager: the reference interpreter's int8 kernels
 //   q->hybridize();
-//   Tensor z = (*q)(x);                      // the generated int8 C++, compiled in-process: z equals y bit for bit
+//   Tensor z = (*q)(x);                      // the generated C++, compiled in-process: int8 nodes give y's bits
 //   q->export_model("net_int8");             // net_int8.json + .safetensors, for `hybgen` and hybgen_add_model
 #pragma once
 
