@@ -3,7 +3,9 @@
 #                  [SHAPES <input>=<d1>,<d2>... ...]
 #                  [NAMESPACE <ns>] [NAME <stem>]
 #                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a|cortex-m4|cortex-m7|cortex-m55|native|cuda]
-#                  [EXTERNAL_WEIGHTS] [SMALL_ARENA])
+#                  [EXTERNAL_WEIGHTS] [SMALL_ARENA]
+#                  [QUANTIZE int8 CALIBRATION <samples.npy>... [CALIBRATION_INPUT <input>]
+#                   [QUANTIZE_METHOD minmax|percentile|entropy]])
 #
 # Generates C++ for a model at build time and wraps it in a static library
 # target that a firmware or app project links:
@@ -40,6 +42,17 @@
 # to compile or kept apart from the code. SMALL_ARENA is hybgen's
 # --small-arena: im2col columns shrink to fit beside the activations, for a
 # smaller arena at some speed.
+# QUANTIZE int8 quantizes the model at build time with `hybgen quantize`
+# (docs/quantization.md) and generates the int8 code: CALIBRATION lists the
+# float32 .npy files of sample inputs (first dimension the samples, run in
+# chunks of the model's batch), CALIBRATION_INPUT names the input they feed
+# (default: the model's only one), QUANTIZE_METHOD is --method (default
+# minmax). The int8 model is written beside the generated code as
+# NAME_int8.json + NAME_int8.safetensors (the target's HYBGEN_QUANTIZED_MODEL
+# property names the .json, for `hybgen verify` or `hybgen run`), with the
+# SQNR table in NAME_int8.sqnr.txt (HYBGEN_QUANTIZE_REPORT). Editing the model,
+# its weights or a calibration file quantizes again. Not with ARCH cuda, which
+# has no int8 kernels.
 # ARCH cuda generates CUDA (NAME.cu, NAME.h, NAME_weights.cpp that init()
 # uploads): the caller's project must have enabled the CUDA language
 # (project(... LANGUAGES CXX CUDA) or enable_language(CUDA) at file scope;
@@ -67,8 +80,9 @@ function(_hybgen_native_arch out)
 endfunction()
 
 function(hybgen_add_model)
-  cmake_parse_arguments(PARSE_ARGV 0 HG "EXTERNAL_WEIGHTS;SMALL_ARENA" "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH"
-                        "SHAPES")
+  cmake_parse_arguments(PARSE_ARGV 0 HG "EXTERNAL_WEIGHTS;SMALL_ARENA"
+                        "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH;QUANTIZE;CALIBRATION_INPUT;QUANTIZE_METHOD"
+                        "SHAPES;CALIBRATION")
   if(HG_UNPARSED_ARGUMENTS)
     message(WARNING "hybgen_add_model: ignoring unknown arguments: ${HG_UNPARSED_ARGUMENTS}")
   endif()
@@ -77,6 +91,24 @@ function(hybgen_add_model)
       message(FATAL_ERROR "hybgen_add_model: ${required} is required")
     endif()
   endforeach()
+  if("QUANTIZE" IN_LIST HG_KEYWORDS_MISSING_VALUES OR (DEFINED HG_QUANTIZE AND NOT HG_QUANTIZE STREQUAL "int8"))
+    message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): QUANTIZE takes int8, not '${HG_QUANTIZE}'")
+  endif()
+  if(HG_QUANTIZE AND NOT HG_CALIBRATION)
+    message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): QUANTIZE int8 needs CALIBRATION <samples.npy>...: "
+                        "float32 arrays of sample inputs, preprocessed as at inference, to choose the int8 ranges")
+  endif()
+  if(NOT HG_QUANTIZE)
+    foreach(option CALIBRATION CALIBRATION_INPUT QUANTIZE_METHOD)
+      if(HG_${option})
+        message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): ${option} is given without QUANTIZE int8")
+      endif()
+    endforeach()
+  endif()
+  if(HG_QUANTIZE_METHOD AND NOT HG_QUANTIZE_METHOD MATCHES "^(minmax|percentile|entropy)$")
+    message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): QUANTIZE_METHOD takes minmax, percentile or "
+                        "entropy, not '${HG_QUANTIZE_METHOD}'")
+  endif()
   if(NOT TARGET hybgen::hybgen)
     message(FATAL_ERROR "hybgen_add_model: the hybgen::hybgen executable is not known; "
                         "call find_package(hybgen) or add_subdirectory(<hybgen source>) first")
@@ -137,6 +169,10 @@ function(hybgen_add_model)
   endif()
 
   set(code_ext cpp)
+  if(HG_QUANTIZE AND arch STREQUAL "cuda")
+    message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): QUANTIZE int8 is not supported with ARCH cuda "
+                        "(the CUDA backend has no int8 kernels yet; docs/quantization.md)")
+  endif()
   if(arch STREQUAL "cuda")
     set(code_ext cu)
     get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
@@ -161,15 +197,48 @@ function(hybgen_add_model)
   if(HG_SMALL_ARENA)
     list(APPEND generate_flags "--small-arena")
   endif()
+  set(shape_flags "")
   foreach(shape IN LISTS HG_SHAPES)
-    list(APPEND generate_flags --shape "${shape}")
+    list(APPEND shape_flags --shape "${shape}")
   endforeach()
+  set(generated_from "${HG_MODEL}")
+  if(HG_QUANTIZE)
+    # `hybgen quantize` reads the float model (and SHAPES); the code is
+    # generated from the int8 model it writes, which holds its shapes.
+    set(calibration "")
+    set(calibration_flags "")
+    foreach(c IN LISTS HG_CALIBRATION)
+      get_filename_component(c "${c}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      list(APPEND calibration "${c}")
+      list(APPEND calibration_flags --calibration "${c}")
+    endforeach()
+    if(HG_CALIBRATION_INPUT)
+      list(APPEND calibration_flags --input "${HG_CALIBRATION_INPUT}")
+    endif()
+    if(HG_QUANTIZE_METHOD)
+      list(APPEND calibration_flags --method "${HG_QUANTIZE_METHOD}")
+    endif()
+    set(quantized "${out_dir}/${name}_int8")
+    add_custom_command(
+      OUTPUT "${quantized}.json" "${quantized}.safetensors" "${quantized}.sqnr.txt"
+      COMMAND ${CMAKE_COMMAND} -E make_directory "${out_dir}"
+      COMMAND hybgen::hybgen quantize "${model}" ${weights_flags} ${shape_flags} ${calibration_flags}
+              --report "${quantized}.sqnr.txt" -o "${quantized}"
+      DEPENDS "${model}" ${weights} ${calibration} hybgen::hybgen
+      COMMENT "hybgen: quantizing ${name} (int8) from ${HG_MODEL}"
+      VERBATIM)
+    set(model "${quantized}.json")
+    set(weights "${quantized}.safetensors")
+    set(weights_flags --weights "${weights}")
+    set(shape_flags "")
+    set(generated_from "${name}_int8.json")
+  endif()
   add_custom_command(
     OUTPUT "${out_dir}/${name}.${code_ext}" "${out_dir}/${name}.h" "${weights_output}" "${out_dir}/${name}.manifest.json"
     COMMAND hybgen::hybgen "${model}" -o "${out_dir}" ${weights_flags} --name "${name}"
-            --namespace "${namespace}" --target "${arch}" ${generate_flags}
+            --namespace "${namespace}" --target "${arch}" ${generate_flags} ${shape_flags}
     DEPENDS "${model}" ${weights} hybgen::hybgen
-    COMMENT "hybgen: generating ${name} from ${HG_MODEL}"
+    COMMENT "hybgen: generating ${name} from ${generated_from}"
     VERBATIM)
 
   add_library(${HG_TARGET} STATIC ${sources})
@@ -208,5 +277,9 @@ function(hybgen_add_model)
   set_target_properties(${HG_TARGET} PROPERTIES HYBGEN_MANIFEST "${out_dir}/${name}.manifest.json")
   if(HG_EXTERNAL_WEIGHTS)
     set_target_properties(${HG_TARGET} PROPERTIES HYBGEN_WEIGHTS_FILE "${weights_output}")
+  endif()
+  if(HG_QUANTIZE)
+    set_target_properties(${HG_TARGET} PROPERTIES HYBGEN_QUANTIZED_MODEL "${quantized}.json"
+                                                  HYBGEN_QUANTIZE_REPORT "${quantized}.sqnr.txt")
   endif()
 endfunction()

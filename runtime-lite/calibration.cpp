@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 #include <vector>
 
 #include "ir/error.h"
 #include "ir/names.h"
+#include "pipeline.h"
 #include "runtime-lite/interpreter.h"
 
 namespace hybgen {
@@ -17,6 +19,18 @@ CalibrationMethod parse_calibration_method(const std::string& name) {
   if (name == "percentile") return CalibrationMethod::kPercentile;
   if (name == "entropy") return CalibrationMethod::kEntropy;
   throw Error("unknown calibration method " + quoted_name(name) + " (minmax, percentile, entropy)");
+}
+
+const char* calibration_method_name(CalibrationMethod method) {
+  switch (method) {
+    case CalibrationMethod::kMinMax:
+      return "minmax";
+    case CalibrationMethod::kPercentile:
+      return "percentile";
+    case CalibrationMethod::kEntropy:
+      return "entropy";
+  }
+  return "?";
 }
 
 void ValueStatistics::Histogram::halve() {
@@ -258,6 +272,134 @@ std::vector<NodeSqnr> quantization_sqnr(const Graph& float_graph, const Graph& q
   }
   std::stable_sort(result.begin(), result.end(), [](const NodeSqnr& a, const NodeSqnr& b) { return a.db < b.db; });
   return result;
+}
+
+namespace {
+
+// Everything quantize_post_training can refuse without running the model.
+void check_post_training_input(const Graph& graph, const std::vector<std::map<std::string, Tensor>>& batches,
+                               const PostTrainingOptions& options) {
+  if (!(options.percentile > 0.0 && options.percentile <= 100.0))
+    throw Error("percentile must lie in (0, 100], got " + std::to_string(options.percentile));
+  if (options.min_sqnr && options.max_sqnr_rounds < 1)
+    throw Error("max_sqnr_rounds must be at least 1, got " + std::to_string(options.max_sqnr_rounds));
+  if (graph.inputs.empty()) throw Error("the graph has no input to calibrate");
+  if (batches.empty()) throw Error("no calibration batches: give at least one batch of sample inputs");
+  // A misspelt node is reported before calibration, which may take long.
+  std::set<std::string> nodes;
+  for (const Node& n : graph.nodes) nodes.insert(n.name);
+  for (const auto& name : options.keep_float) {
+    if (nodes.count(name)) continue;
+    std::string listed;
+    int shown = 0;
+    for (const Node& n : graph.nodes) {
+      if (n.op == "quantize" || n.op == "dequantize") continue;
+      if (++shown > 24) {
+        listed += ", ...";
+        break;
+      }
+      listed += (listed.empty() ? "" : ", ") + quoted_name(n.name);
+    }
+    throw Error("keep_float (--keep-float): the graph has no node " + quoted_name(name) + " (its nodes: " + listed +
+                ")");
+  }
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    const std::string where = "calibration batch " + std::to_string(i + 1) + ": ";
+    for (const auto& input : graph.inputs) {
+      const auto it = batches[i].find(input);
+      if (it == batches[i].end() || !it->second.defined() || it->second.is_symbolic())
+        throw Error(where + "input " + quoted_name(input) + " is missing (or not a concrete tensor)");
+      if (it->second.shape() != graph.type(input).shape)
+        throw Error(where + "input " + quoted_name(input) + " has shape " + shape_str(it->second.shape()) +
+                    ", the model takes " + shape_str(graph.type(input).shape));
+    }
+    for (const auto& [name, tensor] : batches[i])
+      if (!graph.is_input(name)) throw Error(where + quoted_name(name) + " is not an input of the model");
+  }
+}
+
+}  // namespace
+
+PostTrainingQuantization quantize_post_training(const Graph& graph,
+                                                const std::vector<std::map<std::string, Tensor>>& batches,
+                                                const PostTrainingOptions& options) {
+  check_post_training_input(graph, batches, options);
+  PostTrainingQuantization out;
+  out.options = options;
+  Calibrator calibrator(graph);
+  for (const auto& batch : batches) calibrator.add_batch(batch);
+  out.batches = calibrator.batches();
+
+  QuantizeOptions quantize_options;
+  quantize_options.keep_float.insert(options.keep_float.begin(), options.keep_float.end());
+  const std::map<std::string, ValueRange> ranges = calibrator.ranges(options.method, options.percentile);
+  out.quantized = quantize_graph(graph, ranges, quantize_options);
+  out.sqnr = quantization_sqnr(graph, out.quantized.graph, out.quantized.int8_nodes, batches);
+  // Keeping one layer float changes the error of every layer after it, so
+  // the worst goes first and the rest are measured again.
+  if (options.min_sqnr) {
+    while (!out.sqnr.empty() && out.sqnr.front().db < *options.min_sqnr) {
+      if (static_cast<int>(out.kept.size()) == options.max_sqnr_rounds) {
+        out.rounds_exhausted = true;
+        break;
+      }
+      out.kept.push_back(out.sqnr.front());
+      quantize_options.keep_float.insert(out.sqnr.front().node);
+      out.quantized = quantize_graph(graph, ranges, quantize_options);
+      out.sqnr = quantization_sqnr(graph, out.quantized.graph, out.quantized.int8_nodes, batches);
+    }
+  }
+  try {
+    compile_graph(out.quantized.graph);  // refuse a model hybgen cannot compile
+  } catch (const Error& e) {
+    throw Error("the quantized model does not compile: " + std::string(e.what()));
+  }
+  for (FloatNode& f : out.quantized.float_nodes)
+    for (const NodeSqnr& k : out.kept)
+      if (f.node == k.node) {
+        char db[32];
+        std::snprintf(db, sizeof db, "%.1f", k.db);
+        f.reason = std::string("--min-sqnr: ") + db + " dB in int8";
+      }
+  return out;
+}
+
+std::string sqnr_table(const std::vector<NodeSqnr>& sqnr) {
+  std::string text =
+      "SQNR of each int8 node's output against the float model's, on the calibration data (dB, worst "
+      "first):\n";
+  for (const NodeSqnr& n : sqnr) {
+    char line[64];
+    std::snprintf(line, sizeof line, "  %8.2f  ", n.db);
+    text += line + quoted_name(n.node) + "\n";
+  }
+  return text;
+}
+
+std::string post_training_report(const PostTrainingQuantization& q) {
+  const QuantizedGraph& g = q.quantized;
+  std::string text = "int8 (" + std::to_string(g.int8_nodes.size()) + "):";
+  for (const auto& n : g.int8_nodes) text += " " + quoted_name(n);
+  text += "\nfloat (" + std::to_string(g.float_nodes.size()) + "):\n";
+  for (const auto& f : g.float_nodes) text += "  " + quoted_name(f.node) + ": " + f.reason + "\n";
+  char number[64];
+  if (!q.kept.empty()) {
+    std::snprintf(number, sizeof number, "%g", *q.options.min_sqnr);
+    text += "kept float by --min-sqnr " + std::string(number) + " dB (" + std::to_string(q.kept.size()) + "):";
+    for (const auto& k : q.kept) {
+      std::snprintf(number, sizeof number, "%.1f", k.db);
+      text += " " + quoted_name(k.node) + " (" + number + " dB)";
+    }
+    text += "\n";
+  }
+  if (q.rounds_exhausted) {
+    const auto below =
+        std::count_if(q.sqnr.begin(), q.sqnr.end(), [&](const NodeSqnr& n) { return n.db < *q.options.min_sqnr; });
+    std::snprintf(number, sizeof number, "%g", *q.options.min_sqnr);
+    text += "stopped after " + std::to_string(q.options.max_sqnr_rounds) +
+            " layers kept float: " + std::to_string(below) + " int8 layers remain below " + number + " dB\n";
+  }
+  return text + sqnr_table(q.sqnr);
 }
 
 }  // namespace hybgen

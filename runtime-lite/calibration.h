@@ -1,11 +1,15 @@
 // Calibration for post-training quantization: runs a float graph on sample
 // inputs with the reference Interpreter and keeps, per graph input and node
 // output, what quantize_graph (passes/quantize_graph.h) needs to choose its
-// int8 range.
+// int8 range. quantize_post_training() is the whole recipe that `hybgen
+// quantize` and the frontend's quantize() (runtime-lite/quantize.h) share.
 //
 //   Calibrator cal(prepare_for_quantization(graph));
 //   for (const Tensor& batch : batches) cal.add_batch({{"data", batch}});
 //   std::map<std::string, ValueRange> r = cal.ranges(CalibrationMethod::kPercentile);
+//
+//   PostTrainingQuantization q = quantize_post_training(prepare_for_quantization(graph), {{{"data", x}}}, {});
+//   save_model(q.quantized.graph, "m_int8");   std::cout << post_training_report(q);
 //
 // minmax: the smallest and largest value seen. percentile: each tail cut so
 // that (100 - percentile)% of all values lie beyond it, from a bounded
@@ -20,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +40,7 @@ enum class CalibrationMethod { kMinMax, kPercentile, kEntropy };
 
 // "minmax", "percentile", "entropy"; Error naming the choices for another.
 CalibrationMethod parse_calibration_method(const std::string& name);
+const char* calibration_method_name(CalibrationMethod method);
 
 // Running statistics of one value's elements.
 class ValueStatistics {
@@ -108,5 +114,43 @@ struct NodeSqnr {
 std::vector<NodeSqnr> quantization_sqnr(const Graph& float_graph, const Graph& quantized,
                                         const std::vector<std::string>& int8_nodes,
                                         const std::vector<std::map<std::string, Tensor>>& batches);
+
+// What post-training quantization is asked for; `hybgen quantize`'s flags.
+struct PostTrainingOptions {
+  CalibrationMethod method = CalibrationMethod::kMinMax;
+  double percentile = 99.99;            // with kPercentile: the share of values kept, in (0, 100]
+  std::vector<std::string> keep_float;  // nodes of the graph that stay float
+  // Keep the worst int8 node below this SQNR (dB) float and measure again,
+  // at most max_sqnr_rounds times.
+  std::optional<double> min_sqnr;
+  int max_sqnr_rounds = 16;
+};
+
+struct PostTrainingQuantization {
+  QuantizedGraph quantized;       // float_nodes' reasons name the nodes min_sqnr kept float
+  std::vector<NodeSqnr> sqnr;     // every int8 node on the calibration data, worst first
+  std::vector<NodeSqnr> kept;     // kept float by min_sqnr, in the order kept, with their SQNR in int8
+  bool rounds_exhausted = false;  // max_sqnr_rounds nodes were kept and some int8 node is still below min_sqnr
+  int batches = 0;                // calibration runs
+  PostTrainingOptions options;
+};
+
+// Calibrates `graph` (prepare_for_quantization's result, with weight data)
+// on `batches` (each names every graph input, with the graph's shapes),
+// quantizes it, measures every int8 node's SQNR, keeps nodes below
+// options.min_sqnr float, and compiles the result once for the default
+// target to refuse a graph hybgen cannot generate. The options and the
+// keep_float names are checked before anything runs. Error naming what is
+// wrong: no batch, a batch without an input or of another shape, a NaN or
+// infinity in the data or the model's values, an unknown node.
+PostTrainingQuantization quantize_post_training(const Graph& graph,
+                                                const std::vector<std::map<std::string, Tensor>>& batches,
+                                                const PostTrainingOptions& options);
+
+// What `hybgen quantize` prints after calibrating: the int8 nodes, the float
+// ones and why, the nodes min_sqnr kept float, and the SQNR table.
+std::string post_training_report(const PostTrainingQuantization& q);
+// The SQNR table alone (`hybgen quantize --report`).
+std::string sqnr_table(const std::vector<NodeSqnr>& sqnr);
 
 }  // namespace hybgen

@@ -1,5 +1,5 @@
 // runtime-lite, everything a model author uses: Tensor, symbols, blocks,
-// layers, initializers, the graph interpreter.
+// layers, initializers, the graph interpreter, int8 quantization (quantize()).
 //
 //   #include "runtime-lite/hybgen.h"
 //   using namespace hybgen;
@@ -18,5 +18,6 @@
 #include "runtime-lite/nn/rnn_layers.h"
 #include "runtime-lite/ops.h"
 #include "runtime-lite/parameter.h"
+#include "runtime-lite/quantize.h"
 #include "runtime-lite/symbol.h"
 #include "runtime-lite/tensor.h"

@@ -33,6 +33,22 @@ class GraphBuilder {
     if (!graph_.is_output(value)) graph_.outputs.push_back(value);
   }
 
+  // Notes the variables `head` reads, before any name is given: an inline
+  // constant (a concrete tensor in a trace, a quantized block's weight) then
+  // takes a suffix rather than the name of a variable met later.
+  void reserve_variable_names(const Tensor& head) {
+    if (!head.is_symbolic()) return;
+    std::vector<const SymNode*> stack{head.sym_node().get()};
+    std::set<const SymNode*> seen;
+    while (!stack.empty()) {
+      const SymNode* n = stack.back();
+      stack.pop_back();
+      if (!seen.insert(n).second) continue;
+      if (shared_variable(*n)) variable_names_.insert(n->name);
+      for (const auto& in : n->inputs) stack.push_back(in.node.get());
+    }
+  }
+
   Graph take() { return std::move(graph_); }
 
  private:
@@ -51,8 +67,12 @@ class GraphBuilder {
         throw Error("sym::to_graph: variable '" + node.name + "' has the name of a node of the graph");
       variables_[node.name] = &node;
     }
+    const bool inline_constant = node.op == "null" && node.inline_constant;
+    const auto free = [&](const std::string& name) {
+      return !taken_.count(name) && !(inline_constant && variable_names_.count(name));
+    };
     std::string unique = node.name;
-    for (int i = 1; taken_.count(unique); ++i) unique = node.name + "_" + std::to_string(i);
+    for (int i = 1; !free(unique); ++i) unique = node.name + "_" + std::to_string(i);
     taken_.insert(unique);
     for (std::size_t i = 0; node.out_types.size() > 1 && i < node.out_types.size(); ++i)
       taken_.insert(unique + "_output" + std::to_string(i));
@@ -101,6 +121,10 @@ class GraphBuilder {
       if (node.out_types[0]) graph_.types[name] = *node.out_types[0];
       return;
     }
+    if (node.constant) {
+      graph_.add_constant(name, *node.constant);
+      return;
+    }
     Constant c;
     c.type = TensorType{node.parameter_shape};
     if ((copy_weights_ || node.inline_constant) && node.bound.defined()) {
@@ -116,6 +140,7 @@ class GraphBuilder {
   std::map<const SymNode*, std::string> names_;
   std::map<std::string, const SymNode*> variables_;
   std::set<std::string> taken_;
+  std::set<std::string> variable_names_;  // of every shared variable in the DAG
 };
 
 }  // namespace
@@ -126,6 +151,7 @@ Tensor var(const std::string& name, const Shape& shape) { return make_var(name, 
 
 Graph to_graph(const std::vector<Tensor>& heads, const std::string& name, bool copy_weights) {
   GraphBuilder builder(name, copy_weights);
+  for (const auto& head : heads) builder.reserve_variable_names(head);
   for (const auto& head : heads) builder.add_head(head);
   return builder.take();
 }

@@ -32,6 +32,10 @@ struct SymNode {
   bool inline_constant = false;  // a concrete tensor used inside a trace: always copied into the graph
   Tensor bound;
   Shape parameter_shape;
+  // A constant of any dtype, copied into the graph as it is (a quantized
+  // block's int8 weights, which a float32 Tensor cannot hold); with
+  // is_parameter and inline_constant set.
+  std::shared_ptr<const Constant> constant;
 };
 
 namespace sym {
