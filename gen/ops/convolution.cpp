@@ -368,6 +368,15 @@ int64_t q8_tile(const ConvGeometry& g, int64_t budget = int64_t{256} * 1024) {
   while (tile > 32 && q8_scratch_bytes(g, tile) > budget) tile -= 32;
   return tile;
 }
+// The quantized depthwise kernel's scratch: one padded plane, then from a
+// 64-byte boundary its int32 sums (hg_conv2d_depthwise_q8, which this follows).
+int64_t q8_depthwise_scratch_bytes(const ConvGeometry& g, int64_t value_bytes) {
+  const int64_t width = ((g.ow - 1) * g.sw + (g.kw - 1) * g.dw + g.sw) / g.sw * g.sw;
+  const int64_t rows = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  const int64_t slots = (g.oh - 1) * (g.sh * width / g.sw) + g.ow;
+  return (rows * width * value_bytes + 63) / 64 * 64 + slots * 4;
+}
+
 int64_t q8_scratch_floats(const ConvGeometry& g, int64_t budget_bytes) {
   return (q8_scratch_bytes(g, q8_tile(g, budget_bytes)) + kFloatBytes - 1) / kFloatBytes;
 }
@@ -388,6 +397,9 @@ int64_t convolution_scratch_floats(const KernelSite& site) {
       return reduction(g) * im2col_tile(g);
     case ConvKernel::kQuantizedGemm:  // bytes, counted in floats
       return q8_scratch_floats(g, int64_t{256} * 1024);
+    case ConvKernel::kQuantizedDepthwise:
+      return (q8_depthwise_scratch_bytes(g, static_cast<int64_t>(dtype_size(site.in[0].dtype))) + kFloatBytes - 1) /
+             kFloatBytes;
     default:
       return 0;
   }
@@ -474,7 +486,7 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
       return {{"epilogue", "quantized_kernels"},
               geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") +
                   "hg_conv2d_depthwise_q8(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] +
-                  ", geometry, rq, " + epilogue_argument(ctx) + ");\n}"};
+                  ", geometry, " + ctx.scratch + ", rq, " + epilogue_argument(ctx) + ");\n}"};
     case ConvKernel::kQuantized:
       return {{"epilogue", "quantized_kernels"},
               geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") + "hg_conv2d_q8(" +
