@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <set>
 
+#include "cli/calibration_data.h"
 #include "cli/commands.h"
 #include "io/file_util.h"
 #include "io/model_json.h"
-#include "io/npy.h"
 #include "ir/error.h"
 #include "ir/names.h"
 #include "passes/quantize_graph.h"
@@ -18,22 +18,6 @@
 #include "runtime-lite/calibration.h"
 
 namespace hybgen {
-namespace {
-
-// One line per int8 node, worst first, as `hybgen quantize` prints it.
-std::string sqnr_table(const std::vector<NodeSqnr>& sqnr) {
-  std::string text =
-      "SQNR of each int8 node's output against the float model's, on the calibration data (dB, worst "
-      "first):\n";
-  for (const NodeSqnr& n : sqnr) {
-    char line[64];
-    std::snprintf(line, sizeof line, "  %8.2f  ", n.db);
-    text += line + quoted_name(n.node) + "\n";
-  }
-  return text;
-}
-
-}  // namespace
 
 int run_quantize(const QuantizeFlags& flags) {
   const CalibrationMethod method = parse_calibration_method(flags.method);
@@ -47,57 +31,15 @@ int run_quantize(const QuantizeFlags& flags) {
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
-  if (graph.inputs.empty()) throw Error(flags.model.model + ": the model has no input to calibrate");
-  std::string input = flags.input;
-  if (input.empty()) {
-    if (graph.inputs.size() != 1) {
-      std::string names;
-      for (const auto& n : graph.inputs) names += (names.empty() ? "" : ", ") + quoted_name(n);
-      throw Error("the model has several inputs (" + names + "): calibrating one alone is not supported yet");
-    }
-    input = graph.inputs[0];
-  } else if (!graph.is_input(input)) {
-    throw Error("--input: the model has no input " + quoted_name(input));
-  } else if (graph.inputs.size() != 1) {
-    throw Error("the model has several inputs: calibrating one alone is not supported yet");
-  }
-  const TensorType& type = graph.type(input);
-  if (type.dtype != DType::kFloat32) throw Error("input " + quoted_name(input) + " is " + type.str() + ", not float32");
-  if (type.shape.empty() || type.shape[0] < 1)
-    throw Error("input " + quoted_name(input) + " has shape " + shape_str(type.shape) + ": no batch dimension");
-
   // A misspelt node is reported before calibration, which may take long.
   for (const auto& name : flags.keep_float)
     if (std::none_of(graph.nodes.begin(), graph.nodes.end(), [&](const Node& n) { return n.name == name; }))
       throw Error("--keep-float: the graph has no node " + quoted_name(name));
-
-  // Each file is a batch of samples along its first dimension, run in
-  // chunks of the model's own batch.
-  const int64_t batch = type.shape[0];
-  const int64_t sample = type.num_elements() / batch;
+  const CalibrationData data = read_calibration(graph, flags.input, flags.calibration);
+  const std::vector<std::map<std::string, Tensor>>& batches = data.batches;  // kept to measure the int8 model on
   Calibrator calibrator(graph);
-  std::vector<std::map<std::string, Tensor>> batches;  // kept to measure the int8 model on
-  int64_t samples = 0;
-  for (const std::string& path : flags.calibration) {
-    const NpyArray a = read_npy(path);
-    const Shape expected_tail(type.shape.begin() + 1, type.shape.end());
-    if (a.shape.size() != type.shape.size() || Shape(a.shape.begin() + 1, a.shape.end()) != expected_tail ||
-        a.shape[0] < 1)
-      throw Error(path + ": shape " + shape_str(a.shape) + ", expected (N, " + shape_str(expected_tail).substr(1) +
-                  " with N samples of input " + quoted_name(input) + " " + shape_str(type.shape));
-    if (a.shape[0] % batch != 0)
-      throw Error(path + ": " + std::to_string(a.shape[0]) + " samples, not a multiple of the model's batch " +
-                  std::to_string(batch));
-    for (std::size_t i = 0; i < a.data.size(); ++i)
-      if (!std::isfinite(a.data[i]))
-        throw Error(path + ": element " + std::to_string(i) + " is " + (std::isnan(a.data[i]) ? "NaN" : "infinite"));
-    for (int64_t first = 0; first < a.shape[0]; first += batch) {
-      const auto begin = a.data.begin() + first * sample;
-      batches.push_back({{input, Tensor::from_vector(type.shape, std::vector<float>(begin, begin + batch * sample))}});
-      calibrator.add_batch(batches.back());
-    }
-    samples += a.shape[0];
-  }
+  for (const auto& batch : batches) calibrator.add_batch(batch);
+  const int64_t samples = data.samples;
 
   QuantizeOptions options;
   options.keep_float.insert(flags.keep_float.begin(), flags.keep_float.end());

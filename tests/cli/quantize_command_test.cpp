@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "io/file_util.h"
 #include "io/model_json.h"
@@ -240,6 +241,56 @@ TEST_F(QuantizeCommand, ReportsTheSqnrOfEveryInt8NodeWorstFirst) {
   std::sort(listed.begin(), listed.end());
   EXPECT_EQ(listed, int8) << q.output;
   EXPECT_EQ(sqnr_rows(read_file_text(path("sqnr.txt"))), rows);
+}
+
+// `inspect --float-model --calibration` measures what quantize measured: the
+// same table for the model quantize wrote, printed, in --json and in the
+// --report page.
+TEST_F(QuantizeCommand, InspectShowsTheSqnrQuantizeMeasured) {
+  const std::string dir = std::string(HYBGEN_SOURCE_DIR) + "/tests/data/digits-cnn/";
+  const std::string float_model = quoted(dir + "digits_cnn.json"), calibration = quoted(dir + "calibration.npy");
+  const auto q =
+      run_command(kHybgen + " quantize " + float_model + " --calibration " + calibration + " -o " + quoted(path("m")));
+  ASSERT_EQ(q.exit_code, 0) << q.output;
+  const auto rows = sqnr_rows(q.output);
+  ASSERT_EQ(rows.size(), 7u) << q.output;
+
+  const std::string inspect = kHybgen + " inspect " + quoted(path("m.json"));
+  const std::string measure = " --float-model " + float_model + " --calibration " + calibration;
+  const auto i = run_command(inspect + measure + " --report " + quoted(path("page.html")));
+  ASSERT_EQ(i.exit_code, 0) << i.output;
+  EXPECT_EQ(sqnr_rows(i.output), rows) << i.output;
+  const std::string page = read_file_text(path("page.html"));
+  const std::size_t section = page.find("Quantization: SQNR per int8 layer");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_NE(page.find("on 100 samples of"), std::string::npos);
+  std::size_t at = section;
+  for (const auto& [db, node] : rows) {  // worst first, as printed
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", db);
+    at = page.find("<tr><td>" + node + "</td>", at);
+    ASSERT_NE(at, std::string::npos) << node;
+    EXPECT_NE(page.find(text, at), std::string::npos) << node;
+  }
+  const auto j = run_command(inspect + measure + " --json");
+  ASSERT_EQ(j.exit_code, 0) << j.output;
+  const auto layers = nlohmann::json::parse(j.output)["sqnr"]["layers"];
+  ASSERT_EQ(layers.size(), rows.size());
+  EXPECT_EQ(layers[0]["node"], rows[0].second);
+
+  // Either flag alone, a float model as the model: a clear error, no page written.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {inspect + " --float-model " + float_model, "--float-model needs --calibration"},
+      {inspect + " --calibration " + calibration, "--calibration needs --float-model"},
+      {kHybgen + " inspect " + float_model + measure, "has no int8 node that the float model"},
+      {inspect + " --float-model " + float_model + " --calibration " + quoted(dir + "test_y.npy"), "test_y.npy: shape"},
+  };
+  for (const auto& [command, message] : cases) {
+    const auto r = run_command(command + " --report " + quoted(path("bad.html")));
+    EXPECT_NE(r.exit_code, 0) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << command << "\n" << r.output;
+    EXPECT_FALSE(std::filesystem::exists(path("bad.html"))) << command;
+  }
 }
 
 // A threshold no int8 layer reaches keeps them all float; the result verifies.
