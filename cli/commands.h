@@ -91,6 +91,10 @@ struct InspectFlags {
   std::string report;  // --report: HTML page (emit/html_report.h)
   std::string dot;     // --dot: Graphviz text (emit/dot.h)
   PassDumpFlags dump;
+  // A quantized model's SQNR per int8 layer against the float model it came
+  // from, on these .npy samples (both or neither; cli/calibration_data.h).
+  std::string float_model;
+  std::vector<std::string> calibration;
 };
 int run_inspect(const InspectFlags& flags);
 

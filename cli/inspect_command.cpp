@@ -1,12 +1,13 @@
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "cli/calibration_data.h"
 #include "cli/commands.h"
 #include "cli/pass_dump.h"
 #include "emit/dot.h"
@@ -16,7 +17,10 @@
 #include "ir/names.h"
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
+#include "passes/passes.h"
+#include "passes/quantize_graph.h"
 #include "pipeline.h"
+#include "runtime-lite/calibration.h"
 #include "verify/board_report.h"
 
 namespace hybgen {
@@ -25,15 +29,61 @@ namespace {
 // --report, --dot and --dump-after, once compilation succeeded. The texts are
 // all made before the first is written. Returns the paths written.
 std::vector<std::string> write_requested_files(const InspectFlags& flags, const CompiledGraph& compiled,
-                                               const PassDumps& dumps) {
+                                               const PassDumps& dumps, const SqnrSection* sqnr) {
   std::vector<OutputFile> files;
-  if (!flags.report.empty()) files.push_back({flags.report, html_report(compiled, flags.model.model)});
+  if (!flags.report.empty()) files.push_back({flags.report, html_report(compiled, flags.model.model, sqnr)});
   if (!flags.dot.empty()) files.push_back({flags.dot, graph_to_dot(compiled)});
   write_files_atomic(files);  // both or neither
   std::vector<std::string> written;
   for (const auto& f : files) written.push_back(f.path);
   for (const auto& path : dumps.write()) written.push_back(path);
   return written;
+}
+
+// --float-model M --calibration X.npy: the SQNR of each int8 layer of the
+// model (as `hybgen quantize` wrote it) against M, which it was quantized
+// from, measured as `hybgen quantize` measures it.
+std::optional<SqnrSection> measure_sqnr(const InspectFlags& flags, const Graph& model) {
+  if (flags.float_model.empty() && flags.calibration.empty()) return std::nullopt;
+  if (flags.float_model.empty())
+    throw Error("--calibration needs --float-model M: the float model the quantized one was made from");
+  if (flags.calibration.empty()) throw Error("--float-model needs --calibration X.npy: the samples to measure on");
+  // The float model takes the quantized one's input shapes (an MXNet
+  // symbol file has none of its own).
+  ModelSource float_source;
+  float_source.path = flags.float_model;
+  for (const auto& in : model.inputs) float_source.shape_hints[in] = model.type(in).shape;
+  Graph float_graph;
+  try {
+    float_graph = prepare_for_quantization(load_any_model(float_source));
+  } catch (const Error& e) {
+    throw with_context(flags.float_model, e);
+  }
+  Graph quantized = model;
+  try {
+    validate(quantized);
+    infer_shapes(quantized);
+  } catch (const Error& e) {
+    throw with_context(flags.model.model, e);
+  }
+  const std::vector<std::string> layers = int8_nodes_of(float_graph, quantized);
+  if (layers.empty())
+    throw Error(flags.model.model + " has no int8 node that the float model " + flags.float_model +
+                " has: give the model `hybgen quantize` wrote and the float model it read");
+  if (quantized.inputs != float_graph.inputs)
+    throw Error(flags.model.model + " and the float model " + flags.float_model + " have other inputs");
+  for (const auto& in : quantized.inputs)
+    if (quantized.type(in) != float_graph.type(in))
+      throw Error("input " + quoted_name(in) + " is " + quantized.type(in).str() + " in " + flags.model.model +
+                  " but " + float_graph.type(in).str() + " in the float model " + flags.float_model);
+  const CalibrationData data = read_calibration(float_graph, "", flags.calibration);
+  SqnrSection section;
+  section.layers = quantization_sqnr(float_graph, quantized, layers, data.batches);
+  std::string files;
+  for (const auto& path : flags.calibration) files += (files.empty() ? "" : ", ") + path;
+  section.measured_on =
+      "the float model " + flags.float_model + " on " + std::to_string(data.samples) + " samples of " + files;
+  return section;
 }
 
 }  // namespace
@@ -43,6 +93,7 @@ int run_inspect(const InspectFlags& flags) {
   PassDumps dumps(flags.dump.passes, flags.dump.dir, compile);  // a wrong pass name fails before any work
   compile.observer = dumps.observer();
   Graph loaded = load_any_model(flags.model.source(/*weights_optional=*/true));
+  const std::optional<SqnrSection> sqnr = measure_sqnr(flags, loaded);  // before compiling: its errors first
   // Microcontroller targets: the model measured on the emulated board.
   std::string not_measured;
   std::optional<BoardReport> board;
@@ -57,7 +108,7 @@ int run_inspect(const InspectFlags& flags) {
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
-  const std::vector<std::string> written = write_requested_files(flags, c, dumps);
+  const std::vector<std::string> written = write_requested_files(flags, c, dumps, sqnr ? &*sqnr : nullptr);
   const Graph& g = c.graph;
   nlohmann::ordered_json j;
   j["name"] = g.name;
@@ -88,6 +139,12 @@ int run_inspect(const InspectFlags& flags) {
   j["target"] = c.target.name;
   j["memory_plan"] = nlohmann::ordered_json::parse(c.plan.to_json().dump());
   if (board) j["memory"] = board_report_json(*board);
+  if (sqnr) {
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (const NodeSqnr& s : sqnr->layers)  // an exact layer (infinite dB) as null
+      layers.push_back({{"node", s.node}, {"db", std::isfinite(s.db) ? nlohmann::ordered_json(s.db) : nullptr}});
+    j["sqnr"] = {{"measured_on", sqnr->measured_on}, {"layers", layers}};
+  }
   if (flags.json) {  // stdout stays one JSON document: no "wrote" lines
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -123,6 +180,7 @@ int run_inspect(const InspectFlags& flags) {
     std::printf("  %-32s %10zu %10zu %4d-%-3d\n", printable_name(b.value).c_str(), b.offset, b.bytes, b.first_step, b.last_step);
   if (board) std::printf("\n%s", board_report_text(*board).c_str());
   if (!not_measured.empty()) std::printf("\nnot measured on %s: %s\n", c.target.board.c_str(), not_measured.c_str());
+  if (sqnr) std::printf("\n%s", sqnr_table(sqnr->layers).c_str());
   if (!written.empty()) std::printf("\n");
   for (const auto& path : written) std::printf("wrote %s\n", path.c_str());
   return 0;

@@ -186,6 +186,14 @@ int main(int argc, char** argv) {
   inspect_cmd->add_option("--report", inspect.report,
                           "write an HTML report (kernels, FLOPs, bytes, memory plan, arena chart) to this file");
   inspect_cmd->add_option("--dot", inspect.dot, "write the compiled graph as Graphviz text to this file");
+  inspect_cmd->add_option("--float-model", inspect.float_model,
+                          "with --calibration, for a model `hybgen quantize` wrote: the float model it was quantized "
+                          "from; prints (and --report shows) each int8 layer's SQNR against it, worst first");
+  inspect_cmd
+      ->add_option("--calibration", inspect.calibration,
+                   "with --float-model: float32 .npy of sample inputs to measure the SQNR on (as hybgen quantize "
+                   "takes them; repeatable)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   add_compile_flags(*inspect_cmd, inspect.compile,
                     "generic (kernels, and so their scratch in the arena, differ by target)");
   add_dump_flags(*inspect_cmd, inspect.dump);

@@ -40,6 +40,7 @@ int run_verify(const VerifyFlags& flags) {
   } catch (const Error& e) {
     throw with_context(flags.model.model, e);
   }
+  if (!report.reference_note.empty()) std::printf("%s\n", report.reference_note.c_str());
   std::printf("%-28s %-18s %13s %13s  %-6s %s\n", "output", "shape", "max abs err", "max rel err", "result",
               "compared with");
   for (const auto& c : report.checks) {

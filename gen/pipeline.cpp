@@ -1,29 +1,37 @@
 #include "pipeline.h"
 
+#include <algorithm>
+
 #include "passes/passes.h"
 
 namespace hybgen {
 
 std::vector<std::string> pass_names(const CompileOptions& options) {
-  if (!options.optimize)
-    return {"validate", "infer_shapes",      "remove_identities", "check_kernels",
-            "schedule", "choose_algorithms", "plan_memory"};
-  return {"validate",
-          "infer_shapes",
-          "remove_identities",
-          "remove_dead_code",
-          "fold_qdq",
-          "lower_batch_norm",
-          "fold_scale_shift",
-          "fold_constants",
-          "fuse_pointwise_depthwise",
-          "fuse_strided_batch_dot",
-          "check_kernels",
-          "schedule",
-          "fuse",
-          "choose_algorithms",
-          "schedule_kernels",
-          "plan_memory"};
+  std::vector<std::string> names;
+  if (!options.optimize) {
+    names = {"validate",      "infer_shapes", "dequantize_graph",  "remove_identities",
+             "check_kernels", "schedule",     "choose_algorithms", "plan_memory"};
+  } else {
+    names = {"validate",
+             "infer_shapes",
+             "dequantize_graph",
+             "remove_identities",
+             "remove_dead_code",
+             "fold_qdq",
+             "lower_batch_norm",
+             "fold_scale_shift",
+             "fold_constants",
+             "fuse_pointwise_depthwise",
+             "fuse_strided_batch_dot",
+             "check_kernels",
+             "schedule",
+             "fuse",
+             "choose_algorithms",
+             "schedule_kernels",
+             "plan_memory"};
+  }
+  if (!options.target.int8_through_float) names.erase(std::find(names.begin(), names.end(), "dequantize_graph"));
+  return names;
 }
 
 CompileOptions CompileOptions::for_target(const Target& target, bool optimize) {
@@ -49,6 +57,8 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
   after("validate");
   infer_shapes(state.graph);
   after("infer_shapes");
+  // No int8 kernels on this target: the float graph on dequantized weights.
+  if (options.target.int8_through_float) rewrite("dequantize_graph", dequantize_graph);
   rewrite("remove_identities", remove_identities);
   if (options.optimize) {
     rewrite("remove_dead_code", remove_dead_code);

@@ -100,14 +100,6 @@ class Calibrator {
   int batches_ = 0;
 };
 
-// How much an int8 node's output lost: SQNR = 10 log10(sum f^2 / sum (f - q)^2)
-// in dB, f the float model's value and q the quantized model's (dequantized),
-// summed over all batches. Infinite when they agree exactly.
-struct NodeSqnr {
-  std::string node;
-  double db = 0;
-};
-
 // Runs `float_graph` (the graph quantize_graph read) and `quantized` (its
 // result) on each batch with the reference Interpreter and measures every
 // node of `int8_nodes`, named as in both graphs; worst (lowest) first.

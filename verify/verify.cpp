@@ -12,6 +12,7 @@
 #include "ir/error.h"
 #include "ir/names.h"
 #include "ops/gemm_pack.h"
+#include "passes/passes.h"
 #include "pipeline.h"
 #include "runtime-lite/interpreter.h"
 #include "verify/generated_build.h"
@@ -77,7 +78,11 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     if (!g.is_output(name))
       throw Error("--expected names " + quoted_name(name) + ", which is not an output (outputs: " + names_of(g.outputs) + ")");
 
-  Interpreter interpreter(g);
+  // A target without int8 kernels computes a quantized model in float on
+  // its dequantized weights (the pass dequantize_graph): so does the reference.
+  Graph reference_graph = g;
+  const bool dequantized = options.compile.target.int8_through_float && dequantize_graph(reference_graph);
+  Interpreter interpreter(reference_graph);
   const Graph& compiled = interpreter.graph();
   // Checked before compiling, so a wrong array costs no compiler run.
   for (const auto& [name, array] : options.expected)
@@ -186,6 +191,10 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   GeneratedBuild& build = *first_build;
   const std::string dir = build.dir();
   VerifyReport report;
+  if (dequantized)
+    report.reference_note = "target " + generated.target.name +
+                            " has no int8 kernels: the model runs in float on its dequantized weights, and so "
+                            "does the reference";
   report.compile_seconds = build.compile_seconds();
   report.compiler = build.toolchain().cxx;
   report.runner = build.toolchain().runner;

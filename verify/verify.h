@@ -80,6 +80,8 @@ struct VerifyReport {
   // VerifyOptions::bisect: the first kernel whose stored value diverges from
   // the reference. A divergence makes `ok` false even where the outputs pass.
   BisectReport bisect;
+  // Set when the reference is not the model as given, and why.
+  std::string reference_note;
 };
 
 // Throws Error for inputs or expected arrays that name nothing in the graph

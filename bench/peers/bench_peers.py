@@ -5,6 +5,7 @@
                                           [--onnx [NAME=]MODEL.onnx ...] [--shape INPUT=D1,D2,... ...]
                                           [--rounds 5] [--runs 30] [--warmup 10] [--build build-peers]
                                           [--no-torch] [--no-install] [--cpu N] [--out build-peers/peers.json]
+    python3.11 bench/peers/bench_peers.py --quantize int8 [--models ...] [--calibration-samples 16]
 
 For each model it
   1. exports it: seed_mlp_bN with examples/mlp's export_mlp (batch N), the zoo
@@ -32,6 +33,21 @@ runtime, which runs Gluon-style models only, is left out. --shape INPUT=D1,...
 gives inputs whose dims the file leaves symbolic (a dynamic batch), to hybgen
 and the peers alike. With --onnx and no --models, only the ONNX files run.
 
+With --quantize int8 (default models seed_mlp_b1, resnet18_v1, mobilenet_v2,
+transformer_encoder; PyTorch and the hybgen runtime left out) each model is also
+quantized, on the same seeded N(0, 1) calibration samples (--calibration-samples,
+seed 20261129), twice:
+       hybgen_int8        `hybgen quantize MODEL.json --calibration calib.npy` (minmax),
+                          timed by `hybgen bench` like hybgen_generated, so generated
+                          for this machine's target (x86-64-v4-vnni on a VNNI core)
+       onnxruntime_int8   ONNX Runtime's quantize_static on the converted ONNX model:
+                          QDQ format, int8 activations and weights (S8S8), per-channel
+                          weights, MinMax, timed like onnxruntime
+and the table gives, from the same run, each runtime's int8 speed-up over its own
+float32 and hybgen int8 / ONNX Runtime int8, with the CPU's model, family and
+whether it has VNNI. Both int8 outputs on the benchmark input are compared with
+ONNX Runtime's float32 output (err: quantization error, not a conversion check).
+
 Every runner gets the same input values (those `hybgen bench` uses:
 ((k * 37 + i) % 101) / 50 - 1 for element k of input i) and the same
 environment: OMP/MKL/OPENBLAS_NUM_THREADS=1, OPENBLAS_CORETYPE, fixed glibc
@@ -41,7 +57,7 @@ hybgen) and any error above 1e-3 relative is flagged in the table.
 
 Python packages come from PyPI into a virtualenv (--venv, default
 build-peers/venv, created on the first run; run this script with any Python 3.11, it re-executes itself in the
-venv): numpy, onnx, onnxruntime, and unless --no-torch, torch and onnx2torch
+venv): numpy, onnx, onnxruntime, sympy, and unless --no-torch, torch and onnx2torch
 (torch from PyPI is several GB with CUDA libraries; it is skipped when the disk
 has under 15 GB free or the install fails, and the output says so). A peer
 that cannot be installed is skipped and named. None of this is needed by
@@ -72,9 +88,13 @@ REPO = HERE.parents[1]
 DEFAULT_BUILD = REPO / "build-peers"
 LARGE_WEIGHTS_BYTES = 256 << 20
 DEFAULT_MODELS = "seed_mlp_b1,seed_mlp_b64,lenet,resnet18_v1,mobilenet_v2,transformer_encoder"
+QUANTIZE_MODELS = "seed_mlp_b1,resnet18_v1,mobilenet_v2,transformer_encoder"
+QUANTIZE_RUNNERS = "hybgen_generated,hybgen_int8,onnxruntime,onnxruntime_int8"
+INT8_RUNNERS = ["hybgen_int8", "onnxruntime_int8"]
+CALIBRATION_SEED = 20261129
 PEERS = ["onnxruntime", "torch_eager", "torchscript"]
 HYBGEN_RUNNERS = ["hybgen_generated", "hybgen_eager", "hybgen_hybridized"]
-BASE_PACKAGES = ["numpy", "onnx", "onnxruntime"]
+BASE_PACKAGES = ["numpy", "onnx", "onnxruntime", "sympy"]  # sympy: ONNX Runtime's quant_pre_process
 TORCH_PACKAGES = ["torch", "onnx2torch"]
 TORCH_MIN_FREE_GB = 15
 PEER_TOLERANCE = 1e-3
@@ -182,9 +202,10 @@ def machine_info() -> dict:
             if k in fields:
                 info[k] = fields[k]
         flags = set(fields.get("Flags", "").split())
-        notable = ["avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "avx512_fp16",
-                   "amx_tile", "amx_bf16"]
+        notable = ["avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx_vnni", "avx512_bf16",
+                   "avx512_fp16", "amx_tile", "amx_bf16", "asimddp"]
         info["flags_of_note"] = [f for f in notable if f in flags]
+        info["vnni"] = "avx512_vnni" in flags or "avx_vnni" in flags
     except FileNotFoundError:
         info["cpu"] = platform.processor()
     for name, path in [("governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
@@ -292,15 +313,20 @@ def model_spec(name: str):
 def time_runner(runner: str, ctx: dict, args) -> dict[str, dict]:
     """One fresh process; returns {runner name: {min_us, median_us, max_us, ...}}."""
     runs, warmup = ctx["runs"], args.warmup
-    if runner == "hybgen_generated":
-        out = run([ctx["hybgen"], "bench", ctx["json"], "--runs", runs, "--warmup", warmup] + ctx["hybgen_flags"],
+    if runner in ("hybgen_generated", "hybgen_int8"):
+        model = ctx["json"] if runner == "hybgen_generated" else ctx["int8_json"]
+        out = run([ctx["hybgen"], "bench", model, "--runs", runs, "--warmup", warmup] + ctx["hybgen_flags"],
                   args.timeout, args.cpu)
         m = re.search(r"latency us: min ([\d.]+)\s+median ([\d.]+)\s+max ([\d.]+)", out)
         c = re.search(r"compiled in ([\d.]+) s", out)
+        f = re.search(r"built with (.*) \(compiled in", out)
         if not m:
             raise RunFailed(f"hybgen bench printed no latency:\n{out}")
-        return {runner: {"min_us": float(m.group(1)), "median_us": float(m.group(2)), "max_us": float(m.group(3)),
-                         "compile_s": float(c.group(1)) if c else None}}
+        rep = {"min_us": float(m.group(1)), "median_us": float(m.group(2)), "max_us": float(m.group(3)),
+               "compile_s": float(c.group(1)) if c else None, "cxx_flags": f.group(1) if f else None}
+        if runner == "hybgen_int8":
+            rep["max_rel_err"] = ctx.get("int8_err")
+        return {runner: rep}
     if runner == "hybgen_in_process":
         kind, zoo_name, batch = model_spec(ctx["name"])
         eager_runs = ctx["eager_runs"]
@@ -314,7 +340,9 @@ def time_runner(runner: str, ctx: dict, args) -> dict[str, dict]:
             res["hybgen_" + label] = {"min_us": float(m.group(1)), "median_us": float(m.group(2)),
                                       "max_us": float(m.group(3))}
         return res
-    cmd = [sys.executable, HERE / "peer_runner.py", runner, ctx["onnx"], "--runs", runs, "--warmup", warmup]
+    # onnxruntime_int8 is peer_runner's onnxruntime on ONNX Runtime's quantized model.
+    peer, onnx_file = ("onnxruntime", ctx["int8_onnx"]) if runner == "onnxruntime_int8" else (runner, ctx["onnx"])
+    cmd = [sys.executable, HERE / "peer_runner.py", peer, onnx_file, "--runs", runs, "--warmup", warmup]
     for text in ctx.get("shapes", []):
         cmd += ["--shape", text]
     for name, path in ctx["expected"].items():
@@ -381,6 +409,88 @@ def prepare_model(name: str, args, tools: dict, work: Path) -> dict:
     except ImportError as e:
         ctx["check"] = {"ok": None, "note": f"onnxruntime not installed: {e}"}
     return ctx
+
+
+def prepare_int8(ctx: dict, args, work: Path) -> None:
+    """--quantize int8: the model quantized by hybgen and by ONNX Runtime on the same seeded calibration
+    samples. Sets ctx int8_json (hybgen's), int8_onnx (ONNX Runtime's QDQ model), int8_err (hybgen int8's
+    output on the benchmark input against ONNX Runtime's float32) and int8_summary."""
+    import numpy as np
+    from peer_runner import bench_input
+
+    name = ctx["name"]
+    if len(ctx["inputs"]) != 1:
+        raise RunFailed(f"{name}: int8 calibration takes a model with one input, this one has {len(ctx['inputs'])}")
+    (input_name, shape), = ctx["inputs"].items()
+    rng = np.random.default_rng(CALIBRATION_SEED)
+    calib = rng.standard_normal((args.calibration_samples * shape[0], *shape[1:])).astype(np.float32)
+    calib_path = work / f"{name}.calibration.npy"
+    np.save(calib_path, calib)
+    prefix = work / f"{name}_int8"
+    out = run([ctx["hybgen"], "quantize", ctx["json"], "--calibration", calib_path, "-o", prefix], args.timeout)
+    ctx["int8_json"] = str(prefix) + ".json"
+    counts = dict(re.findall(r"^(int8|float) \((\d+)\)", out, re.M))
+    ctx["int8_summary"] = {"hybgen_int8_nodes": int(counts.get("int8", 0)),
+                           "hybgen_float_nodes": int(counts.get("float", 0)),
+                           "calibration": f"{len(calib)} seeded N(0, 1) samples (seed {CALIBRATION_SEED})"}
+    log(f"  hybgen quantize: {counts.get('int8', '?')} nodes int8, {counts.get('float', '?')} float")
+
+    # hybgen int8 on the benchmark input (`hybgen run`: the generic target's code, which gives
+    # the same int8 bits as every target's), against ONNX Runtime's float32 output there.
+    x_path = work / f"{name}.bench_x.npy"
+    np.save(x_path, bench_input(shape, 0))
+    cmd = [ctx["hybgen"], "run", ctx["int8_json"], "--input", f"{input_name}={x_path}"]
+    y_paths = {o: work / f"{name}_int8.y.{to_onnx_file_part(o)}.npy" for o in ctx["expected"]}
+    for o, path in y_paths.items():
+        cmd += ["--output", f"{o}={path}"]
+    try:
+        run(cmd, args.timeout)
+        errs = {}
+        for o, path in y_paths.items():
+            want, got = np.load(ctx["expected"][o]), np.load(path)
+            errs[o] = float(np.max(np.abs(got - want)) / max(float(np.max(np.abs(want))), 1e-30))
+        ctx["int8_err"] = errs
+    except RunFailed as e:
+        log(f"  hybgen run on the int8 model failed: {e}")
+
+    if ctx.get("peer_skip"):
+        return
+    try:
+        from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
+                                              quantize_static)
+    except ImportError as e:
+        ctx["int8_onnx_skip"] = f"onnxruntime.quantization not available: {e}"
+        return
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.batches = iter(range(0, len(calib), shape[0]))
+
+        def get_next(self):
+            first = next(self.batches, None)
+            return None if first is None else {input_name: calib[first:first + shape[0]]}
+
+    import logging
+
+    logging.getLogger().setLevel(logging.ERROR)  # quantize_static's advice to pre-process, taken below
+    # ONNX Runtime's documented first step: shape inference and graph optimization for quantization.
+    source, how = ctx["onnx"], "pre-processed by quant_pre_process"
+    try:
+        from onnxruntime.quantization.shape_inference import quant_pre_process
+
+        pre = work / f"{name}_preprocessed.onnx"
+        quant_pre_process(ctx["onnx"], str(pre))
+        source = str(pre)
+    except Exception as e:  # noqa: BLE001 (any failure: quantize the model as it is, and say so)
+        how = f"not pre-processed ({type(e).__name__}: {str(e)[:80]})"
+    int8_onnx = work / f"{name}_int8_qdq.onnx"
+    t0 = time.perf_counter()
+    quantize_static(source, str(int8_onnx), Reader(), quant_format=QuantFormat.QDQ,
+                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8, per_channel=True,
+                    calibrate_method=CalibrationMethod.MinMax)
+    ctx["int8_onnx"] = str(int8_onnx)
+    ctx["int8_summary"]["onnxruntime"] = how
+    log(f"  ONNX Runtime quantize_static (QDQ, S8S8, per channel, MinMax; {how}): {time.perf_counter() - t0:.1f} s")
 
 
 def onnx_weight_bytes(path: Path) -> int:
@@ -462,6 +572,8 @@ def summarize(samples: list[dict]) -> dict:
             out[k] = statistics.median(vals)
     if samples and samples[-1].get("versions"):
         out["versions"] = samples[-1]["versions"]
+    if samples and samples[-1].get("cxx_flags"):
+        out["cxx_flags"] = samples[-1]["cxx_flags"]
     return out
 
 
@@ -489,6 +601,53 @@ def fmt_us(us: float | None) -> str:
     if us is None:
         return "-"
     return f"{us:.1f}" if us < 10000 else f"{us / 1000:.2f}ms"
+
+
+def int8_table(result: dict) -> None:
+    """--quantize int8: the ratios, all from this run; also stored as result["int8_table"]."""
+    mi = result["machine"]
+    log()
+    log(f"== int8 on {mi.get('cpu')} (family {mi.get('CPU family', '?')}, model {mi.get('Model', '?')}, "
+        f"VNNI: {'yes' if mi.get('vnni') else 'no'}), one thread; medians (us); err against ONNX Runtime float32")
+    log("   speed-up = float32 / int8 of the same runtime; hybgen/ORT = hybgen int8 time / ONNX Runtime int8 time")
+    flags = {s.get("cxx_flags") for e in result["models"].values()
+             for s in [e.get("runners", {}).get("hybgen_int8", {})] if s.get("cxx_flags")}
+    if flags:
+        log(f"   hybgen int8 built with {'; '.join(sorted(flags))} (this machine's target)")
+    log(f"{'model':<22}{'hybgen f32':>12}{'hybgen int8':>12}{'ORT f32':>12}{'ORT int8':>12}"
+        f"{'hybgen x':>10}{'ORT x':>8}{'hybgen/ORT':>12}{'err hybgen':>12}{'err ORT':>10}")
+    rows = {}
+    for name, entry in result["models"].items():
+        r = entry.get("runners", {})
+        med = {k: r.get(k, {}).get("median_us") for k in ("hybgen_generated", "hybgen_int8", "onnxruntime",
+                                                          "onnxruntime_int8")}
+
+        def ratio(a, b):
+            return med[a] / med[b] if med.get(a) and med.get(b) else None
+
+        def err(k):
+            e = [v for v in (r.get(k, {}).get("max_rel_err") or {}).values() if v is not None]
+            return max(e) if e else None
+
+        row = {"hybgen_f32_us": med["hybgen_generated"], "hybgen_int8_us": med["hybgen_int8"],
+               "ort_f32_us": med["onnxruntime"], "ort_int8_us": med["onnxruntime_int8"],
+               "hybgen_speedup": ratio("hybgen_generated", "hybgen_int8"),
+               "ort_speedup": ratio("onnxruntime", "onnxruntime_int8"),
+               "hybgen_int8_over_ort_int8": ratio("hybgen_int8", "onnxruntime_int8"),
+               "hybgen_int8_err": err("hybgen_int8"), "ort_int8_err": err("onnxruntime_int8")}
+        rows[name] = row
+
+        def x(v):
+            return f"{v:.2f}" if v is not None else "-"
+
+        def e(v):
+            return f"{v:.1e}" if v is not None else "-"
+
+        log(f"{name:<22}{fmt_us(med['hybgen_generated']):>12}{fmt_us(med['hybgen_int8']):>12}"
+            f"{fmt_us(med['onnxruntime']):>12}{fmt_us(med['onnxruntime_int8']):>12}{x(row['hybgen_speedup']):>10}"
+            f"{x(row['ort_speedup']):>8}{x(row['hybgen_int8_over_ort_int8']):>12}{e(row['hybgen_int8_err']):>12}"
+            f"{e(row['ort_int8_err']):>10}")
+    result["int8_table"] = rows
 
 
 def main(argv=None) -> int:
@@ -522,8 +681,21 @@ def main(argv=None) -> int:
     ap.add_argument("--cpu", type=int, help="pin every runner process to this CPU (default: no pinning)")
     ap.add_argument("--openblas-coretype", help="OPENBLAS_CORETYPE for every runner (default from the CPU flags)")
     ap.add_argument("--tolerance", type=float, default=1e-4, help="of the ONNX conversion check")
+    ap.add_argument("--quantize", choices=["int8"],
+                    help="also time each model quantized to int8 by hybgen quantize and by ONNX Runtime's "
+                         "quantize_static (QDQ, S8S8), against both float32 (default models " + QUANTIZE_MODELS + ")")
+    ap.add_argument("--calibration-samples", type=int, default=16,
+                    help="with --quantize: seeded N(0, 1) calibration samples, the same for both (default 16)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per process")
     args = ap.parse_args(argv)
+    if args.quantize:
+        if args.models is None and not args.onnx:
+            args.models = QUANTIZE_MODELS
+        if args.onnx:
+            sys.exit("bench_peers: --quantize takes hybgen's own models (--models), not --onnx files")
+        if args.runners == ap.get_default("runners"):
+            args.runners = QUANTIZE_RUNNERS
+        args.no_torch = True
     bootstrap(args)  # returns only inside the venv
 
     build = Path(args.build).resolve()
@@ -537,6 +709,7 @@ def main(argv=None) -> int:
     _CORETYPE = args.openblas_coretype if args.openblas_coretype is not None else default_coretype()
     runners = [r.strip() for r in args.runners.split(",") if r.strip()]
     skip = available_peers(args)
+    skip["onnxruntime_int8"] = skip["onnxruntime"]
     if not tools["export_zoo"] and "hybgen_in_process" in runners:
         runners.remove("hybgen_in_process")
         log("hybgen eager/hybridized skipped: export_zoo is not built")
@@ -549,6 +722,7 @@ def main(argv=None) -> int:
     mi, v = result["machine"], result["versions"]
     log("== machine")
     log(f"cpu: {mi.get('cpu')} ({mi.get('cpus_online')} CPUs online, {mi.get('Hypervisor vendor', 'bare metal?')}); "
+        f"family {mi.get('CPU family', '?')}, model {mi.get('Model', '?')}; VNNI: {'yes' if mi.get('vnni') else 'no'}; "
         f"flags: {' '.join(mi.get('flags_of_note', []))}")
     log(f"caches: L1d {mi.get('L1d cache', '?')}, L2 {mi.get('L2 cache', '?')}, L3 {mi.get('L3 cache', '?')}; "
         f"governor {mi.get('governor', 'n/a')}; THP {mi.get('transparent_hugepage', 'n/a')}; {mi['platform']}")
@@ -577,6 +751,9 @@ def main(argv=None) -> int:
                 ctx = prepare_onnx_model(name, onnx_file, args, tools, work)
             else:
                 ctx = prepare_model(name, args, tools, work)
+                if args.quantize:
+                    prepare_int8(ctx, args, work)
+                    entry["int8"] = ctx["int8_summary"]
         except RunFailed as e:
             log(f"  {'reading the ONNX file' if onnx_file else 'export'} failed: {e}")
             entry["error"] = str(e)
@@ -594,8 +771,13 @@ def main(argv=None) -> int:
             if r == "hybgen_in_process" and onnx_file:
                 log("  hybgen eager/hybridized skipped: they run Gluon-style models, not ONNX files")
                 continue
-            if r in PEERS and (skip.get(r) or ctx["peer_skip"]):
+            if r in PEERS + ["onnxruntime_int8"] and (skip.get(r) or ctx["peer_skip"]):
                 entry.setdefault("skipped", {})[r] = skip.get(r) or ctx["peer_skip"]
+                continue
+            if r == "onnxruntime_int8" and not ctx.get("int8_onnx"):
+                entry.setdefault("skipped", {})[r] = ctx.get("int8_onnx_skip", "no int8 ONNX model")
+                continue
+            if r == "hybgen_int8" and not ctx.get("int8_json"):
                 continue
             model_runners.append(r)
         if ctx["peer_skip"]:
@@ -639,7 +821,7 @@ def main(argv=None) -> int:
     log("== medians over rounds of each process's median latency (us); x gen = runner / hybgen_generated;")
     log("   err = largest output difference from ONNX Runtime's output on the same input, relative to its largest value")
     log("   (hybgen eager/hybridized: the interpreter `hybgen verify` also compares the generated code with)")
-    order = ["hybgen_generated", "hybgen_hybridized", "hybgen_eager"] + PEERS
+    order = ["hybgen_generated", "hybgen_int8", "hybgen_hybridized", "hybgen_eager"] + PEERS + ["onnxruntime_int8"]
     log(f"{'model':<22}{'runner':<19}{'median us':>11}{'rounds min..max':>20}{'x gen':>7}{'err':>9}  note")
     for name, entry in result["models"].items():
         runners_ = entry.get("runners", {})
@@ -673,7 +855,7 @@ def main(argv=None) -> int:
                 err_text = f"{max(known):.1e}" if known and len(known) == len(errs) else "?"
                 bad = [k for k, e in errs.items() if e is None or e > (args.tolerance if r == "hybgen_generated"
                                                                         else PEER_TOLERANCE)]
-                if bad:
+                if bad and r not in INT8_RUNNERS:  # int8 differs from float by its quantization error
                     notes.append("OUTPUT DIFFERS: " + ", ".join(bad))
             spread = f"{fmt_us(min(s['round_medians_us']))}..{fmt_us(max(s['round_medians_us']))}"
             ratio = f"{s['median_us'] / gen:.2f}" if gen else "-"
@@ -684,6 +866,8 @@ def main(argv=None) -> int:
                 f"{entry['generated_over_fastest_peer']:>7.2f}")
         if entry.get("error"):
             log(f"{name:<22}error: {entry['error'].splitlines()[0]}")
+    if args.quantize:
+        int8_table(result)
     log(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     out_path.write_text(json.dumps(result, indent=2) + "\n")
     log(f"wrote {out_path}")

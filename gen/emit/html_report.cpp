@@ -3,6 +3,8 @@
 // (emit/arena_chart.h) are built as text and dropped into their placeholders.
 #include "emit/html_report.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "emit/arena_chart.h"
@@ -70,9 +72,40 @@ std::string kernel_row(const Graph& graph, const Kernel& kernel, std::size_t ste
          "</td><td class=\"num\">" + intensity + "</td></tr>\n";
 }
 
+// The SQNR table, worst layer first, or "" without one. A bar per layer
+// shows its dB on a 0-60 dB scale (int8's ideal is about 48).
+std::string sqnr_section(const Graph& graph, const SqnrSection* sqnr) {
+  if (!sqnr) return "";
+  std::string rows;
+  for (const NodeSqnr& layer : sqnr->layers) {
+    std::string op = "&ndash;";
+    for (const Node& n : graph.nodes)
+      if (n.name == layer.node) op = html_escape(n.op);
+    char db[32] = "exact";
+    double width = 100;
+    if (std::isfinite(layer.db)) {
+      std::snprintf(db, sizeof db, "%.2f", layer.db);
+      width = std::clamp(layer.db / 60.0 * 100.0, 0.0, 100.0);
+    }
+    char bar[96];
+    std::snprintf(bar, sizeof bar, "<span class=\"bar\" style=\"width: %.0fpx\"></span>", width * 2);
+    rows += "<tr><td>" + html_escape(layer.node) + "</td><td><span class=\"op\">" + op +
+            "</span></td><td class=\"num\">" + db + "</td><td>" + bar + "</td></tr>\n";
+  }
+  return "<h2>Quantization: SQNR per int8 layer</h2>\n<p class=\"note\">Signal-to-quantization-noise ratio of each "
+         "int8 "
+         "layer's output against " +
+         html_escape(sqnr->measured_on) +
+         ": 10 log10(sum f&sup2; / sum (f &minus; q)&sup2;) in dB, worst first. Each layer's error includes what the "
+         "int8 layers before it lost; keep a layer float with <code>hybgen quantize --keep-float</code> or "
+         "<code>--min-sqnr</code>.</p>\n<table class=\"sqnr\">\n<thead><tr><th>layer</th><th>op</th><th "
+         "class=\"num\">SQNR dB</th><th></th></tr></thead>\n<tbody>\n" +
+         rows + "</tbody>\n</table>\n";
+}
+
 }  // namespace
 
-std::string html_report(const CompiledGraph& compiled, const std::string& source_name) {
+std::string html_report(const CompiledGraph& compiled, const std::string& source_name, const SqnrSection* sqnr) {
   const Graph& graph = compiled.graph;
   const MemoryPlan& plan = compiled.plan;
   double flops = 0;
@@ -107,6 +140,7 @@ std::string html_report(const CompiledGraph& compiled, const std::string& source
       {"BLOCK_COUNT", std::to_string(plan.blocks.size())},
       {"ARENA_CHART", arena_chart_svg(plan, compiled.kernels.size())},
       {"KERNEL_ROWS", kernel_rows},
+      {"SQNR_SECTION", sqnr_section(graph, sqnr)},
   };
   return fill_template(template_text("report.html"), values, "report.html");
 }

@@ -5,6 +5,7 @@
 //
 //   validate(g);            // throws Error naming the node
 //   infer_shapes(g);
+//   if (target.int8_through_float) dequantize_graph(g);
 //   remove_identities(g);
 //   remove_dead_code(g); fold_qdq(g); lower_batch_norm(g); fold_scale_shift(g); fold_constants(g);
 //   fuse_pointwise_depthwise(g); fuse_strided_batch_dot(g);
@@ -30,6 +31,13 @@ bool validate(Graph& graph);
 // Computes the type of every node output from the op's shape rule; Error
 // names the node whose rule failed and why.
 bool infer_shapes(Graph& graph);
+
+// For a backend without int8 kernels (Target::int8_through_float): every
+// quantized constant becomes the float32 values it stands for, quantize and
+// dequantize nodes become _copy (identities), and out_scale/out_zero_point
+// are dropped, so the graph computes in float on dequantized weights. Returns
+// whether it changed anything.
+bool dequantize_graph(Graph& graph);
 
 // Removes nodes that forward their input unchanged at inference (Dropout,
 // _copy). Graph output names are kept: when an identity's output is a graph

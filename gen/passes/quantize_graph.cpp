@@ -363,6 +363,19 @@ Quantization activation_quantization(ValueRange range) {
   return Quantization::per_tensor(scale, static_cast<int64_t>(std::clamp(zero, -128.0, 127.0)));
 }
 
+std::vector<std::string> int8_nodes_of(const Graph& float_graph, const Graph& quantized) {
+  std::set<std::string> float_nodes;
+  for (const Node& n : float_graph.nodes) float_nodes.insert(n.name);
+  std::vector<std::string> nodes;
+  for (const Node& n : quantized.nodes) {
+    const std::string op = find_op(n.op).name;
+    if (op == "quantize" || op == "dequantize" || n.outputs.size() != 1 || !float_nodes.count(n.name)) continue;
+    const TensorType& t = quantized.type(n.outputs[0]);
+    if ((t.dtype == DType::kInt8 || t.dtype == DType::kUInt8) && !t.quantization.empty()) nodes.push_back(n.name);
+  }
+  return nodes;
+}
+
 Graph prepare_for_quantization(Graph graph) {
   validate(graph);
   infer_shapes(graph);

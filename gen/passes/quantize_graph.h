@@ -41,6 +41,21 @@ struct QuantizedGraph {
   std::vector<FloatNode> float_nodes;   // nodes of the float graph left in float, and why
 };
 
+// How much an int8 node's output lost: SQNR = 10 log10(sum f^2 / sum (f - q)^2)
+// in dB, f the float model's value and q the quantized model's (dequantized),
+// summed over all calibration batches. Infinite when they agree exactly.
+// Measured by quantization_sqnr (runtime-lite/calibration.h).
+struct NodeSqnr {
+  std::string node;
+  double db = 0;
+};
+
+// The nodes of `quantized` (quantize_graph's result, or a model it wrote)
+// computed in int8 that `float_graph` (the graph it was quantized from) has
+// under the same name, in `quantized`'s order: what quantization_sqnr
+// measures. Both graphs typed (infer_shapes).
+std::vector<std::string> int8_nodes_of(const Graph& float_graph, const Graph& quantized);
+
 // Asymmetric int8 per tensor for values in `range` (widened to hold 0, so
 // that 0 is exact): scale (max - min) / 255, zero point round(-128 - min /
 // scale) clamped to [-128, 127]. Error for a range that is not finite.

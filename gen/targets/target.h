@@ -84,6 +84,9 @@ struct Target {
   // x86-64: the int8 dot-product instructions (AVX-512 VNNI's vpdpbusd),
   // which the quantized GEMM uses (templates/kernels/gemm_q8.inc).
   bool int8_dot = false;
+  // No int8 kernels: a quantized model runs in float on its dequantized
+  // weights (the pass dequantize_graph) instead of being refused.
+  bool int8_through_float = false;
 };
 
 const std::vector<Target>& all_targets();

@@ -97,5 +97,28 @@ TEST(CudaBackend, MxnetMlpVerifiesOnCudaHost) {
   EXPECT_NE(r.output.find("verify: PASS"), std::string::npos) << r.output;
 }
 
+// CUDA has no int8 kernels: an int8 model (hybgen quantize's, or an ONNX QDQ
+// model) is generated as the float model on its dequantized weights
+// (passes dequantize_graph), and verifies against that graph's reference.
+TEST(CudaBackend, Int8ModelsRunInFloatOnCudaHost) {
+  TempDir dir("hybgen-cuda-int8");
+  const std::string d = dir.path() + "/";
+  const std::string data = HYBGEN_SOURCE_DIR "/tests/data/digits-cnn/";
+  auto r = run_command(quoted(HYBGEN_BINARY) + " quantize " + quoted(data + "digits_cnn.json") + " --calibration " +
+                       quoted(data + "calibration.npy") + " -o " + quoted(d + "m"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_command(quoted(HYBGEN_BINARY) + " " + quoted(d + "m.json") + " --target cuda -o " + quoted(d + "out"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(d + "out/m.cu")) << r.output;
+  for (const std::string& model : {d + "m.json", std::string(HYBGEN_SOURCE_DIR "/tests/data/onnx/qdq/tiny_qdq.onnx")}) {
+    r = run_command(quoted(HYBGEN_BINARY) + " verify " + quoted(model) + " --target cuda-host");
+    EXPECT_EQ(r.exit_code, 0) << model << "\n" << r.output;
+    EXPECT_NE(r.output.find("has no int8 kernels: the model runs in float on its dequantized weights"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("verify: PASS"), std::string::npos) << model << "\n" << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace hybgen
