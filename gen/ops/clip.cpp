@@ -44,12 +44,17 @@ const OpRegistrar clip_op([] {
   d.emit_scalar = [](const ScalarSite& s) {
     const TensorType& in = s.in_types[0];
     if (!in.quantization.empty()) {
+      // A bound at the dtype's own limit clamps nothing, and comparing with it
+      // would be always false (-Wtype-limits): it is left out.
       const std::string type = dtype_c_type(in.dtype);
-      const std::string lo = "static_cast<" + type + ">(" +
-                             int_str(quantized_bound(s.attrs.get_float("a_min"), in.quantization, in.dtype)) + ")";
-      const std::string hi = "static_cast<" + type + ">(" +
-                             int_str(quantized_bound(s.attrs.get_float("a_max"), in.quantization, in.dtype)) + ")";
-      return s.in[0] + " < " + lo + " ? " + lo + " : (" + s.in[0] + " > " + hi + " ? " + hi + " : " + s.in[0] + ")";
+      const auto [dtype_min, dtype_max] = integer_dtype_range(in.dtype);
+      const int64_t lo_value = quantized_bound(s.attrs.get_float("a_min"), in.quantization, in.dtype);
+      const int64_t hi_value = quantized_bound(s.attrs.get_float("a_max"), in.quantization, in.dtype);
+      const std::string lo = "static_cast<" + type + ">(" + int_str(lo_value) + ")";
+      const std::string hi = "static_cast<" + type + ">(" + int_str(hi_value) + ")";
+      const std::string upper = hi_value < dtype_max ? s.in[0] + " > " + hi + " ? " + hi + " : " + s.in[0] : s.in[0];
+      if (lo_value <= dtype_min) return upper;
+      return s.in[0] + " < " + lo + " ? " + lo + " : (" + upper + ")";
     }
     const std::string lo = cpp_float(s.attrs.get_float("a_min")), hi = cpp_float(s.attrs.get_float("a_max"));
     return s.in[0] + " < " + lo + " ? " + lo + " : (" + s.in[0] + " > " + hi + " ? " + hi + " : " + s.in[0] + ")";
@@ -63,7 +68,9 @@ const OpRegistrar clip_op([] {
   d.examples = {{relu6, {{2, 9}}},
                 {narrow, {{3, 4, 5}}},
                 quantized_example(relu6, {quantized_data({2, 19}, DType::kInt8, 0.05f, -20)}),
-                quantized_example(narrow, {quantized_data({3, 13}, DType::kUInt8, 0.01f, 60)})};
+                quantized_example(narrow, {quantized_data({3, 13}, DType::kUInt8, 0.01f, 60)}),
+                // Both bounds at the dtype's limits (0 at -128, 6 past 127): nothing to clamp.
+                quantized_example(relu6, {quantized_data({2, 5}, DType::kInt8, 0.01f, -128)})};
   return d;
 }());
 
