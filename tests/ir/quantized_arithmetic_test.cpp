@@ -93,6 +93,21 @@ TEST(QuantizedOperands, ConvolutionAndDenseRefuseWhatTheSchemeDoesNot) {
   EXPECT_FALSE(normalize_attrs(fc, no_scale).has("out_scale"));
 }
 
+TEST(QuantizedOperands, ConcatOfDifferentQuantizationsNeedsAnOutputScale) {
+  const OpDef& concat = find_op("Concat");
+  const TensorType a = quantized_data({2, 3}, DType::kInt8, 0.1f, 0), b = quantized_data({2, 1}, DType::kInt8, 0.2f, 5);
+  Attrs dim;
+  dim.set("dim", int64_t{1});
+  EXPECT_EQ(concat.infer(normalize_attrs(concat, dim), {a, a})[0], quantized_data({2, 6}, DType::kInt8, 0.1f, 0));
+  EXPECT_THROW(concat.infer(normalize_attrs(concat, dim), {a, b}), Error);
+  EXPECT_EQ(concat.infer(normalize_attrs(concat, with_output_quantization(dim, 0.3, -1)), {a, b})[0],
+            quantized_data({2, 4}, DType::kInt8, 0.3f, -1));
+  EXPECT_THROW(concat.infer(normalize_attrs(concat, dim), {a, TensorType{{2, 1}, DType::kInt8}}), Error);
+  EXPECT_THROW(concat.infer(normalize_attrs(concat, with_output_quantization(dim, 0.3, 0)),
+                            {TensorType{{2, 3}}, TensorType{{2, 1}}}),
+               Error);
+}
+
 TEST(QuantizedOperands, OpsWithoutAnIntegerFormRefuseQuantizedData) {
   const OpDef& act = find_op("Activation");
   Attrs sigmoid;

@@ -123,6 +123,73 @@ TEST(QuantizeGraph, MixedPrecision) {
   EXPECT_NE(q.float_nodes[0].reason.find("int8 refused"), std::string::npos) << q.float_nodes[0].reason;
 }
 
+// data -> conv_a -> relu_a, data -> conv_b; Concat(relu_a, conv_b) -> dense.
+Graph concat_graph() {
+  Graph g = testing::conv_relu_dense();
+  g.add_constant("conv_b_weight", Constant::f32({2, 2, 3, 3}, testing::seeded_values(2 * 2 * 9, 43)));
+  g.add_constant("conv_b_bias", Constant::f32({2}, testing::seeded_values(2, 44)));
+  g.constants["dense_weight"] = Constant::f32({3, 96}, testing::seeded_values(3 * 96, 45));
+  g.types["dense_weight"] = g.constants["dense_weight"].type;
+  g.nodes.insert(
+      g.nodes.begin() + 2,
+      {testing::make_node("conv_b", "Convolution", {"data", "conv_b_weight", "conv_b_bias"},
+                          testing::attrs_of({{"kernel", std::vector<int64_t>{3, 3}}, {"num_filter", int64_t{2}}})),
+       testing::make_node("cat", "Concat", {"relu", "conv_b"}, testing::attrs_of({{"dim", int64_t{1}}}))});
+  g.nodes.back().inputs[0] = "cat";
+  return g;
+}
+
+std::map<std::string, ValueRange> concat_ranges() {
+  auto r = hand_ranges();
+  r["conv_b"] = {-0.5f, 0.2f};
+  r["cat"] = {-0.5f, 0.6f};
+  return r;
+}
+
+// Concat's int8 output takes its own range (the union of its inputs'); the
+// layers that only it reads produce straight into that range (through a
+// relu too), so it copies them instead of requantizing.
+TEST(QuantizeGraph, ConcatTakesItsRangeAndItsInputsTakeItToo) {
+  const QuantizedGraph q = quantize_graph(concat_graph(), concat_ranges());
+  const Graph& out = q.graph;
+  EXPECT_TRUE(q.float_nodes.empty());
+  const Quantization cat = activation_quantization({-0.5f, 0.6f});
+  EXPECT_EQ(out.type("cat").dtype, DType::kInt8);
+  EXPECT_EQ(out.type("cat").quantization, cat);
+  EXPECT_EQ(out.type("conv").quantization, cat);
+  EXPECT_EQ(out.type("relu").quantization, cat);
+  EXPECT_EQ(out.type("conv_b").quantization, cat);
+  // Every input in the output's quantization: the Concat keeps it and only copies.
+  EXPECT_EQ(node_of(out, "cat")->inputs, (std::vector<std::string>{"relu", "conv_b"}));
+  EXPECT_FALSE(node_of(out, "cat")->attrs.has("out_scale"));
+}
+
+// An input read elsewhere too keeps its own range; Concat requantizes it.
+TEST(QuantizeGraph, ConcatRequantizesAnInputWithARangeOfItsOwn) {
+  Graph g = concat_graph();
+  g.outputs.push_back("conv_b");
+  const QuantizedGraph q = quantize_graph(g, concat_ranges());
+  const Graph& out = q.graph;
+  EXPECT_TRUE(q.float_nodes.empty());
+  const Node* cat = node_of(out, "cat");
+  ASSERT_NE(cat, nullptr);
+  EXPECT_EQ(out.type("cat").quantization, activation_quantization({-0.5f, 0.6f}));
+  EXPECT_EQ(out.type(cat->inputs[1]).quantization, activation_quantization({-0.5f, 0.2f}));
+  EXPECT_EQ(out.type("relu").quantization, out.type("cat").quantization);
+}
+
+// Concat of float values stays float (int8 would only add conversions).
+TEST(QuantizeGraph, ConcatOfFloatValuesStaysFloat) {
+  Graph g;
+  g.add_input("a", {{1, 3}});
+  g.add_input("b", {{1, 2}});
+  g.nodes.push_back(testing::make_node("cat", "Concat", {"a", "b"}, testing::attrs_of({{"dim", int64_t{1}}})));
+  g.outputs = {"cat"};
+  const QuantizedGraph q = quantize_graph(g, {{"a", {-1.0f, 1.0f}}, {"b", {0.0f, 2.0f}}, {"cat", {-1.0f, 2.0f}}});
+  ASSERT_EQ(q.float_nodes.size(), 1u);
+  EXPECT_EQ(q.graph.type("cat").dtype, DType::kFloat32);
+}
+
 TEST(QuantizeGraph, KeepFloat) {
   QuantizeOptions options;
   options.keep_float = {"dense"};
