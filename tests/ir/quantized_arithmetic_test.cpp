@@ -93,6 +93,24 @@ TEST(QuantizedOperands, ConvolutionAndDenseRefuseWhatTheSchemeDoesNot) {
   EXPECT_FALSE(normalize_attrs(fc, no_scale).has("out_scale"));
 }
 
+TEST(QuantizedArithmetic, LookupTableIsQuantizeOfTheFunctionOfEachValue) {
+  const TensorType in = quantized_data({3}, DType::kInt8, 0.05f, 10);
+  const TensorType out = quantized_data({3}, DType::kInt8, 1.0f / 256, -128);
+  const ElementFunction sigmoid = [](float x) { return 1.0f / (1.0f + std::exp(-x)); };
+  const std::vector<std::int32_t> table = lookup_table(in, out, sigmoid);
+  ASSERT_EQ(table.size(), 256u);
+  for (int q = -128; q <= 127; ++q)
+    EXPECT_EQ(table[static_cast<std::size_t>(q + 128)],
+              quantize_float(sigmoid(dequantize_value(q, 10, 0.05f)), 1.0f / 256, -128, -128, 127));
+  EXPECT_EQ(table[10 + 128], 0);  // sigmoid(0) = 0.5 = 128 / 256, less 128
+  EXPECT_EQ(table[255], 127);     // sigmoid(5.85) saturates
+  EXPECT_EQ(table[0], -128);      // sigmoid(-6.9) = 0.001: 0.26 steps
+  // uint8: 256 entries from 0.
+  EXPECT_EQ(lookup_table(quantized_data({3}, DType::kUInt8, 0.1f, 0), quantized_data({3}, DType::kUInt8, 0.1f, 0),
+                         [](float x) { return x; })[200],
+            200);
+}
+
 TEST(QuantizedOperands, ConcatOfDifferentQuantizationsNeedsAnOutputScale) {
   const OpDef& concat = find_op("Concat");
   const TensorType a = quantized_data({2, 3}, DType::kInt8, 0.1f, 0), b = quantized_data({2, 1}, DType::kInt8, 0.2f, 5);
@@ -112,6 +130,7 @@ TEST(QuantizedOperands, OpsWithoutAnIntegerFormRefuseQuantizedData) {
   const OpDef& act = find_op("Activation");
   Attrs sigmoid;
   sigmoid.set("act_type", std::string("sigmoid"));
+  // A table needs the output's scale.
   EXPECT_THROW(act.infer(normalize_attrs(act, sigmoid), {quantized_data({3}, DType::kInt8, 0.1f, 0)}), Error);
   Attrs relu;
   relu.set("act_type", std::string("relu"));

@@ -99,28 +99,67 @@ TEST(QuantizeGraph, ConvReluDenseTypes) {
   for (const auto& [name, c] : out.constants) EXPECT_NE(c.type.dtype, DType::kFloat32) << name;
 }
 
-// An op without an int8 form stays float between a dequantize and a
-// quantize, and the layer before it keeps its own range.
+// An op without an int8 form (LayerNorm: no integer method keeps it within
+// one step) stays float between a dequantize and a quantize, the tool says
+// why, and the layer before it keeps its own range.
 TEST(QuantizeGraph, MixedPrecision) {
   Graph g = testing::conv_relu_dense();
-  g.nodes[1].attrs.set("act_type", std::string("sigmoid"));
+  g.add_constant("gamma", Constant::f32({4}, testing::seeded_values(4, 41)));
+  g.add_constant("beta", Constant::f32({4}, testing::seeded_values(4, 42)));
+  g.nodes[1] = testing::make_node("relu", "LayerNorm", {"conv", "gamma", "beta"});
   auto ranges = hand_ranges();
-  ranges["relu"] = {0.3f, 0.65f};
+  ranges["relu"] = {-0.3f, 0.65f};
   const QuantizedGraph q = quantize_graph(g, ranges);
   const Graph& out = q.graph;
   EXPECT_EQ(out.type("conv").quantization, activation_quantization({-0.8f, 0.6f}));
-  const Node* act = node_of(out, "relu");
-  ASSERT_NE(act, nullptr);
+  const Node* norm = node_of(out, "relu");
+  ASSERT_NE(norm, nullptr);
   EXPECT_EQ(out.type("relu").dtype, DType::kFloat32);
-  EXPECT_EQ(producer_of(out, act->inputs[0])->op, "dequantize");
+  EXPECT_EQ(producer_of(out, norm->inputs[0])->op, "dequantize");
+  EXPECT_EQ(out.type("gamma").dtype, DType::kFloat32);
   const Node* dense = node_of(out, "dense");
   const Node* requantize = producer_of(out, dense->inputs[0]);
   EXPECT_EQ(requantize->op, "quantize");
   EXPECT_EQ(requantize->inputs[0], "relu");
-  EXPECT_EQ(out.type(dense->inputs[0]).quantization, activation_quantization({0.3f, 0.65f}));
+  EXPECT_EQ(out.type(dense->inputs[0]).quantization, activation_quantization({-0.3f, 0.65f}));
   ASSERT_EQ(q.float_nodes.size(), 1u);
   EXPECT_EQ(q.float_nodes[0].node, "relu");
-  EXPECT_NE(q.float_nodes[0].reason.find("int8 refused"), std::string::npos) << q.float_nodes[0].reason;
+  EXPECT_EQ(q.float_nodes[0].reason, "op LayerNorm has no int8 reference");
+}
+
+// Elementwise functions go int8 by a lookup table into their own output
+// range; the layer before keeps its own (the table is not a relu).
+TEST(QuantizeGraph, ElementwiseFunctionsTakeATableIntoTheirOwnRange) {
+  for (const char* act : {"sigmoid", "tanh", "softrelu"}) {
+    SCOPED_TRACE(act);
+    Graph g = testing::conv_relu_dense();
+    g.nodes[1].attrs.set("act_type", std::string(act));
+    auto ranges = hand_ranges();
+    ranges["relu"] = {0.3f, 0.65f};
+    const QuantizedGraph q = quantize_graph(g, ranges);
+    const Graph& out = q.graph;
+    EXPECT_TRUE(q.float_nodes.empty());
+    EXPECT_EQ(out.type("conv").quantization, activation_quantization({-0.8f, 0.6f}));
+    const Node* table = node_of(out, "relu");
+    ASSERT_NE(table, nullptr);
+    EXPECT_EQ(table->inputs[0], "conv");
+    EXPECT_EQ(out.type("relu").dtype, DType::kInt8);
+    EXPECT_EQ(out.type("relu").quantization, activation_quantization({0.3f, 0.65f}));
+    EXPECT_TRUE(table->attrs.has("out_scale"));
+    EXPECT_EQ(node_of(out, "dense")->inputs[0], "relu");
+  }
+  // GELU (LeakyReLU, whose prelu form has a weight) and exp the same way.
+  for (const auto& [op, attrs] : std::vector<std::pair<std::string, Attrs>>{
+           {"LeakyReLU", testing::attrs_of({{"act_type", std::string("gelu")}})}, {"exp", Attrs{}}}) {
+    Graph g = testing::conv_relu_dense();
+    g.nodes[1] = testing::make_node("relu", op, {"conv"}, attrs);
+    const QuantizedGraph q = quantize_graph(g, hand_ranges());
+    EXPECT_TRUE(q.float_nodes.empty()) << op << ": " << q.float_nodes[0].reason;
+    EXPECT_EQ(q.graph.type("relu").quantization, activation_quantization({0.0f, 0.6f})) << op;
+  }
+  // A relu keeps the exact form (its input's quantization), with no table.
+  const QuantizedGraph relu = quantize_graph(testing::conv_relu_dense(), hand_ranges());
+  EXPECT_FALSE(node_of(relu.graph, "relu")->attrs.has("out_scale"));
 }
 
 // data -> conv_a -> relu_a, data -> conv_b; Concat(relu_a, conv_b) -> dense.
