@@ -211,6 +211,20 @@ float dequantize_value(std::int32_t q, std::int32_t zero_point, float scale) {
   return kernel_text::hg_dequantize(q, zero_point, scale);
 }
 
+std::vector<std::int32_t> softmax_exp_table(float in_scale, double beta) {
+  std::vector<std::int32_t> table(256);
+  for (int d = 0; d < 256; ++d)
+    table[static_cast<std::size_t>(d)] =
+        static_cast<std::int32_t>(std::round(std::ldexp(std::exp(-beta * static_cast<double>(in_scale) * d), 24)));
+  return table;
+}
+
+std::int32_t softmax_q30(std::int64_t e, std::int64_t sum) { return kernel_text::hg_softmax_q30(e, sum); }
+
+Requantization softmax_output_requantization(const Quantization& out) {
+  return requantization(std::ldexp(1.0, -30) / static_cast<double>(out.scale.at(0)));
+}
+
 std::pair<std::int32_t, std::int32_t> int32_range(DType dtype) {
   if (dtype == DType::kInt32) return {INT32_MIN, INT32_MAX};
   const auto [lo, hi] = integer_dtype_range(dtype);

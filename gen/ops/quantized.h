@@ -140,6 +140,14 @@ void lookup_table_reference(const KernelIO& io, const ElementFunction& f);
 // `NAME_table[x - low]`, the table declared through site.declarations.
 std::string lookup_table_scalar(const ScalarSite& site, const ElementFunction& f);
 
+// int8 softmax (templates/kernels/softmax_q8.inc): its exp table, 256
+// entries round(2^24 exp(-beta * in_scale * d)) at d = max - x = 0..255,
+// computed here in double; a probability as a Q30 (hg_softmax_q30); and
+// the requantization of a Q30 into the output's scale (2^-30 / out_scale).
+std::vector<std::int32_t> softmax_exp_table(float in_scale, double beta);
+std::int32_t softmax_q30(std::int64_t e, std::int64_t sum);
+Requantization softmax_output_requantization(const Quantization& out);
+
 // The dtype range of an integer dtype as int32 (int8: -128, 127).
 std::pair<std::int32_t, std::int32_t> int32_range(DType dtype);
 // The quantized value of the real `x` under a per-tensor quantization of

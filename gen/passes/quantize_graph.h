@@ -63,7 +63,7 @@ Graph prepare_for_quantization(Graph graph);
 // shape rule accepts the node's inputs as int8: first without out_scale
 // (the form that keeps its input's quantization: relu), else with
 // out_scale and out_zero_point from its output's range where the op has
-// those attributes (a table, an add). Its weight (input 1 of an
+// those attributes (a table, an add, a softmax). Its weight (input 1 of an
 // op with OpDef::weight_shapes) is quantized int8 symmetric per output
 // channel, its bias (input 2) int32 at scale data scale x weight scale. A
 // node without weights none of whose inputs is int8 yet, and any node

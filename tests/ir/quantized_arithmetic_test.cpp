@@ -111,6 +111,21 @@ TEST(QuantizedArithmetic, LookupTableIsQuantizeOfTheFunctionOfEachValue) {
             200);
 }
 
+TEST(QuantizedArithmetic, SoftmaxExpTableAndProbabilities) {
+  const std::vector<std::int32_t> table = softmax_exp_table(0.1f, 1.0);
+  ASSERT_EQ(table.size(), 256u);
+  EXPECT_EQ(table[0], 1 << 24);  // exp(0)
+  EXPECT_EQ(table[10], static_cast<std::int32_t>(std::round(std::exp(-static_cast<double>(0.1f) * 10) * (1 << 24))));
+  for (std::size_t d = 1; d < table.size(); ++d) EXPECT_LE(table[d], table[d - 1]);
+  EXPECT_EQ(softmax_q30(1 << 24, 1 << 24), 1 << 30);  // probability 1
+  EXPECT_EQ(softmax_q30(1, 3), 357913941);            // 2^30 / 3 rounded
+  EXPECT_EQ(softmax_q30(2, 3), 715827883);            // 2^31 / 3 rounded up
+  // A Q30 probability into TFLite's softmax output scale (1/256, -128): 0.5 -> 0.
+  const Requantization r = softmax_output_requantization(Quantization::per_tensor(1.0f / 256, -128));
+  EXPECT_EQ(requantize_clamp(1 << 29, r, -128, -128, 127), 0);
+  EXPECT_EQ(requantize_clamp(1 << 30, r, -128, -128, 127), 127);
+}
+
 TEST(QuantizedOperands, ConcatOfDifferentQuantizationsNeedsAnOutputScale) {
   const OpDef& concat = find_op("Concat");
   const TensorType a = quantized_data({2, 3}, DType::kInt8, 0.1f, 0), b = quantized_data({2, 1}, DType::kInt8, 0.2f, 5);
@@ -132,6 +147,9 @@ TEST(QuantizedOperands, OpsWithoutAnIntegerFormRefuseQuantizedData) {
   sigmoid.set("act_type", std::string("sigmoid"));
   // A table needs the output's scale.
   EXPECT_THROW(act.infer(normalize_attrs(act, sigmoid), {quantized_data({3}, DType::kInt8, 0.1f, 0)}), Error);
+  const OpDef& log_softmax = find_op("log_softmax");
+  EXPECT_THROW(log_softmax.infer(normalize_attrs(log_softmax, {}), {quantized_data({3}, DType::kInt8, 0.1f, 0)}),
+               Error);
   Attrs relu;
   relu.set("act_type", std::string("relu"));
   EXPECT_THROW(act.infer(normalize_attrs(act, relu), {quantized_weight({3, 2}, 3)}), Error);    // per axis

@@ -229,6 +229,25 @@ TEST(QuantizeGraph, ConcatOfFloatValuesStaysFloat) {
   EXPECT_EQ(q.graph.type("cat").dtype, DType::kFloat32);
 }
 
+// A classifier's softmax head: int8 into its own range, dequantized for the output.
+TEST(QuantizeGraph, SoftmaxHead) {
+  Graph g = testing::conv_relu_dense();
+  g.nodes.push_back(testing::make_node("prob", "softmax", {"dense"}));
+  g.outputs = {"prob"};
+  auto ranges = hand_ranges();
+  ranges["prob"] = {0.1f, 0.6f};
+  const QuantizedGraph q = quantize_graph(g, ranges);
+  const Graph& out = q.graph;
+  EXPECT_TRUE(q.float_nodes.empty());
+  const Node* dequantize = producer_of(out, "prob");
+  ASSERT_EQ(dequantize->op, "dequantize");
+  const Node* softmax = producer_of(out, dequantize->inputs[0]);
+  EXPECT_EQ(softmax->op, "softmax");
+  EXPECT_EQ(softmax->inputs[0], "dense");
+  EXPECT_EQ(out.type(softmax->outputs[0]).dtype, DType::kInt8);
+  EXPECT_EQ(out.type(softmax->outputs[0]).quantization, activation_quantization({0.0f, 0.6f}));
+}
+
 TEST(QuantizeGraph, KeepFloat) {
   QuantizeOptions options;
   options.keep_float = {"dense"};
