@@ -229,6 +229,40 @@ TEST(QuantizeGraph, ConcatOfFloatValuesStaysFloat) {
   EXPECT_EQ(q.graph.type("cat").dtype, DType::kFloat32);
 }
 
+// Attention's core: two projections, q k^T by batch_dot, softmax; all int8.
+TEST(QuantizeGraph, BatchDotAndSoftmax) {
+  Graph g;
+  g.add_input("x", {{2, 3, 4}});
+  for (const char* p : {"q", "k"}) {
+    g.add_constant(std::string(p) + "_weight", Constant::f32({8, 4}, testing::seeded_values(32, p[0])));
+    g.add_constant(std::string(p) + "_bias", Constant::f32({8}, testing::seeded_values(8, p[0] + 1)));
+    g.nodes.push_back(testing::make_node(p, "FullyConnected",
+                                         {"x", std::string(p) + "_weight", std::string(p) + "_bias"},
+                                         testing::attrs_of({{"num_hidden", int64_t{8}}, {"flatten", false}})));
+  }
+  g.nodes.push_back(testing::make_node("scores", "batch_dot", {"q", "k"}, testing::attrs_of({{"transpose_b", true}})));
+  g.nodes.push_back(testing::make_node("prob", "softmax", {"scores"}));
+  g.outputs = {"prob"};
+  const std::map<std::string, ValueRange> ranges{{"x", {-2.0f, 2.0f}},
+                                                 {"q", {-1.0f, 1.2f}},
+                                                 {"k", {-0.9f, 0.8f}},
+                                                 {"scores", {-3.0f, 4.0f}},
+                                                 {"prob", {0.0f, 0.9f}}};
+  const QuantizedGraph q = quantize_graph(g, ranges);
+  const Graph& out = q.graph;
+  EXPECT_TRUE(q.float_nodes.empty());
+  EXPECT_EQ(q.int8_nodes, (std::vector<std::string>{"q", "k", "scores", "prob"}));
+  const Node* scores = node_of(out, "scores");
+  ASSERT_NE(scores, nullptr);
+  EXPECT_EQ(scores->inputs, (std::vector<std::string>{"q", "k"}));
+  EXPECT_EQ(out.type("scores").quantization, activation_quantization({-3.0f, 4.0f}));
+  const Node* prob = producer_of(out, producer_of(out, "prob")->inputs[0]);
+  ASSERT_NE(prob, nullptr);
+  EXPECT_EQ(prob->op, "softmax");
+  EXPECT_EQ(out.type(prob->outputs[0]).quantization, activation_quantization({0.0f, 0.9f}));
+  EXPECT_EQ(producer_of(out, "prob")->op, "dequantize");
+}
+
 // A classifier's softmax head: int8 into its own range, dequantized for the output.
 TEST(QuantizeGraph, SoftmaxHead) {
   Graph g = testing::conv_relu_dense();
