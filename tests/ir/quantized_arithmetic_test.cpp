@@ -147,6 +147,10 @@ TEST(QuantizedOperands, OpsWithoutAnIntegerFormRefuseQuantizedData) {
   sigmoid.set("act_type", std::string("sigmoid"));
   // A table needs the output's scale.
   EXPECT_THROW(act.infer(normalize_attrs(act, sigmoid), {quantized_data({3}, DType::kInt8, 0.1f, 0)}), Error);
+  const OpDef& layer_norm = find_op("LayerNorm");
+  EXPECT_THROW(layer_norm.infer(normalize_attrs(layer_norm, {}),
+                                {quantized_data({2, 3}, DType::kInt8, 0.1f, 0), TensorType{{3}}, TensorType{{3}}}),
+               Error);
   const OpDef& log_softmax = find_op("log_softmax");
   EXPECT_THROW(log_softmax.infer(normalize_attrs(log_softmax, {}), {quantized_data({3}, DType::kInt8, 0.1f, 0)}),
                Error);
