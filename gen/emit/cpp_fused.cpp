@@ -19,6 +19,7 @@ struct Temps {
   std::map<std::string, std::string> of_value;  // in-kernel value -> temporary
   std::map<std::string, std::string> of_load;   // load key -> temporary
   std::string lines;                            // declarations, in order
+  std::string statics;                          // static data the expressions read (ScalarSite::declarations)
 };
 
 std::string load_key(const std::string& value, const Shape& shape) { return value + "@" + shape_str(shape); }
@@ -29,14 +30,14 @@ void print_nodes(const Graph& graph, const std::vector<int>& nodes, Temps& temps
   for (int index : nodes) {
     const Node& node = graph.nodes[index];
     const OpDef& def = find_op(node.op);
-    ScalarSite site{node.attrs, {}, {}, graph.type(node.outputs[0])};
+    const std::string temp = "v" + std::to_string(temps.of_value.size());
+    ScalarSite site{node.attrs, {}, {}, graph.type(node.outputs[0]), temp, &temps.statics};
     for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
       auto it = temps.of_value.find(node.inputs[i]);
       site.in.push_back(it != temps.of_value.end() ? it->second
                                                    : load(node.inputs[i], scalar_operand_shape(graph, node, i)));
       site.in_types.push_back(graph.type(node.inputs[i]));
     }
-    const std::string temp = "v" + std::to_string(temps.of_value.size());
     temps.lines += "const " + dtype_c_type(site.out_type.dtype) + " " + temp + " = " + def.emit_scalar(site) +
                    ";  // " + comment_text(node.name) + " (" + def.name + ")\n";
     temps.of_value[node.outputs[0]] = temp;
@@ -131,6 +132,7 @@ ElementwiseBody elementwise_body(const Graph& graph, const Kernel& kernel, const
   print_nodes(graph, kernel.nodes, temps, load);
 
   out.statements = loads + temps.lines;
+  out.declarations = temps.statics;
   for (const auto& value : kernel.outputs) {
     const std::string p = pointer_of(value);
     out.writes.push_back(p);
@@ -152,7 +154,7 @@ std::string print_elementwise_loop(const Graph& graph, const Kernel& kernel, con
     body += "const long o = " + flat + ";\n";
   }
   body += loop.statements;
-  std::string code = "{\n";
+  std::string code = "{\n" + indent(loop.declarations, 1);
   for (int r = 0; r < rank; ++r)
     code += indent("for (long " + loop_counter(r) + " = 0; " + loop_counter(r) + " < " + std::to_string(loop.extents[r]) +
                        "; ++" + loop_counter(r) + ") {",
@@ -246,6 +248,7 @@ EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const Point
   print_nodes(graph, epilogue_nodes, temps, load);
 
   out.statements = loads + temps.lines;
+  out.declarations = temps.statics;
   const std::string& result = epilogue_result(graph, kernel);
   for (const auto& value : kernel.outputs)
     if (value != result) {
@@ -274,7 +277,7 @@ std::string print_epilogue(const Graph& graph, const Kernel& kernel, const Point
   return "auto " + name + " = [&](long" + (epilogue.uses_channel ? " channel" : "") + ", long" +
          (epilogue.uses_index ? " index" : "") + ", " + dtype_c_type(epilogue.value_dtype) + " v)" +
          (uses_math ? " HG_MATH_LAMBDA_INLINE" : "") + " -> " + dtype_c_type(epilogue.result_dtype) + " {\n" +
-         indent(epilogue.statements, 1) + "};";
+         indent(epilogue.declarations + epilogue.statements, 1) + "};";
 }
 
 std::vector<std::string> scalar_kernel_templates(const Graph& graph, const Kernel& kernel) {

@@ -26,6 +26,7 @@ using PointerOf = std::function<std::string(const std::string& value)>;
 struct ElementwiseBody {
   std::vector<int64_t> extents;     // outermost first
   std::string statements;           // loads, node results, stores
+  std::string declarations;         // C++: static data the statements read (lookup tables), before the loop
   std::vector<std::string> reads;   // pointer expressions it reads, in first-use order
   std::vector<DType> read_dtypes;   // per read: the dtype it points to
   std::vector<std::string> writes;  // pointer expressions it stores to
@@ -39,6 +40,7 @@ std::string loop_counter(int axis);
 // `return RESULT;`, storing values also read outside the kernel on the way.
 struct EpilogueBody {
   std::string statements;
+  std::string declarations;  // C++: static data the statements read (lookup tables), before them
   bool uses_channel = false;
   bool uses_index = false;
   DType value_dtype = DType::kFloat32;   // of `v`, the anchor's value

@@ -115,6 +115,8 @@ class SharedDefinitions {
 std::string print_elementwise_kernel(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer,
                                        SharedDefinitions& shared) {
   const ElementwiseBody loop = elementwise_body(graph, *lowered.kernel, pointer);
+  // Lookup tables are of quantized ops, which no CUDA kernel computes (check_kernels refuses them).
+  if (!loop.declarations.empty()) throw Error("kernel " + quoted_name(lowered.kernel->name) + ": no CUDA form");
   int64_t total = 1;
   for (int64_t e : loop.extents) total *= e;
   const int rank = static_cast<int>(loop.extents.size());
@@ -157,6 +159,7 @@ std::string print_elementwise_kernel(const Graph& graph, const LoweredKernel& lo
 std::string print_epilogue_struct(const Graph& graph, const LoweredKernel& lowered, const PointerOf& pointer,
                                   SharedDefinitions& shared, const std::string& name) {
   const EpilogueBody epilogue = epilogue_body(graph, *lowered.kernel, pointer);
+  if (!epilogue.declarations.empty()) throw Error("kernel " + quoted_name(lowered.kernel->name) + ": no CUDA form");
   std::vector<std::string> operands = epilogue.reads;
   operands.insert(operands.end(), epilogue.writes.begin(), epilogue.writes.end());
   std::string members, init;

@@ -1,5 +1,8 @@
 // Activation: relu, sigmoid, tanh, softrelu (log(1+e^x)), softsign (x/(1+|x|)).
-// The frontend's F.relu / F.sigmoid / ... build this op.
+// The frontend's F.relu / F.sigmoid / ... build this op. On quantized data
+// relu keeps its input's quantization (a max with the zero point, exact);
+// with an output scale of its own (out_scale), any of them is a lookup
+// table (ops/quantized.h).
 #include <cmath>
 
 #include "ir/error.h"
@@ -28,6 +31,7 @@ void apply_all(F f, const float* x, float* y, int64_t n) {
 
 void activation_reference(const KernelIO& io) {
   const std::string& act = io.attrs.get_string("act_type");
+  if (has_output_quantization(io.attrs)) return lookup_table_reference(io, function_of(act));
   if (!io.in_types[0].quantization.empty()) {  // relu: the zero point is the real 0
     with_value_type(io.in_types[0].dtype, [&](auto value) {
       using T = decltype(value);
@@ -49,6 +53,7 @@ void activation_reference(const KernelIO& io) {
 std::string activation_emit_scalar(const ScalarSite& site) {
   const std::string& act = site.attrs.get_string("act_type");
   const std::string& x = site.in[0];
+  if (has_output_quantization(site.attrs)) return lookup_table_scalar(site, function_of(act));
   if (!site.in_types[0].quantization.empty()) {
     const std::string zero = "static_cast<" + dtype_c_type(site.in_types[0].dtype) + ">(" +
                              int_str(site.in_types[0].quantization.zero_point[0]) + ")";
@@ -74,14 +79,15 @@ OpRegistrar activation_op([] {
   d.input_names = {"data"};
   d.attrs = {{"act_type", AttrKind::kString, std::nullopt, "which function",
               {"relu", "sigmoid", "tanh", "softrelu", "softsign"}}};
+  d.attrs = with_output_quantization(d.attrs);
   d.fusion = FusionClass::kElementwise;
   d.inplace = true;
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     check_float_or_quantized(in[0]);
     // On quantized data relu is exact (a max with the zero point); the others need a scale of their own.
-    if (!in[0].quantization.empty() && a.get_string("act_type") != "relu")
-      throw Error(a.get_string("act_type") + " is computed in float; on quantized data only relu is");
-    return std::vector<TensorType>{in[0]};
+    if (!in[0].quantization.empty() && a.get_string("act_type") == "relu" && !has_output_quantization(a))
+      return std::vector<TensorType>{in[0]};
+    return std::vector<TensorType>{table_output(a, in[0])};
   };
   d.reference = activation_reference;
   d.reference_dtypes = d.scalar_dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
@@ -99,7 +105,18 @@ OpRegistrar activation_op([] {
                 {act("softsign"), {{17}}},
                 {act("tanh"), {{2, 41}}},
                 quantized_example(act("relu"), {quantized_data({2, 37}, DType::kInt8, 0.05f, -7)}),
-                quantized_example(act("relu"), {quantized_data({3, 11}, DType::kUInt8, 0.02f, 100)})};
+                quantized_example(act("relu"), {quantized_data({3, 11}, DType::kUInt8, 0.02f, 100)}),
+                // Lookup tables: each function, int8 and uint8, a relu requantized to a scale of its own.
+                quantized_example(with_output_quantization(act("sigmoid"), 1.0 / 256, -128),
+                                  {quantized_data({3, 21}, DType::kInt8, 0.06f, 5)}),
+                quantized_example(with_output_quantization(act("tanh"), 1.0 / 128, 0),
+                                  {quantized_data({2, 19}, DType::kInt8, 0.03f, -10)}),
+                quantized_example(with_output_quantization(act("softrelu"), 0.04, 10),
+                                  {quantized_data({17}, DType::kUInt8, 0.05f, 128)}),
+                quantized_example(with_output_quantization(act("softsign"), 0.008, 3),
+                                  {quantized_data({4, 9}, DType::kInt8, 0.1f, 0)}),
+                quantized_example(with_output_quantization(act("relu"), 0.02, -128),
+                                  {quantized_data({2, 13}, DType::kInt8, 0.03f, 20)})};
   return d;
 }());
 

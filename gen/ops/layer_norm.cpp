@@ -1,5 +1,8 @@
 // LayerNorm: normalise over one axis (default the last) with the sample's own
 // mean and variance, then scale by gamma and shift by beta on that axis.
+// Float only: no integer method (I-BERT's) keeps it within one step of
+// quantize(LayerNorm(x)), so int8 models run it between a dequantize and a
+// quantize (docs/quantization.md).
 #include <cmath>
 
 #include "ir/error.h"
@@ -20,6 +23,8 @@ const OpRegistrar layer_norm_op([] {
              {"output_mean_var", AttrKind::kBool, false, "training only", {}}};
   d.fusion = FusionClass::kReduction;
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
+    if (!in[0].quantization.empty())
+      throw Error("LayerNorm is computed in float; quantized data needs a dequantize first");
     const AxisView v = axis_view(in[0].shape, a.get_int("axis"));
     for (std::size_t i = 1; i < 3; ++i)
       if (in[i].shape != Shape{v.n})

@@ -1,11 +1,14 @@
 // LeakyReLU family: leaky (slope*x below 0), prelu (a learned slope per
 // channel on axis 1), elu (slope*(e^x - 1) below 0), selu (fixed lambda and
-// alpha), gelu (exact erf form), rrelu (the mean slope at inference).
+// alpha), gelu (exact erf form), rrelu (the mean slope at inference). On
+// quantized data, with an output scale of its own, each but prelu is a
+// lookup table (ops/quantized.h).
 #include <cmath>
 
 #include "ir/error.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/quantized.h"
 
 namespace hybgen {
 namespace {
@@ -48,14 +51,24 @@ std::vector<TensorType> leaky_relu_infer(const Attrs& a, const std::vector<Tenso
     if (in[1].num_elements() != v.channels && in[1].num_elements() != 1)
       throw Error("gamma has shape " + shape_str(in[1].shape) + ", expected (" + std::to_string(v.channels) +
                   ",) or (1,)");
+    if (!in[0].quantization.empty() || !in[1].quantization.empty())
+      throw Error("prelu is computed in float; quantized data needs a dequantize first");
   }
-  return {in[0]};
+  return {table_output(a, in[0])};
+}
+
+// One element of a type other than prelu, as the reference computes it.
+ElementFunction element_function(const Attrs& a) {
+  const Activate activate = activation_of(a.get_string("act_type"));
+  const float slope = fixed_slope(a);
+  return [activate, slope](float x) { return activate(x, slope); };
 }
 
 void leaky_relu_reference(const KernelIO& io) {
   const std::string& type = io.attrs.get_string("act_type");
   const Activate activate = activation_of(type);
   const int64_t n = io.out_types[0].num_elements();
+  if (has_output_quantization(io.attrs)) return lookup_table_reference(io, element_function(io.attrs));
   if (type != "prelu") {
     const float slope = fixed_slope(io.attrs);
     for (int64_t i = 0; i < n; ++i) io.output<float>(0)[i] = activate(io.input<float>(0)[i], slope);
@@ -77,6 +90,7 @@ void leaky_relu_reference(const KernelIO& io) {
 std::string leaky_relu_emit_scalar(const ScalarSite& site) {
   const std::string& type = site.attrs.get_string("act_type");
   const std::string& x = site.in[0];
+  if (has_output_quantization(site.attrs)) return lookup_table_scalar(site, element_function(site.attrs));
   const std::string slope = type == "prelu" ? site.in[1] : cpp_float(fixed_slope(site.attrs));
   if (type == "leaky" || type == "prelu" || type == "rrelu") return x + " > 0.0f ? " + x + " : " + slope + " * " + x;
   if (type == "elu") return x + " > 0.0f ? " + x + " : " + slope + " * hg_expm1(" + x + ")";
@@ -113,6 +127,7 @@ const OpRegistrar leaky_relu_op([] {
              {"slope", AttrKind::kFloat, 0.25, "negative slope (leaky) or alpha (elu)", {}},
              {"lower_bound", AttrKind::kFloat, 0.125, "rrelu lower slope", {}},
              {"upper_bound", AttrKind::kFloat, 0.334, "rrelu upper slope", {}}};
+  d.attrs = with_output_quantization(d.attrs);
   d.fusion = FusionClass::kBroadcast;
   d.inplace = true;
   d.arity = [](const Attrs& a) { return a.get_string("act_type") == "prelu" ? 2 : 1; };
@@ -124,10 +139,24 @@ const OpRegistrar leaky_relu_op([] {
   d.weight_shapes = [](const Attrs&, const Shape& data) {
     return std::vector<Shape>{{prelu_view(data).channels}};
   };
-  d.examples = {{leaky("leaky", 0.1), {{2, 11}}}, {leaky("prelu"), {{2, 3, 2, 2}, {3}}},
-                {leaky("elu", 1.0), {{5, 3}}},    {leaky("selu"), {{7}}},
-                {leaky("gelu"), {{4, 6}}},        {leaky("rrelu"), {{9}}},
-                {leaky("gelu"), {{3, 37}}},       {leaky("elu", 0.5), {{41}}}};
+  d.examples = {{leaky("leaky", 0.1), {{2, 11}}},
+                {leaky("prelu"), {{2, 3, 2, 2}, {3}}},
+                {leaky("elu", 1.0), {{5, 3}}},
+                {leaky("selu"), {{7}}},
+                {leaky("gelu"), {{4, 6}}},
+                {leaky("rrelu"), {{9}}},
+                {leaky("gelu"), {{3, 37}}},
+                {leaky("elu", 0.5), {{41}}},
+                // Lookup tables, int8 and uint8.
+                quantized_example(with_output_quantization(leaky("gelu"), 0.02, -110),
+                                  {quantized_data({3, 17}, DType::kInt8, 0.025f, 3)}),
+                quantized_example(with_output_quantization(leaky("leaky", 0.1), 0.03, 40),
+                                  {quantized_data({2, 11}, DType::kInt8, 0.04f, -2)}),
+                quantized_example(with_output_quantization(leaky("elu", 1.0), 0.02, 100),
+                                  {quantized_data({19}, DType::kUInt8, 0.03f, 120)}),
+                quantized_example(with_output_quantization(leaky("selu"), 0.03, -40),
+                                  {quantized_data({2, 7}, DType::kInt8, 0.03f, 0)})};
+  d.reference_dtypes = d.scalar_dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
   return d;
 }());
 

@@ -91,6 +91,14 @@ struct ScalarSite {
   std::vector<std::string> in;
   std::vector<TensorType> in_types;
   TensorType out_type;
+  // C++: an identifier unique in the printed kernel (the node's temporary),
+  // from which to name static data the expression reads (a lookup table).
+  std::string name{};
+  // C++: where the expression declares such data, as statements printed
+  // once before the kernel's loop or at the top of its epilogue
+  // (`static const std::int8_t v3_table[256] = {...};`); null where the
+  // backend has no place for them.
+  std::string* declarations = nullptr;
 };
 
 // One configuration the generic op test runs through every backend.

@@ -211,6 +211,20 @@ float dequantize_value(std::int32_t q, std::int32_t zero_point, float scale) {
   return kernel_text::hg_dequantize(q, zero_point, scale);
 }
 
+std::vector<std::int32_t> softmax_exp_table(float in_scale, double beta) {
+  std::vector<std::int32_t> table(256);
+  for (int d = 0; d < 256; ++d)
+    table[static_cast<std::size_t>(d)] =
+        static_cast<std::int32_t>(std::round(std::ldexp(std::exp(-beta * static_cast<double>(in_scale) * d), 24)));
+  return table;
+}
+
+std::int32_t softmax_q30(std::int64_t e, std::int64_t sum) { return kernel_text::hg_softmax_q30(e, sum); }
+
+Requantization softmax_output_requantization(const Quantization& out) {
+  return requantization(std::ldexp(1.0, -30) / static_cast<double>(out.scale.at(0)));
+}
+
 std::pair<std::int32_t, std::int32_t> int32_range(DType dtype) {
   if (dtype == DType::kInt32) return {INT32_MIN, INT32_MAX};
   const auto [lo, hi] = integer_dtype_range(dtype);
@@ -258,6 +272,64 @@ std::string quantized_add_literal(const QuantizedAdd& p) {
   return "HgQuantizedAdd{" + i(p.a_zero_point) + ", " + i(p.b_zero_point) + ", " + i(p.a.multiplier) + ", " +
          i(p.b.multiplier) + ", " + i(p.out.multiplier) + ", " + i(p.a.shift) + ", " + i(p.b.shift) + ", " +
          i(p.out.shift) + ", " + i(p.out_zero_point) + ", " + i(p.low) + ", " + i(p.high) + "}";
+}
+
+TensorType table_output(const Attrs& attrs, const TensorType& data) {
+  check_float_or_quantized(data);
+  if (!data.quantization.empty() && data.dtype != DType::kInt8 && data.dtype != DType::kUInt8)
+    throw Error("quantized data must be int8 or uint8 here (a lookup table of 256 values), not " + data.str());
+  return quantized_output(attrs, data, data.shape);
+}
+
+TensorType table_or_same_output(const Attrs& attrs, const TensorType& data, bool plain_integers) {
+  if (!data.quantization.empty() || has_output_quantization(attrs)) return table_output(attrs, data);
+  if (!plain_integers && (data.dtype == DType::kInt8 || data.dtype == DType::kUInt8))
+    throw Error("the input is " + data.str() + ": this op takes float32 or quantized integers");
+  return data;
+}
+
+std::vector<std::int32_t> lookup_table(const TensorType& in, const TensorType& out, const ElementFunction& f) {
+  const auto [lo, hi] = int32_range(in.dtype);
+  const auto [out_lo, out_hi] = int32_range(out.dtype);
+  const float scale = in.quantization.scale.at(0), out_scale = out.quantization.scale.at(0);
+  const auto zero_point = static_cast<std::int32_t>(in.quantization.zero_point.at(0));
+  const auto out_zero_point = static_cast<std::int32_t>(out.quantization.zero_point.at(0));
+  std::vector<std::int32_t> table;
+  table.reserve(static_cast<std::size_t>(hi - lo + 1));
+  for (std::int32_t q = lo; q <= hi; ++q)
+    table.push_back(
+        quantize_float(f(dequantize_value(q, zero_point, scale)), out_scale, out_zero_point, out_lo, out_hi));
+  return table;
+}
+
+void lookup_table_reference(const KernelIO& io, const ElementFunction& f) {
+  const std::vector<std::int32_t> table = lookup_table(io.in_types[0], io.out_types[0], f);
+  const std::int32_t lo = int32_range(io.in_types[0].dtype).first;
+  with_value_type(io.in_types[0].dtype, [&](auto value) {
+    using T = decltype(value);
+    const T* x = io.input<T>(0);
+    T* y = io.output<T>(0);
+    for (int64_t i = 0; i < io.out_types[0].num_elements(); ++i)
+      y[i] = static_cast<T>(table[static_cast<std::size_t>(static_cast<std::int32_t>(x[i]) - lo)]);
+  });
+}
+
+std::string lookup_table_scalar(const ScalarSite& site, const ElementFunction& f) {
+  if (!site.declarations || site.name.empty()) throw Error("a lookup table needs a place for its static array");
+  const TensorType &in = site.in_types[0], &out = site.out_type;
+  const std::vector<std::int32_t> table = lookup_table(in, out, f);
+  const std::string name = site.name + "_table";
+  std::string values;
+  for (std::size_t i = 0; i < table.size(); ++i)
+    values += (i % 16 == 0 ? "\n    " : " ") + std::to_string(table[i]) + (i + 1 < table.size() ? "," : "");
+  *site.declarations += "// " + site.name + " = quantize(f(dequantize(x))) for every " + dtype_name(in.dtype) +
+                        " x, scale " + cpp_float(in.quantization.scale[0]) + " zero point " +
+                        int_str(in.quantization.zero_point[0]) + " into scale " + cpp_float(out.quantization.scale[0]) +
+                        " zero point " + int_str(out.quantization.zero_point[0]) + "\n" + "static const " +
+                        dtype_c_type(out.dtype) + " " + name + "[" + std::to_string(table.size()) + "] = {" + values +
+                        "};\n";
+  const std::int32_t lo = int32_range(in.dtype).first;
+  return name + "[" + site.in[0] + (lo < 0 ? " + " + int_str(-lo) : "") + "]";
 }
 
 }  // namespace hybgen

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -110,6 +111,42 @@ const std::vector<DType>& quantized_gemm_dtypes();
 Attrs with_output_quantization(Attrs attrs, double scale, int64_t zero_point);
 TensorType quantized_data(const Shape& shape, DType dtype, float scale, int64_t zero_point);
 TensorType quantized_weight(const Shape& shape, int64_t channels);
+
+// Elementwise functions of one quantized input (sigmoid, exp, GELU, ...) by
+// a lookup table over every value of its dtype (256 for int8 and uint8),
+// computed here at generation time: entry q - low is
+// quantize_float(f(dequantize_value(q))) in the output's quantization, so
+// the int8 op is exact to the rounding of quantize(f(x)). The reference
+// (lookup_table_reference) and generated code (lookup_table_scalar, the
+// table as a static const array) read this one table, so they cannot
+// differ, and no target evaluates f.
+//
+//   d.infer: return {table_output(attrs, in[0])};   // out_scale, out_zero_point required on int8
+//   d.reference: if quantized, lookup_table_reference(io, f);
+//   d.emit_scalar: if quantized, return lookup_table_scalar(site, f);
+using ElementFunction = std::function<float(float)>;
+// The output type of such an op on `data`: quantized_output over an int8 or
+// uint8 input per tensor (Error naming what else it is); float data as is.
+TensorType table_output(const Attrs& attrs, const TensorType& data);
+// The same for ops that also take unquantized values of other dtypes as
+// they are (their reference or check_kernels says which it computes):
+// plain int8 and uint8, which a table op's reference would read as
+// quantized, are refused unless `plain_integers` (the op computes integers).
+TensorType table_or_same_output(const Attrs& attrs, const TensorType& data, bool plain_integers);
+// The table of `f` from `in` (int8 or uint8, per tensor) to `out`.
+std::vector<std::int32_t> lookup_table(const TensorType& in, const TensorType& out, const ElementFunction& f);
+// io.out[0][i] = table[io.in[0][i] - low].
+void lookup_table_reference(const KernelIO& io, const ElementFunction& f);
+// `NAME_table[x - low]`, the table declared through site.declarations.
+std::string lookup_table_scalar(const ScalarSite& site, const ElementFunction& f);
+
+// int8 softmax (templates/kernels/softmax_q8.inc): its exp table, 256
+// entries round(2^24 exp(-beta * in_scale * d)) at d = max - x = 0..255,
+// computed here in double; a probability as a Q30 (hg_softmax_q30); and
+// the requantization of a Q30 into the output's scale (2^-30 / out_scale).
+std::vector<std::int32_t> softmax_exp_table(float in_scale, double beta);
+std::int32_t softmax_q30(std::int64_t e, std::int64_t sum);
+Requantization softmax_output_requantization(const Quantization& out);
 
 // The dtype range of an integer dtype as int32 (int8: -128, 127).
 std::pair<std::int32_t, std::int32_t> int32_range(DType dtype);

@@ -1,11 +1,14 @@
 // Arithmetic with a constant scalar (MXNet's _plus_scalar, ...; the frontend's
 // `x + 1.0f`). The r-forms put the scalar on the left: _rminus_scalar is s - x.
 // Comparisons and logical ops give 1.0f where true and 0.0f where not, in
-// the input's dtype (as MXNet's do for float tensors).
+// the input's dtype (as MXNet's do for float tensors). On quantized data,
+// with an output scale of its own, each is a lookup table of its reference
+// (ops/quantized.h).
 #include <cmath>
 
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/quantized.h"
 
 namespace hybgen {
 namespace {
@@ -28,20 +31,30 @@ void register_scalar(const ScalarOp& op) {
   d.aliases = op.aliases;
   d.summary = std::string("elementwise ") + op.expression + " with a scalar";
   d.input_names = {"data"};
-  d.attrs = {{"scalar", AttrKind::kFloat, 1.0, "the constant", {}},
-             {"is_int", AttrKind::kBool, true, "MXNet >= 1.9 bookkeeping; ignored for float tensors", {}}};
+  d.attrs = with_output_quantization(
+      {{"scalar", AttrKind::kFloat, 1.0, "the constant", {}},
+       {"is_int", AttrKind::kBool, true, "MXNet >= 1.9 bookkeeping; ignored for float tensors", {}}});
   d.fusion = FusionClass::kElementwise;
   d.inplace = true;
-  d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
+  d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
+    return std::vector<TensorType>{table_or_same_output(a, in[0], false)};
+  };
   auto apply = op.apply;
-  d.reference = [apply](const KernelIO& io) {
+  // x -> apply(x, s), s rounded to float as the float kernel has it.
+  auto with_scalar = [apply](const Attrs& a) -> ElementFunction {
+    const float s = static_cast<float>(a.get_float("scalar"));
+    return [apply, s](float x) { return apply(x, s); };
+  };
+  d.reference = [apply, with_scalar](const KernelIO& io) {
+    if (has_output_quantization(io.attrs)) return lookup_table_reference(io, with_scalar(io.attrs));
     const float s = static_cast<float>(io.attrs.get_float("scalar"));
     const int64_t n = io.out_types[0].num_elements();
     for (int64_t i = 0; i < n; ++i) io.output<float>(0)[i] = apply(io.input<float>(0)[i], s);
   };
   const std::string expression = op.expression;
   auto special = op.special;
-  d.emit_scalar = [expression, special](const ScalarSite& site) {
+  d.emit_scalar = [expression, special, with_scalar](const ScalarSite& site) {
+    if (has_output_quantization(site.attrs)) return lookup_table_scalar(site, with_scalar(site.attrs));
     // The scalar as the reference sees it: rounded to float.
     const double s = static_cast<float>(site.attrs.get_float("scalar"));
     const std::string e = special ? special(s) : "";
@@ -63,6 +76,17 @@ void register_scalar(const ScalarOp& op) {
     a.set("scalar", op.example_scalars[i]);
     d.examples.push_back({a, {shapes[i % 4]}});
   }
+  // Quantized (a table), int8 and uint8.
+  Attrs a;
+  a.set("scalar", op.example_scalars[0]);
+  const float in_scale = op.positive_input ? 0.008f : 0.016f;
+  d.examples.push_back(
+      quantized_example(with_output_quantization(a, 0.05, -20),
+                        {quantized_data({3, 11}, DType::kInt8, in_scale, op.positive_input ? -128 : 0)}));
+  a.set("scalar", op.example_scalars[1]);
+  d.examples.push_back(quantized_example(with_output_quantization(a, 0.03, 150),
+                                         {quantized_data({13}, DType::kUInt8, in_scale, op.positive_input ? 0 : 128)}));
+  d.reference_dtypes = d.scalar_dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
   OpRegistrar{std::move(d)};
 }
 

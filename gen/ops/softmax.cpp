@@ -1,19 +1,58 @@
 // softmax and log_softmax along one axis (default the last), with an
-// optional temperature: exp((x - max) / T) / sum.
+// optional temperature: exp((x - max) / T) / sum. softmax on quantized data
+// computes in integers into an output scale of its own (out_scale): an exp
+// table of 256 entries on x - max, as TFLite's int8 softmax
+// (templates/kernels/softmax_q8.inc, docs/quantization.md).
 #include <cmath>
 
 #include "ir/error.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/quantized.h"
 
 namespace hybgen {
 namespace {
 
-std::vector<TensorType> softmax_infer(const Attrs& a, const std::vector<TensorType>& in) {
+std::vector<TensorType> softmax_infer(const Attrs& a, const std::vector<TensorType>& in, bool log_output) {
   if (a.get_bool("use_length")) throw Error("use_length=true is not supported");
   if (a.get_float("temperature") <= 0) throw Error("temperature must be positive");
   axis_view(in[0].shape, a.get_int("axis"));  // validates the axis
-  return {in[0]};
+  if (log_output) {
+    if (!in[0].quantization.empty())
+      throw Error("log_softmax is computed in float; quantized data needs a dequantize first");
+    return {in[0]};
+  }
+  check_float_or_quantized(in[0]);
+  if (!in[0].quantization.empty() && in[0].dtype != DType::kInt8 && in[0].dtype != DType::kUInt8)
+    throw Error("quantized softmax takes int8 or uint8, not " + in[0].str());
+  return {quantized_output(a, in[0], in[0].shape)};
+}
+
+// The integer softmax: the arithmetic of templates/kernels/softmax_q8.inc
+// with the same exp table (softmax_exp_table) and Q30 rounding.
+void softmax_reference_quantized(const KernelIO& io) {
+  const TensorType &in = io.in_types[0], &out = io.out_types[0];
+  const AxisView v = axis_view(in.shape, io.attrs.get_int("axis"));
+  const std::vector<std::int32_t> table =
+      softmax_exp_table(in.quantization.scale[0], 1.0 / io.attrs.get_float("temperature"));
+  const Requantization r = softmax_output_requantization(out.quantization);
+  const auto [lo, hi] = int32_range(out.dtype);
+  const auto zero_point = static_cast<std::int32_t>(out.quantization.zero_point[0]);
+  with_value_type(in.dtype, [&](auto value) {
+    using T = decltype(value);
+    for (int64_t o = 0; o < v.outer; ++o)
+      for (int64_t c = 0; c < v.inner; ++c) {
+        const T* x = io.input<T>(0) + o * v.n * v.inner + c;
+        T* y = io.output<T>(0) + o * v.n * v.inner + c;
+        std::int32_t m = x[0];
+        for (int64_t i = 1; i < v.n; ++i) m = std::max<std::int32_t>(m, x[i * v.inner]);
+        std::int64_t sum = 0;
+        for (int64_t i = 0; i < v.n; ++i) sum += table[static_cast<std::size_t>(m - x[i * v.inner])];
+        for (int64_t i = 0; i < v.n; ++i)
+          y[i * v.inner] = static_cast<T>(requantize_clamp(
+              softmax_q30(table[static_cast<std::size_t>(m - x[i * v.inner])], sum), r, zero_point, lo, hi));
+      }
+  });
 }
 
 void softmax_reference(const KernelIO& io, bool log_output) {
@@ -34,7 +73,24 @@ void softmax_reference(const KernelIO& io, bool log_output) {
     }
 }
 
+KernelCall emit_quantized(const EmitContext& ctx) {
+  const TensorType &in = ctx.in_types[0], &out = ctx.out_types[0];
+  const AxisView v = axis_view(in.shape, ctx.node.attrs.get_int("axis"));
+  const std::vector<std::int32_t> table =
+      softmax_exp_table(in.quantization.scale[0], 1.0 / ctx.node.attrs.get_float("temperature"));
+  const Requantization r = softmax_output_requantization(out.quantization);
+  const auto [lo, hi] = int32_range(out.dtype);
+  return {{"softmax_q8"},
+          "{\n  // round(2^24 exp(-x_scale (max - x) / temperature)) at max - x = 0..255\n"
+          "  static const std::int32_t exp_table[] = " +
+              cpp_int_list(std::vector<int64_t>(table.begin(), table.end())) + ";\n  hg_softmax_q8(" + ctx.in[0] +
+              ", " + ctx.out[0] + ", " + std::to_string(v.outer) + ", " + std::to_string(v.n) + ", " +
+              std::to_string(v.inner) + ", exp_table, " + int_str(r.multiplier) + ", " + int_str(r.shift) + ", " +
+              int_str(out.quantization.zero_point[0]) + ", " + int_str(lo) + ", " + int_str(hi) + ");\n}"};
+}
+
 KernelCall emit(const EmitContext& ctx, bool log_output) {
+  if (!ctx.in_types[0].quantization.empty()) return emit_quantized(ctx);
   const AxisView v = axis_view(ctx.in_types[0].shape, ctx.node.attrs.get_int("axis"));
   return {{"math", "softmax"}, "hg_softmax(" + ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(v.outer) + ", " +
                            std::to_string(v.n) + ", " + std::to_string(v.inner) + ", " +
@@ -57,11 +113,18 @@ OpDef softmax_op(const std::string& name, bool log_output) {
   d.attrs = {{"axis", AttrKind::kInt, int64_t{-1}, "the axis to normalise", {}},
              {"temperature", AttrKind::kFloat, 1.0, "divides the input", {}},
              {"use_length", AttrKind::kBool, false, "masking by length (unsupported)", {}}};
+  if (!log_output) d.attrs = with_output_quantization(d.attrs);
   d.fusion = FusionClass::kReduction;
-  d.infer = softmax_infer;
-  d.reference = [log_output](const KernelIO& io) { softmax_reference(io, log_output); };
-  register_kernel(Backend::kCpp, d.name,
-                  OpKernel{[log_output](const EmitContext& ctx) { return emit(ctx, log_output); }});
+  d.infer = [log_output](const Attrs& a, const std::vector<TensorType>& in) {
+    return softmax_infer(a, in, log_output);
+  };
+  d.reference = [log_output](const KernelIO& io) {
+    if (!io.in_types[0].quantization.empty()) return softmax_reference_quantized(io);
+    softmax_reference(io, log_output);
+  };
+  OpKernel cpp{[log_output](const EmitContext& ctx) { return emit(ctx, log_output); }};
+  if (!log_output) d.reference_dtypes = cpp.dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
+  register_kernel(Backend::kCpp, d.name, std::move(cpp));
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>& out) {
     return 5.0 * static_cast<double>(out[0].num_elements());
   };
@@ -69,6 +132,17 @@ OpDef softmax_op(const std::string& name, bool log_output) {
   // without; an inner axis wider than 16 columns.
   d.examples = {{axis_attrs(-1), {{2, 10}}},      {axis_attrs(1, 2.0), {{2, 3, 4}}}, {axis_attrs(0), {{5, 1}}},
                 {axis_attrs(-1, 0.5), {{3, 37}}}, {axis_attrs(1), {{2, 5, 19}}},     {axis_attrs(-1), {{2, 64}}}};
+  if (!log_output) {
+    // Quantized: TFLite's output quantization (1/256, -128), a temperature, an inner axis, uint8, a row of one.
+    d.examples.push_back(quantized_example(with_output_quantization(axis_attrs(-1), 1.0 / 256, -128),
+                                           {quantized_data({3, 37}, DType::kInt8, 0.05f, 4)}));
+    d.examples.push_back(quantized_example(with_output_quantization(axis_attrs(1, 0.5), 0.002, -128),
+                                           {quantized_data({2, 5, 19}, DType::kInt8, 0.02f, -30)}));
+    d.examples.push_back(quantized_example(with_output_quantization(axis_attrs(-1), 0.003, 0),
+                                           {quantized_data({4, 10}, DType::kUInt8, 0.1f, 128)}));
+    d.examples.push_back(quantized_example(with_output_quantization(axis_attrs(0), 1.0 / 256, -128),
+                                           {quantized_data({1, 6}, DType::kInt8, 0.05f, 0)}));
+  }
   return d;
 }
 

@@ -3,13 +3,16 @@
 // (BlockGrad, make_loss). Each is one C++ expression for the kernel; exp,
 // expm1 and erf print the vectorisable approximations of templates/kernels/
 // math.inc and the rounding functions those of rounding.inc, while their
-// references stay the std:: functions (MXNet's mshadow_op ones).
+// references stay the std:: functions (MXNet's mshadow_op ones). On
+// quantized data, with an output scale of its own, each is a lookup table
+// of its reference (ops/quantized.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/quantized.h"
 
 namespace hybgen {
 namespace {
@@ -44,12 +47,16 @@ void register_unary(const UnaryOp& op) {
   d.aliases = op.aliases;
   d.summary = std::string("elementwise ") + op.name;
   d.input_names = {"data"};
+  d.attrs = with_output_quantization({});
   d.fusion = FusionClass::kElementwise;
   d.inplace = true;
-  d.infer = [](const Attrs&, const std::vector<TensorType>& in) { return std::vector<TensorType>{in[0]}; };
   auto apply = op.apply;
   auto apply_int = op.apply_int;
+  d.infer = [apply_int](const Attrs& a, const std::vector<TensorType>& in) {
+    return std::vector<TensorType>{table_or_same_output(a, in[0], apply_int != nullptr)};
+  };
   d.reference = [apply, apply_int](const KernelIO& io) {
+    if (has_output_quantization(io.attrs)) return lookup_table_reference(io, apply);
     const int64_t n = io.out_types[0].num_elements();
     if (io.in_types[0].dtype == DType::kFloat32) {
       for (int64_t i = 0; i < n; ++i) io.output<float>(0)[i] = apply(io.input<float>(0)[i]);
@@ -61,12 +68,24 @@ void register_unary(const UnaryOp& op) {
         io.output<T>(0)[i] = static_cast<T>(apply_int(static_cast<int64_t>(io.input<T>(0)[i])));
     });
   };
-  if (apply_int) d.reference_dtypes = float32_and_integer_dtypes();
+  d.reference_dtypes =
+      apply_int ? float32_and_integer_dtypes() : std::vector<DType>{DType::kFloat32, DType::kInt8, DType::kUInt8};
+  d.scalar_dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
   const std::string expression = op.expression;
-  d.emit_scalar = [expression](const ScalarSite& s) { return fill_operands(expression, {{"{x}", s.in[0]}}); };
+  d.emit_scalar = [expression, apply](const ScalarSite& s) {
+    if (has_output_quantization(s.attrs)) return lookup_table_scalar(s, apply);
+    return fill_operands(expression, {{"{x}", s.in[0]}});
+  };
   d.scalar_kernels = op.kernels;
   d.input_ranges = {{0, op.domain.low, op.domain.high}};
   d.examples = {{Attrs{}, {{3, 7}}}, {Attrs{}, {{1}}}, {Attrs{}, {{2, 45}}}};
+  // Quantized (a table), int8 and uint8: about 0 where the domain has negatives, else from 0.
+  const bool signed_domain = op.domain.low < 0.0f;
+  const float in_scale = op.domain.high / (signed_domain ? 127.0f : 255.0f);
+  d.examples.push_back(quantized_example(with_output_quantization(Attrs{}, 0.04, -10),
+                                         {quantized_data({2, 23}, DType::kInt8, in_scale, signed_domain ? 0 : -128)}));
+  d.examples.push_back(quantized_example(with_output_quantization(Attrs{}, 0.03, 100),
+                                         {quantized_data({17}, DType::kUInt8, in_scale, signed_domain ? 128 : 0)}));
   OpRegistrar{std::move(d)};
 }
 

@@ -10,7 +10,10 @@
 // one of its values and can join: an elementwise op whose output has the
 // kernel's loop shape, whose inputs from the kernel are full-size, and whose
 // other inputs an epilogue can index (same size, one per channel, or one
-// value) or, in a loop, broadcast to the loop shape. Growth stops at the first
+// value) or, in a loop, broadcast to the loop shape. An epilogue after a
+// float anchor stays of its dtype (the float kernels store their own type;
+// the quantized ones store whatever their epilogue returns), so a quantize
+// after a float layer is a loop of its own. Growth stops at the first
 // node outside the kernel that reads one of its values, so every outside
 // reader runs after the kernel's last node, and ordering kernels by their last
 // node keeps the schedule topological (and the kernel graph acyclic).
@@ -37,10 +40,11 @@ namespace {
 // `from_kernel[i]`: whether input i is one of the kernel's values;
 // `channel_axis` is set for epilogue kernels.
 bool can_join(const Graph& graph, const Node& node, const std::vector<bool>& from_kernel, const Shape& loop,
-              std::optional<int> channel_axis) {
+              std::optional<int> channel_axis, std::optional<DType> epilogue_dtype) {
   const OpDef& def = find_op(node.op);
   if (!def.emit_scalar || !def.inplace || node.outputs.size() != 1) return false;
   if (graph.type(node.outputs[0]).shape != loop) return false;
+  if (epilogue_dtype && graph.type(node.outputs[0]).dtype != *epilogue_dtype) return false;
   for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
     const Shape operand = scalar_operand_shape(graph, node, i);
     if (from_kernel[i]) {
@@ -78,8 +82,12 @@ std::vector<Kernel> fuse(const Graph& graph) {
     const Node& first = graph.nodes[start];
     const OpDef& def = find_op(first.op);
     std::optional<int> channel_axis;
-    if (def.epilogue_axis && first.outputs.size() == 1)
-      channel_axis = normalize_axis(*def.epilogue_axis, graph.type(first.outputs[0]).shape.size());
+    std::optional<DType> epilogue_dtype;  // the dtype an epilogue's values keep (see can_join)
+    if (def.epilogue_axis && first.outputs.size() == 1) {
+      const TensorType& anchor = graph.type(first.outputs[0]);
+      channel_axis = normalize_axis(*def.epilogue_axis, anchor.shape.size());
+      if (anchor.quantization.empty()) epilogue_dtype = anchor.dtype;
+    }
     const bool grows = kernel.kind == KernelKind::kElementwise || channel_axis;
     int last = start;
     if (grows) {
@@ -101,7 +109,7 @@ std::vector<Kernel> fuse(const Graph& graph) {
         from_kernel.assign(node.inputs.size(), false);
         for (std::size_t i = 0; i < from_kernel.size(); ++i)
           from_kernel[i] = maker(j, i) >= 0 && kernel_of[maker(j, i)] == start;
-        if (taken[j] || !can_join(graph, node, from_kernel, loop, channel_axis)) break;
+        if (taken[j] || !can_join(graph, node, from_kernel, loop, channel_axis, epilogue_dtype)) break;
         taken[j] = true;
         kernel_of[j] = start;
         kernel.nodes.push_back(j);

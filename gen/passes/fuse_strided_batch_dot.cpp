@@ -199,9 +199,12 @@ std::vector<Side> sides_of(const Graph& graph, const std::vector<int>& chain, co
 // The _strided_batch_dot node for these sides, or nullopt when its op
 // rejects them (OpDef::infer checks strides, bounds and channels). `dims`:
 // batch, m, n, k.
-std::optional<Node> strided_node(const Graph& graph, const std::string& name, const std::vector<int64_t>& dims,
-                                 const Side& a, const Side& b, const Side& y) {
+std::optional<Node> strided_node(const Graph& graph, const Node& dot, const std::vector<int64_t>& dims, const Side& a,
+                                 const Side& b, const Side& y) {
   Attrs attrs;
+  // A quantized product keeps its output's scale.
+  for (const char* q : {"out_scale", "out_zero_point"})
+    if (dot.attrs.has(q)) attrs.set(q, dot.attrs.get(q));
   attrs.set("batch", dims[0]);
   attrs.set("m", dims[1]);
   attrs.set("n", dims[2]);
@@ -216,7 +219,7 @@ std::optional<Node> strided_node(const Graph& graph, const std::string& name, co
   } catch (const Error&) {
     return std::nullopt;
   }
-  return Node{name, def.name, attrs, {a.tensor, b.tensor}, {y.tensor}};
+  return Node{dot.name, def.name, attrs, {a.tensor, b.tensor}, {y.tensor}};
 }
 
 // Fuses batch_dot `index` when a chain folds: the first combination of sides
@@ -236,7 +239,7 @@ std::optional<int> fuse_strided_batch_dot_at(Graph& graph, const LazyValueIndex&
     for (const Side& b : sides_of(graph, in_b, dot.inputs[1], false, tb))
       for (const Side& y : sides_of(graph, out, dot.outputs[0], true, false)) {
         if (a.length + b.length + y.length == 0) continue;
-        std::optional<Node> fused = strided_node(graph, dot.name, dims, a, b, y);
+        std::optional<Node> fused = strided_node(graph, dot, dims, a, b, y);
         if (!fused) continue;
         std::vector<int> gone{index};
         gone.insert(gone.end(), in_a.begin(), in_a.begin() + a.length);

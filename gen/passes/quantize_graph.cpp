@@ -4,7 +4,10 @@
 // float output keeps the name), the other is made on first demand by a
 // quantize or dequantize node. A node goes int8 when its op's own shape rule
 // accepts int8 inputs (ops/quantized.h), so an op that gains int8 support
-// is picked up without a change here. A weight only its int8 node reads is
+// is picked up without a change here; the form keeping its input's
+// quantization is tried before one with a scale of its own. Ranges are
+// chosen first, from the outputs back (a producer takes the range of the
+// relu or Concat that alone reads it). A weight only its int8 node reads is
 // replaced under its name; a shared one gets an int8 copy. Unread float
 // forms (graph inputs excepted) and float weights no node reads any more are
 // left to remove_dead_code.
@@ -41,18 +44,30 @@ std::string op_without_int8(const OpDef& def) {
   return "";
 }
 
+// `attrs` without an output quantization: the form of an op that keeps its
+// input's (relu), tried before one with a scale of its own (a table).
+Attrs without_output_quantization(Attrs attrs) {
+  attrs.erase("out_scale");
+  attrs.erase("out_zero_point");
+  return attrs;
+}
+
 // True when `node` (one data input) is an op whose int8 output keeps its
 // input's quantization: relu, clip, max pooling. Asked of its shape rule.
 bool keeps_quantization(const Node& node, const OpDef& def, const TensorType& in) {
-  if (has_attr(def, "out_scale") || !op_without_int8(def).empty() || node.inputs.size() != 1) return false;
+  if (!op_without_int8(def).empty() || node.inputs.size() != 1) return false;
   try {
     const TensorType probe{in.shape, DType::kInt8, Quantization::per_tensor(0.05f, -7)};
-    const auto out = def.infer(normalize_attrs(def, node.attrs), {probe});
+    const auto out = def.infer(normalize_attrs(def, without_output_quantization(node.attrs)), {probe});
     return out.size() == 1 && out[0].dtype == DType::kInt8 && out[0].quantization == probe.quantization;
   } catch (const Error&) {
     return false;
   }
 }
+
+// Ops that gather their inputs into their output with a scale of its own
+// (Concat): an input at that scale is copied, any other requantized.
+bool gathers_with_own_scale(const OpDef& def) { return def.input_placement && has_attr(def, "out_scale"); }
 
 std::vector<uint8_t> bytes_of(const void* data, std::size_t n) {
   const auto* p = static_cast<const uint8_t*>(data);
@@ -173,7 +188,10 @@ class Quantizer {
   }
 
   // The calibrated ranges, with a producer taking the range after the
-  // activation that alone reads it (TFLite's fused activation).
+  // activation that alone reads it (TFLite's fused activation), and the
+  // range of the Concat that alone reads it (as TFLite's converter does, so
+  // the Concat copies it instead of requantizing). Walked from the outputs
+  // back, so a conv -> relu -> Concat chain takes the Concat's range.
   void choose_ranges() {
     for (const auto& [value, r] : ranges_) {
       if (!std::isfinite(r.min) || !std::isfinite(r.max) || r.min > r.max)
@@ -188,16 +206,19 @@ class Quantizer {
     for (const auto& in : in_.inputs) need(in);
     for (const Node& node : in_.nodes)
       for (const auto& out : node.outputs) need(out);
-    for (const Node& node : in_.nodes) {
+    for (auto it = in_.nodes.rbegin(); it != in_.nodes.rend(); ++it) {
+      const Node& node = *it;
       if (node.outputs.size() != 1 || in_.is_output(node.outputs[0])) continue;
-      if (!has_attr(find_op(node.op), "out_scale")) continue;
       const auto& readers = index_.consumers(node.outputs[0]);
       if (readers.size() != 1) continue;
-      const Node& act = in_.nodes[static_cast<std::size_t>(readers[0])];
-      if (options_.keep_float.count(act.name) || act.outputs.size() != 1) continue;
-      if (!keeps_quantization(act, find_op(act.op), in_.type(node.outputs[0]))) continue;
-      auto r = ranges_.find(act.outputs[0]);
-      if (r != ranges_.end()) effective_[node.outputs[0]] = r->second;
+      const Node& reader = in_.nodes[static_cast<std::size_t>(readers[0])];
+      if (options_.keep_float.count(reader.name) || reader.outputs.size() != 1) continue;
+      const OpDef& def = find_op(reader.op);
+      const bool adopt = gathers_with_own_scale(def) ? op_without_int8(def).empty()
+                                                     : keeps_quantization(reader, def, in_.type(node.outputs[0]));
+      if (!adopt) continue;
+      auto r = effective_.find(reader.outputs[0]);
+      if (r != effective_.end()) effective_[node.outputs[0]] = r->second;
     }
   }
 
@@ -263,9 +284,9 @@ class Quantizer {
     if (std::string why = op_without_int8(def); !why.empty()) return why;
     if (node.outputs.size() != 1) return "it has several outputs";
     if (in_.type(node.outputs[0]).dtype != DType::kFloat32) return "its output is not float32";
-    const bool weighted = static_cast<bool>(def.weight_shapes);
-    const bool own_scale = has_attr(def, "out_scale");
-    // An op that only moves or compares values is worth int8 only on int8 data.
+    // A weight is input 1 of an op with weight_shapes (LeakyReLU has one only as prelu).
+    const bool weighted = def.weight_shapes && node.inputs.size() > 1;
+    // An op without weights is worth int8 only on int8 data.
     bool any_int8_input = false;
     std::vector<TensorType> types;
     std::map<std::size_t, Constant> constants;  // input index -> its int8 or int32 copy
@@ -295,22 +316,33 @@ class Quantizer {
       }
     }
     if (weighted && !constants.count(1)) return "its weight is not a constant";
-    if (!own_scale && !weighted && !any_int8_input) return "its inputs are float (it would only move int8 values)";
-    Attrs attrs = node.attrs;
+    // The form keeping the input's quantization where the op has one (relu
+    // on int8 is exact), else one with the output's own scale (a table, an
+    // add), where the op takes out_scale.
+    Attrs attrs = without_output_quantization(node.attrs);
+    std::vector<TensorType> outs;
+    bool own_scale = false;
+    try {
+      outs = def.infer(normalize_attrs(def, attrs), types);
+    } catch (const Error& e) {
+      if (!has_attr(def, "out_scale")) return std::string("int8 refused: ") + e.what();
+      own_scale = true;
+    }
+    // Without weights to quantize, int8 would only add conversions around it.
+    if (!weighted && !any_int8_input) return "its inputs are float (int8 would only add conversions)";
     if (own_scale) {
       if (!effective_.count(node.outputs[0])) return "its output has no range";
       const Quantization q = activation_quantization(range(node.outputs[0]));
       attrs.set("out_scale", static_cast<double>(q.scale[0]));
       attrs.set("out_zero_point", q.zero_point[0]);
+      try {
+        outs = def.infer(normalize_attrs(def, attrs), types);
+      } catch (const Error& e) {
+        return std::string("int8 refused: ") + e.what();
+      }
     }
-    TensorType out;
-    try {
-      const auto outs = def.infer(normalize_attrs(def, attrs), types);
-      if (outs.size() != 1) return "its shape rule gives several outputs";
-      out = outs[0];
-    } catch (const Error& e) {
-      return std::string("int8 refused: ") + e.what();
-    }
+    if (outs.size() != 1) return "its shape rule gives several outputs";
+    const TensorType out = outs[0];
     if (out.dtype != DType::kInt8 || out.quantization.empty()) return "its int8 form does not give int8";
 
     Node q = node;

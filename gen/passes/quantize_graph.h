@@ -75,15 +75,19 @@ Graph prepare_for_quantization(Graph graph);
 //
 // A node computes in int8 when its op's reference lists int8, the C++
 // backend has an int8 kernel for it (or it is elementwise), and the op's
-// shape rule accepts the node's inputs as int8 (with out_scale and
-// out_zero_point from its output's range where the op has those
-// attributes). Its weight (input 1 of an op with OpDef::weight_shapes) is
-// quantized int8 symmetric per output channel, its bias (input 2) int32 at
-// scale data scale x weight scale. Any other node stays float, its int8
-// inputs dequantized. A node whose output alone feeds an op that keeps its
-// input's quantization (relu, clip) takes that op's output range, as TFLite
-// does, so the activation costs no precision. Error when a value lacks a
-// range or the graph has no weight data.
+// shape rule accepts the node's inputs as int8: first without out_scale
+// (the form that keeps its input's quantization: relu), else with
+// out_scale and out_zero_point from its output's range where the op has
+// those attributes (a table, an add, a softmax). Its weight (input 1 of an
+// op with OpDef::weight_shapes) is quantized int8 symmetric per output
+// channel, its bias (input 2) int32 at scale data scale x weight scale. A
+// node without weights none of whose inputs is int8 yet, and any node
+// that cannot, stays float, its int8 inputs dequantized. A node whose
+// output alone feeds an op that keeps its input's quantization (relu,
+// clip), or a Concat, takes that op's output range, as TFLite does, so the
+// activation costs no precision and the Concat copies instead of
+// requantizing. Error when a value lacks a range or the graph has no
+// weight data.
 QuantizedGraph quantize_graph(const Graph& graph, const std::map<std::string, ValueRange>& ranges,
                               const QuantizeOptions& options = {});
 

@@ -66,6 +66,53 @@ TEST(FusionCodegen, PlacedConcatInputsAreNotCopied) {
   EXPECT_NE(cpp.find("(view): flat (Flatten)"), std::string::npos) << cpp;
 }
 
+// int8 attention scores: q k^T by batch_dot, scaled by a lookup table fused
+// as the product's epilogue (its table a static array in the lambda), then
+// softmax; the generated code gives the reference's bits.
+Graph int8_scores() {
+  Graph g;
+  g.name = "int8_scores";
+  g.add_input("q", {{2, 6, 8}});
+  g.add_input("k", {{2, 5, 8}});
+  auto quantized = [](double scale, int64_t zero_point) {
+    Attrs a;
+    a.set("out_scale", scale);
+    a.set("out_zero_point", zero_point);
+    return a;
+  };
+  Attrs qa = quantized(0.02, 0), qk = quantized(0.025, 3);
+  qa.set("out_dtype", std::string("int8"));
+  qk.set("out_dtype", std::string("int8"));
+  Attrs dot = quantized(0.05, -4), scale = quantized(0.02, -4), softmax = quantized(1.0 / 256, -128);
+  dot.set("transpose_b", true);
+  scale.set("scalar", 0.35);
+  g.nodes.push_back(testing::make_node("q8", "quantize", {"q"}, qa));
+  g.nodes.push_back(testing::make_node("k8", "quantize", {"k"}, qk));
+  g.nodes.push_back(testing::make_node("scores", "batch_dot", {"q8", "k8"}, dot));
+  g.nodes.push_back(testing::make_node("scaled", "_mul_scalar", {"scores"}, scale));
+  g.nodes.push_back(testing::make_node("prob", "softmax", {"scaled"}, softmax));
+  g.nodes.push_back(testing::make_node("y", "dequantize", {"prob"}));
+  g.outputs = {"y"};
+  return g;
+}
+
+TEST(FusionCodegen, Int8ProductsApplyLookupTablesAsTheirEpilogue) {
+  const auto files = generate_cpp(int8_scores(), {"int8_scores", "", ""});
+  const std::string& cpp = files[1].content;
+  EXPECT_NE(cpp.find("auto epilogue = [&](long, long, int8_t v) -> int8_t {"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("static const int8_t v1_table[256] = {"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("hg_batch_matmul_q8("), std::string::npos) << cpp;
+  for (const Target* target : {&find_target("generic"), &host_target()}) {
+    VerifyOptions options;
+    options.cxx = HYBGEN_CXX;
+    options.compile.target = *target;
+    const VerifyReport report = verify_model(int8_scores(), options);
+    ASSERT_FALSE(report.checks.empty());
+    for (const auto& check : report.checks) EXPECT_EQ(check.max_abs_error, 0.0) << target->name << " " << check.name;
+    EXPECT_TRUE(report.ok) << target->name;
+  }
+}
+
 TEST(FusionCodegen, EpilogueReadsOperandsByChannelAndIndex) {
   const auto files = generate_cpp(testing::conv_with_operands(), {"conv_operands", "", ""});
   const std::string& cpp = files[1].content;

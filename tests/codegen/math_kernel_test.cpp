@@ -246,6 +246,7 @@ TEST(MathKernels, ChangedKernelsVerifyOnEveryTargetAtO3) {
     const OpDef& op = find_op(name);
     for (std::size_t e = 0; e < op.examples.size(); ++e) {
       const OpExample& ex = op.examples[e];
+      if (!ex.input_types.empty()) continue;  // quantized: integers, which math.inc does not compute
       const std::string base = c_identifier(op.name) + "_" + std::to_string(e);
       Node node{base, op.name, ex.attrs, {}, {base}};
       for (std::size_t i = 0; i < ex.inputs.size(); ++i) {

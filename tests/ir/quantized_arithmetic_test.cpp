@@ -129,11 +129,67 @@ TEST(QuantizedOperands, ConvolutionAndDenseRefuseWhatTheSchemeDoesNot) {
   EXPECT_FALSE(normalize_attrs(fc, no_scale).has("out_scale"));
 }
 
+TEST(QuantizedArithmetic, LookupTableIsQuantizeOfTheFunctionOfEachValue) {
+  const TensorType in = quantized_data({3}, DType::kInt8, 0.05f, 10);
+  const TensorType out = quantized_data({3}, DType::kInt8, 1.0f / 256, -128);
+  const ElementFunction sigmoid = [](float x) { return 1.0f / (1.0f + std::exp(-x)); };
+  const std::vector<std::int32_t> table = lookup_table(in, out, sigmoid);
+  ASSERT_EQ(table.size(), 256u);
+  for (int q = -128; q <= 127; ++q)
+    EXPECT_EQ(table[static_cast<std::size_t>(q + 128)],
+              quantize_float(sigmoid(dequantize_value(q, 10, 0.05f)), 1.0f / 256, -128, -128, 127));
+  EXPECT_EQ(table[10 + 128], 0);  // sigmoid(0) = 0.5 = 128 / 256, less 128
+  EXPECT_EQ(table[255], 127);     // sigmoid(5.85) saturates
+  EXPECT_EQ(table[0], -128);      // sigmoid(-6.9) = 0.001: 0.26 steps
+  // uint8: 256 entries from 0.
+  EXPECT_EQ(lookup_table(quantized_data({3}, DType::kUInt8, 0.1f, 0), quantized_data({3}, DType::kUInt8, 0.1f, 0),
+                         [](float x) { return x; })[200],
+            200);
+}
+
+TEST(QuantizedArithmetic, SoftmaxExpTableAndProbabilities) {
+  const std::vector<std::int32_t> table = softmax_exp_table(0.1f, 1.0);
+  ASSERT_EQ(table.size(), 256u);
+  EXPECT_EQ(table[0], 1 << 24);  // exp(0)
+  EXPECT_EQ(table[10], static_cast<std::int32_t>(std::round(std::exp(-static_cast<double>(0.1f) * 10) * (1 << 24))));
+  for (std::size_t d = 1; d < table.size(); ++d) EXPECT_LE(table[d], table[d - 1]);
+  EXPECT_EQ(softmax_q30(1 << 24, 1 << 24), 1 << 30);  // probability 1
+  EXPECT_EQ(softmax_q30(1, 3), 357913941);            // 2^30 / 3 rounded
+  EXPECT_EQ(softmax_q30(2, 3), 715827883);            // 2^31 / 3 rounded up
+  // A Q30 probability into TFLite's softmax output scale (1/256, -128): 0.5 -> 0.
+  const Requantization r = softmax_output_requantization(Quantization::per_tensor(1.0f / 256, -128));
+  EXPECT_EQ(requantize_clamp(1 << 29, r, -128, -128, 127), 0);
+  EXPECT_EQ(requantize_clamp(1 << 30, r, -128, -128, 127), 127);
+}
+
+TEST(QuantizedOperands, ConcatOfDifferentQuantizationsNeedsAnOutputScale) {
+  const OpDef& concat = find_op("Concat");
+  const TensorType a = quantized_data({2, 3}, DType::kInt8, 0.1f, 0), b = quantized_data({2, 1}, DType::kInt8, 0.2f, 5);
+  Attrs dim;
+  dim.set("dim", int64_t{1});
+  EXPECT_EQ(concat.infer(normalize_attrs(concat, dim), {a, a})[0], quantized_data({2, 6}, DType::kInt8, 0.1f, 0));
+  EXPECT_THROW(concat.infer(normalize_attrs(concat, dim), {a, b}), Error);
+  EXPECT_EQ(concat.infer(normalize_attrs(concat, with_output_quantization(dim, 0.3, -1)), {a, b})[0],
+            quantized_data({2, 4}, DType::kInt8, 0.3f, -1));
+  EXPECT_THROW(concat.infer(normalize_attrs(concat, dim), {a, TensorType{{2, 1}, DType::kInt8}}), Error);
+  EXPECT_THROW(concat.infer(normalize_attrs(concat, with_output_quantization(dim, 0.3, 0)),
+                            {TensorType{{2, 3}}, TensorType{{2, 1}}}),
+               Error);
+}
+
 TEST(QuantizedOperands, OpsWithoutAnIntegerFormRefuseQuantizedData) {
   const OpDef& act = find_op("Activation");
   Attrs sigmoid;
   sigmoid.set("act_type", std::string("sigmoid"));
+  // A table needs the output's scale.
   EXPECT_THROW(act.infer(normalize_attrs(act, sigmoid), {quantized_data({3}, DType::kInt8, 0.1f, 0)}), Error);
+  const OpDef& layer_norm = find_op("LayerNorm");
+  EXPECT_THROW(layer_norm.infer(normalize_attrs(layer_norm, {}),
+                                {quantized_data({2, 3}, DType::kInt8, 0.1f, 0), TensorType{{3}}, TensorType{{3}}}),
+               Error);
+  const OpDef& log_softmax = find_op("log_softmax");
+  EXPECT_THROW(log_softmax.infer(normalize_attrs(log_softmax, {}), {quantized_data({3}, DType::kInt8, 0.1f, 0)}),
+               Error);
   Attrs relu;
   relu.set("act_type", std::string("relu"));
   EXPECT_THROW(act.infer(normalize_attrs(act, relu), {quantized_weight({3, 2}, 3)}), Error);    // per axis

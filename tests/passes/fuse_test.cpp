@@ -8,6 +8,7 @@
 #include "fusion_graphs.h"
 #include "graph_builders.h"
 #include "passes/passes.h"
+#include "passes/quantize_graph.h"
 #include "pipeline.h"
 
 namespace hybgen {
@@ -83,6 +84,30 @@ TEST(Fuse, EpilogueTakesOnlyOperandsItCanIndex) {
   EXPECT_EQ(node_names(g, kernels[0]), (std::vector<std::string>{"conv", "add_channel", "add_residual"}));
   EXPECT_EQ(kernels[1].kind, KernelKind::kElementwise);
   EXPECT_EQ(node_names(g, kernels[1]), (std::vector<std::string>{"mul_rows", "relu"}));
+}
+
+// A float layer's kernel stores float, so a quantize after it is a loop of
+// its own; an int8 layer's kernels store what their epilogue returns, so a
+// dequantize joins it.
+TEST(Fuse, AnEpilogueAfterAFloatLayerStaysFloat) {
+  Graph g = testing::seed_mlp();
+  g.nodes.push_back(
+      make_node("q", "quantize", {"dense2_fwd"},
+                attrs_of({{"out_scale", 0.05}, {"out_zero_point", int64_t{3}}, {"out_dtype", std::string("int8")}})));
+  g.nodes.push_back(make_node("dq", "dequantize", {"q"}));
+  g.outputs = {"dq"};
+  const CompiledGraph c = compile_graph(g);
+  ASSERT_EQ(c.kernels.size(), 4u);
+  EXPECT_EQ(node_names(c.graph, c.kernels[2]), std::vector<std::string>{"dense2_fwd"});
+  EXPECT_EQ(node_names(c.graph, c.kernels[3]), (std::vector<std::string>{"q", "dq"}));
+
+  const QuantizedGraph q = quantize_graph(
+      testing::conv_relu_dense(),
+      {{"data", {-1.0f, 3.0f}}, {"conv", {-0.8f, 0.6f}}, {"relu", {0.0f, 0.6f}}, {"dense", {-0.2f, 0.3f}}});
+  const CompiledGraph int8 = compile_graph(q.graph);
+  const Kernel& last = int8.kernels.back();
+  EXPECT_EQ(last.kind, KernelKind::kEpilogue);
+  EXPECT_EQ(int8.graph.nodes[static_cast<std::size_t>(last.nodes.back())].op, "dequantize");
 }
 
 TEST(PlanMemory, ViewsAndPlacedConcatInputsShareBytes) {

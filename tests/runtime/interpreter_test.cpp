@@ -72,8 +72,8 @@ TEST(Interpreter, NodesWhoseReferencesLackTheirDtypesAreNamedTogether) {
                "  input 'codes' is int32 (inputs and outputs are float32 Tensors)\n"
                "  output 'e' is int32 (inputs and outputs are float32 Tensors)\n"
                "  output 's' is int32 (inputs and outputs are float32 Tensors)\n"
-               "  node 'e' (exp): its values are int32; its reference computes float32\n"
-               "  node 's' (sqrt): its values are int32; its reference computes float32");
+               "  node 'e' (exp): its values are int32; its reference computes float32, int8, uint8\n"
+               "  node 's' (sqrt): its values are int32; its reference computes float32, int8, uint8");
 }
 
 TEST(Interpreter, InputErrorsNameTheInputAndShapes) {
