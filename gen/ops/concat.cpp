@@ -66,7 +66,8 @@ void concat_reference(const KernelIO& io) {
     const TensorType& in = io.in_types[i];
     if (in.quantization != out_type.quantization) {
       const Requantization r = requantization_into(in, out_type);
-      const auto [lo, hi] = int32_range(out_type.dtype);
+      const std::pair<std::int32_t, std::int32_t> range = int32_range(out_type.dtype);  // captured: no binding
+      const std::int32_t lo = range.first, hi = range.second;
       const auto in_zero = static_cast<std::int32_t>(in.quantization.zero_point[0]);
       const auto out_zero = static_cast<std::int32_t>(out_type.quantization.zero_point[0]);
       with_value_type(out_type.dtype, [&](auto value) {
@@ -108,7 +109,8 @@ KernelCall concat_emit_cpp(const EmitContext& ctx) {
     } else if (integers && ctx.in_types[i].quantization != ctx.out_types[0].quantization) {
       const TensorType &in = ctx.in_types[i], &y = ctx.out_types[0];
       const Requantization r = requantization_into(in, y);
-      const auto [lo, hi] = int32_range(y.dtype);
+      const std::pair<std::int32_t, std::int32_t> range = int32_range(y.dtype);  // captured: no binding
+      const std::int32_t lo = range.first, hi = range.second;
       code += "hg_concat_requantize_q8(" + slice + ", " + int_str(in.quantization.zero_point[0]) + ", " +
               int_str(r.multiplier) + ", " + int_str(r.shift) + ", " + int_str(y.quantization.zero_point[0]) + ", " +
               int_str(lo) + ", " + int_str(hi) + ");";

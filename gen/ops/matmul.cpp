@@ -164,7 +164,8 @@ void run_reference_quantized(const MatmulCall& c, const KernelIO& io) {
   const auto za = static_cast<std::int32_t>(ta.quantization.zero_point[0]),
              zb = static_cast<std::int32_t>(tb.quantization.zero_point[0]),
              zo = static_cast<std::int32_t>(out.quantization.zero_point[0]);
-  const auto [lo, hi] = int32_range(out.dtype);
+  const std::pair<std::int32_t, std::int32_t> range = int32_range(out.dtype);  // captured below: no binding
+  const std::int32_t lo = range.first, hi = range.second;
   with_value_type(ta.dtype, [&](auto value) {
     using T = decltype(value);
     const T* a = io.input<T>(0);
@@ -192,7 +193,8 @@ KernelCall emit_quantized(const MatmulCall& c, const EmitContext& ctx) {
   const TensorType& out = ctx.out_types[0];
   const Requantization r = requantization(static_cast<double>(ta.quantization.scale[0]) * tb.quantization.scale[0] /
                                           out.quantization.scale[0]);
-  const auto [lo, hi] = int32_range(out.dtype);
+  const std::pair<std::int32_t, std::int32_t> range = int32_range(out.dtype);  // captured below: no binding
+  const std::int32_t lo = range.first, hi = range.second;
   auto layout = [](const Layout& l) { return cpp_int_list({l.batch, l.row, l.col}); };
   return {{"matmul_q8"},
           "{\n  static const long a_layout[] = " + layout(c.a) + ", b_layout[] = " + layout(c.b) +

@@ -36,7 +36,8 @@ void softmax_reference_quantized(const KernelIO& io) {
   const std::vector<std::int32_t> table =
       softmax_exp_table(in.quantization.scale[0], 1.0 / io.attrs.get_float("temperature"));
   const Requantization r = softmax_output_requantization(out.quantization);
-  const auto [lo, hi] = int32_range(out.dtype);
+  const std::pair<std::int32_t, std::int32_t> range = int32_range(out.dtype);  // captured below: no binding
+  const std::int32_t lo = range.first, hi = range.second;
   const auto zero_point = static_cast<std::int32_t>(out.quantization.zero_point[0]);
   with_value_type(in.dtype, [&](auto value) {
     using T = decltype(value);
@@ -79,7 +80,8 @@ KernelCall emit_quantized(const EmitContext& ctx) {
   const std::vector<std::int32_t> table =
       softmax_exp_table(in.quantization.scale[0], 1.0 / ctx.node.attrs.get_float("temperature"));
   const Requantization r = softmax_output_requantization(out.quantization);
-  const auto [lo, hi] = int32_range(out.dtype);
+  const std::pair<std::int32_t, std::int32_t> range = int32_range(out.dtype);  // captured: no binding
+  const std::int32_t lo = range.first, hi = range.second;
   return {{"softmax_q8"},
           "{\n  // round(2^24 exp(-x_scale (max - x) / temperature)) at max - x = 0..255\n"
           "  static const std::int32_t exp_table[] = " +

@@ -206,6 +206,19 @@ class Quantizer {
     for (const auto& in : in_.inputs) need(in);
     for (const Node& node : in_.nodes)
       for (const auto& out : node.outputs) need(out);
+    // Functions whose outputs have a range of their own take it whole, as
+    // TFLite fixes their output scales: a calibrated range (a percentile
+    // most of all) would clip the probabilities seen rarely, such as the top
+    // class's.
+    for (const Node& node : in_.nodes) {
+      if (node.outputs.size() != 1) continue;
+      const std::string act =
+          node.op == "Activation" && node.attrs.has("act_type") ? node.attrs.get_string("act_type") : "";
+      if (node.op == "softmax" || node.op == "sigmoid" || act == "sigmoid")
+        effective_[node.outputs[0]] = ValueRange{0.0f, 1.0f};
+      else if (node.op == "tanh" || act == "tanh")
+        effective_[node.outputs[0]] = ValueRange{-1.0f, 1.0f};
+    }
     for (auto it = in_.nodes.rbegin(); it != in_.nodes.rend(); ++it) {
       const Node& node = *it;
       if (node.outputs.size() != 1 || in_.is_output(node.outputs[0])) continue;
