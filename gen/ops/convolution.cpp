@@ -374,7 +374,10 @@ int64_t q8_depthwise_scratch_bytes(const ConvGeometry& g, int64_t value_bytes) {
   const int64_t width = ((g.ow - 1) * g.sw + (g.kw - 1) * g.dw + g.sw) / g.sw * g.sw;
   const int64_t rows = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
   const int64_t slots = (g.oh - 1) * (g.sh * width / g.sw) + g.ow;
-  return (rows * width * value_bytes + 63) / 64 * 64 + slots * 4;
+  // templates/kernels/quantized_kernels.inc: kHgDwQ8Overrun bytes of pad
+  // after the plane, 64 after the sums.
+  constexpr int64_t kOverrun = 192;
+  return ((rows * width + kOverrun) * value_bytes + 63) / 64 * 64 + slots * 4 + 64;
 }
 
 int64_t q8_scratch_floats(const ConvGeometry& g, int64_t budget_bytes) {
@@ -668,6 +671,10 @@ const OpRegistrar convolution_op([] {
       quantized_example(with_output_quantization(conv({3, 3}, 3, {2, 2}, {1, 2}, {1, 2}, 3, false), 0.04, 120),
                         {quantized_data({1, 3, 5, 150}, DType::kUInt8, 0.02f, 128), quantized_weight({3, 1, 3, 3}, 3),
                          TensorType{{3}, DType::kInt32}}),
+      // Depthwise with VNNI: two four-tap groups per kernel row, stride 2, rows dilated, several 32-slot blocks.
+      quantized_example(with_output_quantization(conv({5, 5}, 4, {2, 2}, {2, 2}, {2, 1}, 4, false), 0.05, 110),
+                        {quantized_data({1, 4, 20, 70}, DType::kUInt8, 0.02f, 128), quantized_weight({4, 1, 5, 5}, 4),
+                         TensorType{{4}, DType::kInt32}}),
       quantized_example(with_output_quantization(conv({3}, 3, {}, {2}, {2}, 1, false), 0.06, 10),
                         {quantized_data({1, 4, 15}, DType::kInt8, 0.03f, 0), quantized_weight({3, 4, 3}, 3),
                          TensorType{{3}, DType::kInt32}}),
