@@ -113,6 +113,10 @@ TEST(RegistryOps, QuantizedExamplesGiveTheReferencesBitsOnEveryCpuTarget) {
       std::cout << "[ SKIPPED  ] " << name << ": this machine cannot run it (" << target.needs << ")\n";
       continue;
     }
+    if (target.name == host_target().name) {
+      std::cout << "[ SKIPPED  ] " << name << ": EveryOpMatchesItsReferenceOnThisMachinesTarget runs it\n";
+      continue;
+    }
     SCOPED_TRACE(name);
     check_every_op(name, quantized_examples());
   }

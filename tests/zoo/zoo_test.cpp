@@ -162,6 +162,11 @@ TEST_P(ZooOnTarget, GeneratedCodeMatchesTheReference) {
   const auto& [c, target] = GetParam();
   const Target& t = find_target(target);
   if (t.name == host_target().name) GTEST_SKIP() << "Zoo.* runs " << target << " code: hybridize() compiles it";
+  // The float kernels are one text per kernel branch: a target that differs
+  // from this machine's only in its int8 instructions (x86-64-v4 beside
+  // x86-64-v4-vnni) compiles the code Zoo.* already runs.
+  if (t.macro == host_target().macro)
+    GTEST_SKIP() << target << " has this machine's float kernels (" << t.macro << "), which Zoo.* runs";
   if (!machine_runs(t) && !(t.runner == Runner::kCrossQemu && on_path(t.cross_compiler) && on_path(t.emulator)))
     GTEST_SKIP() << "this machine neither runs nor emulates " << target << " code";
   const Initialized i = initialized(c);
@@ -232,7 +237,20 @@ TEST_P(ZooNvcc, GeneratedCudaCompiles) {
   EXPECT_LE(r.most_spilled, testing::kMostSpillBytes) << c.name << " spills registers:\n" << r.output;
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, ZooNvcc, ::testing::ValuesIn(kZoo),
+// The zoo's distinct kernel mixes: plain and pre-activation residual blocks,
+// inverted residuals with depthwise layers, concatenation (SqueezeNet's
+// fire modules), attention, and small dense layers. MobileNet v1, VGG,
+// DenseNet and Inception repeat those kernels at other sizes; every op's
+// CUDA kernels compile in CudaBackend.EveryOpExampleCompilesWithNvcc.
+std::vector<ZooCase> zoo_for_nvcc() {
+  std::vector<ZooCase> cases;
+  for (const ZooCase& c : kZoo)
+    for (const char* name : {"resnet18_v1", "resnet18_v2", "mobilenet_v2", "squeezenet1_1", "transformer_encoder", "lenet"})
+      if (c.name == std::string(name)) cases.push_back(c);
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Architectures, ZooNvcc, ::testing::ValuesIn(zoo_for_nvcc()),
                          [](const ::testing::TestParamInfo<ZooCase>& info) { return std::string(info.param.name); });
 
 }  // namespace
