@@ -63,6 +63,18 @@ inline NpyArray random_quantized_input(const TensorType& type, std::mt19937& rng
   return values;
 }
 
+// Seeded values of an integer input that is not quantized: its dtype's
+// range (int32: a few thousand either side of 0), as floats a Cast makes
+// integers of.
+inline NpyArray random_integer_input(const TensorType& type, std::mt19937& rng) {
+  auto [lo, hi] = integer_dtype_range(type.dtype);
+  if (type.dtype == DType::kInt32) lo = -5000, hi = 5000;
+  std::uniform_int_distribution<int64_t> dist(lo, hi);
+  NpyArray values{type.shape, std::vector<float>(static_cast<std::size_t>(type.num_elements()))};
+  for (auto& v : values.data) v = static_cast<float>(dist(rng));
+  return values;
+}
+
 // A quantized weight or int32 bias as a constant of seeded integers (int8
 // weights in [-127, 127], as symmetric quantization makes them).
 inline Constant random_integer_constant(const TensorType& type, std::mt19937& rng) {
@@ -94,6 +106,7 @@ inline bool backend_computes(Backend backend, const OpDef& op, const OpExample& 
   for (const TensorType& t : values) {
     if (!computes(op.name, t.dtype)) return false;
     if (!t.quantization.empty() && !(computes("quantize", t.dtype) && computes("dequantize", t.dtype))) return false;
+    if (t.quantization.empty() && t.dtype != DType::kFloat32 && !computes("Cast", t.dtype)) return false;
   }
   return true;
 }
@@ -107,8 +120,9 @@ inline std::string example_name(const std::string& op, std::size_t example) {
 // HYBGEN_TEST_OPS keeps). `backend`, when given: just the examples whose
 // dtypes its kernels compute. Quantized inputs come from float graph inputs
 // through a quantize node (weights and biases are integer constants), and
-// quantized outputs leave through a dequantize node, so the graph's inputs
-// and outputs are float32 as the interpreter and verify take them.
+// quantized outputs leave through a dequantize node; other integers come in
+// and leave through a Cast. So the graph's inputs and outputs are float32
+// as the interpreter and verify take them.
 inline AllOpsGraph all_ops_graph(unsigned seed, const std::set<std::string>& only = {},
                                  std::optional<Backend> backend = std::nullopt) {
   AllOpsGraph all;
@@ -136,6 +150,12 @@ inline AllOpsGraph all_ops_graph(unsigned seed, const std::set<std::string>& onl
           quantized = true;
           if (weight) {
             g.add_constant(in, random_integer_constant(type, rng));
+          } else if (type.quantization.empty()) {
+            g.add_input(in + "_float", {type.shape});
+            all.inputs[in + "_float"] = random_integer_input(type, rng);
+            Attrs cast;
+            cast.set("dtype", dtype_name(type.dtype));
+            g.nodes.push_back(Node{in + "_cast", "Cast", cast, {in + "_float"}, {in}});
           } else {
             g.add_input(in + "_float", {type.shape});
             all.inputs[in + "_float"] = random_quantized_input(type, rng);
@@ -164,9 +184,16 @@ inline AllOpsGraph all_ops_graph(unsigned seed, const std::set<std::string>& onl
       for (int o = 0; o < outputs; ++o) {
         const std::string out = base + (outputs == 1 ? "" : "_out" + std::to_string(o));
         node.outputs.push_back(out);
-        if (!out_types[static_cast<std::size_t>(o)].quantization.empty()) {
+        const TensorType& out_type = out_types[static_cast<std::size_t>(o)];
+        const bool integer =
+            out_type.dtype == DType::kInt8 || out_type.dtype == DType::kUInt8 || out_type.dtype == DType::kInt32;
+        if (!out_type.quantization.empty() || integer) {
           quantized = true;
-          dequantize.push_back(Node{out + "_dequantize", "dequantize", {}, {out}, {out + "_float"}});
+          Attrs to_float;
+          to_float.set("dtype", std::string("float32"));
+          dequantize.push_back(out_type.quantization.empty()
+                                   ? Node{out + "_cast", "Cast", to_float, {out}, {out + "_float"}}
+                                   : Node{out + "_dequantize", "dequantize", {}, {out}, {out + "_float"}});
           g.outputs.push_back(out + "_float");
           all.origin[out + "_float"] = {op->name, e, quantized};
         } else {

@@ -5,6 +5,9 @@
 // float16 rounds the values to float16's precision and range (ties to even)
 // while keeping them as float32, which a following Cast back to float32
 // keeps: the pair gives MXNet's float16 round trip. bfloat16 is refused.
+// Generated code computes the conversions between float32, int8, uint8 and
+// int32 (the operands and results of ONNX's integer ops); int64 and bool
+// are the references' alone.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -110,7 +113,23 @@ const OpRegistrar cast_op([] {
     });
   };
   d.reference_dtypes = float32_and_integer_dtypes();
-  d.emit_scalar = [](const ScalarSite& s) { return to_half(s.attrs) ? "hg_round_half(" + s.in[0] + ")" : s.in[0]; };
+  // Generated code: float32, int8, uint8 and int32 (what the fused loops hold), by the reference's rules.
+  d.scalar_dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8, DType::kInt32};
+  d.emit_scalar = [](const ScalarSite& s) {
+    const std::string& x = s.in[0];
+    const DType from = s.in_types[0].dtype, to = s.out_type.dtype;
+    if (to_half(s.attrs)) return "hg_round_half(" + x + ")";
+    if (from == to) return x;
+    const std::string type = dtype_c_type(to);
+    if (from != DType::kFloat32) return "static_cast<" + type + ">(" + x + ")";  // to float, or wrapping
+    // Toward zero, saturated, NaN to 0. The bounds compare as floats: each
+    // is exact in float or rounds to where the saturation starts.
+    const auto [lo, hi] = integer_dtype_range(to);
+    return "(" + x + " != " + x + " ? static_cast<" + type + ">(0) : " + x +
+           " <= " + cpp_float(static_cast<double>(lo)) + " ? static_cast<" + type + ">(" + int_str(lo) + ") : " + x +
+           " >= " + cpp_float(static_cast<double>(hi)) + " ? static_cast<" + type + ">(" + int_str(hi) +
+           ") : static_cast<" + type + ">(" + x + "))";
+  };
   d.scalar_kernels = {"half"};
   d.is_identity = [](const Attrs& a) {
     const std::string& t = a.get_string("dtype");
@@ -120,7 +139,23 @@ const OpRegistrar cast_op([] {
   Attrs half, single;
   half.set("dtype", std::string("float16"));
   single.set("dtype", std::string("float32"));
-  d.examples = {{half, {{3, 7}}}, {single, {{4}}}};
+  auto to = [](const std::string& dtype) {
+    Attrs a;
+    a.set("dtype", dtype);
+    return a;
+  };
+  // Integers in generated code: saturation (the test data reaches past
+  // every 8-bit range), wrapping, and int32 to float32.
+  d.examples = {{half, {{3, 7}}},
+                {single, {{4}}},
+                {to("int8"), {{5, 9}}},
+                {to("uint8"), {{2, 11}}},
+                {to("int32"), {{13}}},
+                {to("int8"), {{3, 8}}, {TensorType{{3, 8}, DType::kUInt8}}},
+                {to("int32"), {{2, 6}}, {TensorType{{2, 6}, DType::kInt8}}},
+                {single, {{4, 5}}, {TensorType{{4, 5}, DType::kInt32}}},
+                {to("uint8"), {{7}}, {TensorType{{7}, DType::kInt32}}}};
+  d.input_ranges = {{0, -300.0f, 300.0f}};
   return d;
 }());
 

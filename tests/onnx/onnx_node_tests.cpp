@@ -14,13 +14,18 @@
 // equal to NaN). A test that imports and then differs fails the suite, and
 // so does one listed in node_tests_expected.txt that no longer passes.
 //
-// Inputs of other dtypes than float32 (shapes, indices, axes: hybgen compiles
-// for fixed shapes and takes float32 at run time) become initializers holding
+// An int8 or uint8 input (ConvInteger's, MatMulInteger's data) is given at
+// run time as float32 through a Cast to its dtype added to the model, where
+// the import takes it so. Other inputs of other dtypes than float32 (shapes,
+// indices, axes: hybgen compiles for fixed shapes and takes float32 at run
+// time), and those 8-bit ones the import refuses so, become initializers holding
 // the test's values, so the importer folds them as it folds a model's own
 // constants; so does a float32 input the import refuses to take at run time
 // (Resize's scales, Pad's constant_value: parameters a real model holds as
-// initializers). Outputs of other dtypes than float32 are the importer's to
-// refuse.
+// initializers). An int32 output (ConvInteger's, MatMulInteger's) leaves
+// through a Cast to FLOAT added to the model, as generated code returns
+// float32, and must equal the test's integers exactly; outputs of other
+// dtypes than float32 are the importer's to refuse.
 //
 //   HYBGEN_ONNX_NODE_TESTS=DIR      the node tests' folder (default: Debian's)
 //   HYBGEN_ONNX_NODE_ONLY=a,b       only these tests (test_relu,test_conv...)
@@ -113,6 +118,7 @@ struct NodeTest {
   std::map<std::string, NpyArray> inputs;  // float32 runtime inputs by graph input name
   std::vector<NpyArray> expected;          // per graph output
   bool folded = false;                     // every input became a constant at import
+  std::set<std::size_t> exact;             // int32 outputs (through a Cast): compared without tolerance
   std::vector<std::string> constant_parameters;  // float32 inputs made initializers for the import
 };
 
@@ -145,7 +151,7 @@ std::string read_text(const std::string& path) {
 // The first element where `actual` is not close to `expected` as numpy's
 // assert_allclose sees it (|a - e| <= atol + rtol |e|; NaN equals NaN,
 // infinities equal only themselves); "" when all are.
-std::string compare(const std::vector<float>& actual, const NpyArray& expected) {
+std::string compare(const std::vector<float>& actual, const NpyArray& expected, bool exact = false) {
   if (actual.size() != expected.data.size())
     return std::to_string(actual.size()) + " values, expected " + std::to_string(expected.data.size());
   std::size_t bad = 0, first = 0;
@@ -154,7 +160,8 @@ std::string compare(const std::vector<float>& actual, const NpyArray& expected) 
     bool ok;
     if (std::isnan(e) || std::isnan(a)) ok = std::isnan(e) && std::isnan(a);
     else if (std::isinf(e) || std::isinf(a)) ok = a == e;
-    else ok = std::fabs(a - e) <= kAtol + kRtol * std::fabs(e);
+    else
+      ok = exact ? a == e : std::fabs(a - e) <= kAtol + kRtol * std::fabs(e);
     if (!ok && bad++ == 0) first = i;
   }
   if (bad == 0) return "";
@@ -210,6 +217,8 @@ NodeTest load_test(const std::string& root, const std::string& name) {
   std::vector<const onnx::ValueInfoProto*> inputs;
   for (const auto& in : g.input())
     if (!initializers.count(in.name())) inputs.push_back(&in);
+  std::vector<std::string> input_names;
+  for (const auto* in : inputs) input_names.push_back(in->name());
   const std::string data = t.dir + "/test_data_set_0";
 
   // Float32 inputs stay runtime inputs (their shapes given, as --shape
@@ -218,6 +227,7 @@ NodeTest load_test(const std::string& root, const std::string& name) {
   options.name = name;
   options.note = [](const std::string&) {};
   std::vector<onnx::TensorProto> constants;
+  std::vector<std::pair<onnx::TensorProto, OnnxTensorFile>> eight_bit;  // int8 and uint8 inputs
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const std::string path = data + "/input_" + std::to_string(i) + ".pb";
     std::error_code ec;
@@ -244,9 +254,35 @@ NodeTest load_test(const std::string& root, const std::string& name) {
     if (declared != 0 && tensor.data_type() != declared)
       return refuse("input " + std::to_string(i) + "'s data is " + onnx_dtype_name(tensor.data_type()) +
                     ", the model declares " + onnx_dtype_name(declared));
-    constants.push_back(std::move(tensor));
+    if (values.dtype == DType::kInt8 || values.dtype == DType::kUInt8)
+      eight_bit.emplace_back(std::move(tensor), std::move(values));
+    else
+      constants.push_back(std::move(tensor));
   }
   for (auto& c : constants) *g.add_initializer() = std::move(c);
+
+  // An int32 output computed by a node leaves through a Cast to FLOAT.
+  for (int i = 0; i < g.output_size(); ++i) {
+    auto& type = *g.mutable_output(i)->mutable_type()->mutable_tensor_type();
+    const std::string name = g.output(i).name();
+    const bool computed = std::any_of(g.node().begin(), g.node().end(), [&](const onnx::NodeProto& n) {
+      return std::find(n.output().begin(), n.output().end(), name) != n.output().end();
+    });
+    if (type.elem_type() != onnx::TensorProto::INT32 || !computed) continue;
+    const std::string int32 = name + "/int32";
+    for (auto& n : *g.mutable_node()) {
+      for (auto& v : *n.mutable_output()) v = v == name ? int32 : v;
+      for (auto& v : *n.mutable_input()) v = v == name ? int32 : v;
+    }
+    auto& cast = *g.add_node();
+    cast.set_op_type("Cast");
+    cast.set_name(name + "/as_float");
+    cast.add_input(int32);
+    cast.add_output(name);
+    testing_onnx::OnnxBuilder::attr(cast, "to", int64_t{onnx::TensorProto::FLOAT});
+    type.set_elem_type(onnx::TensorProto::FLOAT);
+    t.exact.insert(static_cast<std::size_t>(i));
+  }
 
   std::vector<DType> output_dtypes;
   for (int i = 0; i < g.output_size(); ++i) {
@@ -261,6 +297,46 @@ NodeTest load_test(const std::string& root, const std::string& name) {
     t.expected.push_back(NpyArray{values.shape, std::vector<float>(values.values.begin(), values.values.end())});
   }
 
+  // An int8 or uint8 input (ConvInteger's, MatMulInteger's data) is taken
+  // at run time where the import takes it so: as float32 values and a Cast
+  // to its dtype added to the model. Where the import refuses that, it
+  // becomes an initializer as the other integers (below).
+  for (const auto& [tensor, values] : eight_bit) {
+    const std::string& input = tensor.name();
+    const std::string as_integer = input + "/integer";
+    for (auto& n : *g.mutable_node())
+      for (auto& v : *n.mutable_input()) v = v == input ? as_integer : v;
+    for (auto& in : *g.mutable_input())
+      if (in.name() == input) in.mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    auto& cast = *g.add_node();
+    cast.set_op_type("Cast");
+    cast.set_name(input + "/cast");
+    cast.add_input(input);
+    cast.add_output(as_integer);
+    testing_onnx::OnnxBuilder::attr(cast, "to", int64_t{tensor.data_type()});
+    for (int k = g.node_size() - 1; k > 0; --k) g.mutable_node()->SwapElements(k, k - 1);  // first: nodes are in order
+    options.input_shapes[input] = values.shape;
+    t.inputs[input] = NpyArray{values.shape, std::vector<float>(values.values.begin(), values.values.end())};
+  }
+  // Undoes the runtime form of eight_bit's element `e`: an initializer instead.
+  auto eight_bit_as_initializer = [&](std::size_t e) {
+    const onnx::TensorProto& tensor = eight_bit[e].first;
+    const std::string& name = tensor.name();
+    for (int k = 0; k < g.node_size(); ++k)
+      if (g.node(k).name() == name + "/cast") g.mutable_node()->DeleteSubrange(k, 1);
+    for (auto& n : *g.mutable_node())
+      for (auto& v : *n.mutable_input()) v = v == name + "/integer" ? name : v;
+    *g.add_initializer() = tensor;
+    t.inputs.erase(name);
+    options.input_shapes.erase(name);
+    eight_bit.erase(eight_bit.begin() + static_cast<std::ptrdiff_t>(e));
+  };
+  auto eight_bit_as_initializers = [&]() {
+    if (eight_bit.empty()) return false;
+    while (!eight_bit.empty()) eight_bit_as_initializer(0);
+    return true;
+  };
+
   // A float32 input the import wants constant (Resize's scales, Pad's
   // constant_value: parameters a real model holds as initializers) becomes
   // one too, and the import runs again.
@@ -271,8 +347,13 @@ NodeTest load_test(const std::string& root, const std::string& name) {
     const std::size_t begin = message.rfind("('", end);
     if (begin == std::string::npos) return false;
     const std::string input = message.substr(begin + 2, end - begin - 2);
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i]->name() != input || !t.inputs.count(input)) continue;
+    for (std::size_t e = 0; e < eight_bit.size(); ++e) {  // an 8-bit input: an initializer instead
+      if (input != eight_bit[e].first.name() + "/integer") continue;
+      eight_bit_as_initializer(e);
+      return true;
+    }
+    for (std::size_t i = 0; i < input_names.size(); ++i) {
+      if (input_names[i] != input || !t.inputs.count(input)) continue;
       onnx::TensorProto tensor;
       if (!tensor.ParseFromString(read_text(data + "/input_" + std::to_string(i) + ".pb"))) return false;
       tensor.set_name(input);
@@ -292,7 +373,7 @@ NodeTest load_test(const std::string& root, const std::string& name) {
         t.graph = import_onnx_bytes(modified, model_path, t.dir, options);
         break;
       } catch (const Error& e) {
-        if (!make_constant(e.what())) throw;
+        if (!make_constant(e.what()) && !eight_bit_as_initializers()) throw;
       }
     }
     t.folded = t.inputs.empty();
@@ -311,7 +392,7 @@ NodeTest load_test(const std::string& root, const std::string& name) {
     return t;
   };
   for (std::size_t i = 0; i < output_dtypes.size(); ++i)
-    if (output_dtypes[i] != DType::kFloat32)
+    if (output_dtypes[i] != DType::kFloat32 && !(t.exact.count(i) && output_dtypes[i] == DType::kInt32))
       return fail("output " + std::to_string(i) + " is " + onnx_dtype_name(output_dtypes[i]) +
                   ", yet the import took it for float32");
   if (t.graph.outputs.size() != t.expected.size())
@@ -337,7 +418,7 @@ NodeTest load_test(const std::string& root, const std::string& name) {
     for (const auto& [in, array] : t.inputs) inputs[in] = Tensor::from_vector(array.shape, array.data);
     const std::vector<Tensor> outputs = interpreter.run(inputs);
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      const std::string diff = compare(outputs[i].to_vector(), t.expected[i]);
+      const std::string diff = compare(outputs[i].to_vector(), t.expected[i], t.exact.count(i) != 0);
       if (!diff.empty()) return fail("the reference interpreter's output " + std::to_string(i) + ": " + diff);
     }
   } catch (const std::exception& e) {
@@ -463,8 +544,8 @@ void run_group(const std::vector<NodeTest>& tests, const std::vector<std::size_t
   }
   for (std::size_t k = 0; k < output_of.size(); ++k) {
     const auto [i, o] = output_of[k];
-    const std::string diff =
-        compare(read_floats(report.build_dir + "/out_" + std::to_string(k) + ".bin"), tests[i].expected[o]);
+    const std::string diff = compare(read_floats(report.build_dir + "/out_" + std::to_string(k) + ".bin"),
+                                     tests[i].expected[o], tests[i].exact.count(o) != 0);
     if (!diff.empty() && !failures->count(i)) (*failures)[i] = "output " + std::to_string(o) + ": " + diff;
   }
   std::error_code ec;

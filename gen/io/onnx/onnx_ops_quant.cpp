@@ -1,12 +1,14 @@
 // ONNX's quantization ops: QuantizeLinear and DequantizeLinear, per tensor
 // and per axis, onto the registry's `quantize` and `dequantize`
 // (docs/quantization.md); QLinearConv and QLinearMatMul onto Convolution and
-// FullyConnected on quantized types. Scales and zero points must be constants known at
+// FullyConnected on quantized types; ConvInteger and MatMulInteger onto
+// conv_integer and matmul_integer (int32 sums, no scales). Scales and zero points must be constants known at
 // import: hybgen's quantized types carry them. A DequantizeLinear of a
 // constant (a QDQ model's weights and biases) is folded at import but keeps
 // its integers (OnnxConst::dequantized), so the graph gets int8 weights and
 // a `dequantize` that the fold_qdq pass turns, with the float layer and the
 // QuantizeLinear after it, into an int8 kernel.
+#include <algorithm>
 #include <cmath>
 
 #include "io/onnx/onnx_ops.h"
@@ -279,6 +281,114 @@ const OnnxConverterRegistrar qlinear_matmul_reg(
           const std::string w =
               c.add_quantized_constant(OnnxConst::of_ints({n, k}, std::move(wt), DType::kInt8), wq, "weight");
           c.set_output(0, c.add_node("FullyConnected", a, {qlinear_data(c, ap), w}), ap.dtype);
+        })
+        .since(10));
+
+// ---- ConvInteger, MatMulInteger -------------------------------------------
+// conv_integer and matmul_integer compute the int32 sums exactly. Their
+// operands are IR values of the ONNX dtype: a constant as an integer graph
+// constant, a QuantizeLinear's output as its integers, and a runtime integer
+// the importer holds as float32 through a Cast to it. At run time the int32
+// result is held as float32 like every integer the importer computes: exact
+// up to 2^24, and what ONNX's Cast to FLOAT that follows in real models
+// (ONNX Runtime's dynamic quantization) gives in any case.
+
+// Operand i (int8 or uint8) as an IR value of its dtype.
+std::string integer_operand(OnnxContext& c, int i, const std::string& name) {
+  const DType dtype = c.dtype(i);
+  if (dtype != DType::kInt8 && dtype != DType::kUInt8)
+    c.fail("input " + std::to_string(i) + " (" + name + ") is " + dtype_name(dtype) + ", expected int8 or uint8");
+  if (c.is_constant(i) && !c.at_import()) return c.add_quantized_constant(c.constant(i), Quantization{}, name);
+  const std::string v = c.input(i);
+  const DType held = c.type(v).dtype;
+  if (held == dtype) return v;
+  if (held == DType::kFloat32) return c.add_node("Cast", onnx_util::attrs_of("dtype", dtype_name(dtype)), {v}, name);
+  throw Error(c.where() + ": input " + std::to_string(i) + " (" + name + ") is held as " + c.type(v).str() +
+              ", expected " + dtype_name(dtype));
+}
+
+// Zero point input zi of operand i (absent: 0): a constant of the operand's
+// dtype; its values and shape are the caller's to check.
+OnnxConst integer_zero_point(OnnxContext& c, int zi, int i, const std::string& name) {
+  if (!c.has_input(zi)) return OnnxConst::of_ints({}, {0}, c.dtype(i));
+  const OnnxConst& z = c.constant(zi);  // fails naming the input when computed at run time (DynamicQuantizeLinear)
+  if (z.dtype != c.dtype(i))
+    c.fail("input " + std::to_string(zi) + " (" + name + ") is " + dtype_name(z.dtype) + ", its operand " +
+           dtype_name(c.dtype(i)));
+  return z;
+}
+
+// The int32 result `y` with shape `shape`, bound to output 0 (as float32 at
+// run time, above).
+void set_integer_output(OnnxContext& c, const std::string& y, const Shape& shape) {
+  if (c.at_import()) return c.set_output(0, onnx_util::reshape(c, y, shape, "out"));
+  const std::string f = c.add_node("Cast", onnx_util::attrs_of("dtype", std::string("float32")), {y}, "float");
+  c.set_output(0, onnx_util::reshape(c, f, shape, "out"), DType::kInt32);
+}
+
+const OnnxConverterRegistrar conv_integer_reg(
+    OnnxConverter("ConvInteger")
+        .converts([](OnnxContext& c) {
+          const Shape xs = c.shape(0), ws = c.shape(1);
+          Attrs a = onnx_conv_attrs(c, xs, ws);
+          const std::string x = integer_operand(c, 0, "x"), w = integer_operand(c, 1, "w");
+          const OnnxConst xz = integer_zero_point(c, 2, 0, "x_zero_point");
+          if (xz.size() != 1)
+            c.fail("input 2 (x_zero_point) has shape " + shape_str(xz.shape) + "; ConvInteger takes one value");
+          const OnnxConst wz = integer_zero_point(c, 3, 1, "w_zero_point");
+          if (wz.size() != 1 && wz.shape != Shape{ws[0]})
+            c.fail("input 3 (w_zero_point) has shape " + shape_str(wz.shape) + "; it must hold one value or one per " +
+                   "output channel (" + std::to_string(ws[0]) + ")");
+          a.set("data_zero_point", xz.at_int(0));
+          a.set("weight_zero_point", wz.as_ints());
+          const std::string y = c.add_node("conv_integer", a, {x, w});
+          set_integer_output(c, y, c.type(y).shape);
+        })
+        .handles({"kernel_shape", "strides", "dilations", "pads", "group", "auto_pad"})
+        .checks(check_window_pads)
+        .since(10));
+
+// MatMulInteger's zero point of operand i, whose matrices are (rows x cols)
+// with `batch` leading axes, as matmul_integer's list: one value, one per
+// row (per column for b: `per_col`), or one per row (column) of each
+// matrix. ONNX writes the last two as an M-vector (N-vector) or a tensor
+// of the operand's rank with the other matrix axis 1.
+std::vector<int64_t> matmul_zero_points(OnnxContext& c, int zi, int i, const std::string& name, const Shape& s,
+                                        bool per_col) {
+  const OnnxConst z = integer_zero_point(c, zi, i, name);
+  if (z.size() == 1) return {z.at_int(0)};
+  const int64_t rows = s[s.size() - 2], cols = s.back(), count = per_col ? cols : rows;
+  if (z.shape == Shape{count}) return z.as_ints();
+  Shape want(s.begin(), s.end() - 2);
+  want.push_back(per_col ? 1 : rows);
+  want.push_back(per_col ? cols : 1);
+  Shape ones = want;
+  std::fill(ones.begin(), ones.end() - 2, 1);
+  if (z.shape == want || z.shape == ones) return z.as_ints();
+  throw Error(c.where() + ": input " + std::to_string(zi) + " (" + name + ") has shape " + shape_str(z.shape) +
+              "; for " + (per_col ? "b " : "a ") + shape_str(s) + " it must be one value, " + std::to_string(count) +
+              " (one per " + (per_col ? "column" : "row") + ") or shape " + shape_str(want));
+}
+
+const OnnxConverterRegistrar matmul_integer_reg(
+    OnnxConverter("MatMulInteger")
+        .converts([](OnnxContext& c) {
+          Shape sa = c.shape(0), sb = c.shape(1);
+          if (sa.empty() || sb.empty()) c.fail("scalar operands are not allowed");
+          const bool a1 = sa.size() == 1, b1 = sb.size() == 1;
+          if (a1) sa.insert(sa.begin(), 1);
+          if (b1) sb.push_back(1);
+          std::string va = integer_operand(c, 0, "A"), vb = integer_operand(c, 1, "B");
+          Attrs a;
+          a.set("a_zero_point", matmul_zero_points(c, 2, 0, "a_zero_point", sa, false));
+          a.set("b_zero_point", matmul_zero_points(c, 3, 1, "b_zero_point", sb, true));
+          if (a1) va = onnx_util::reshape(c, va, sa, "A_matrix");
+          if (b1) vb = onnx_util::reshape(c, vb, sb, "B_matrix");
+          const std::string y = c.add_node("matmul_integer", a, {va, vb});
+          Shape out = c.type(y).shape;  // numpy drops the axes the 1-D operands gained
+          if (b1) out.pop_back();
+          if (a1) out.erase(out.end() - (b1 ? 1 : 2));
+          set_integer_output(c, y, out);
         })
         .since(10));
 
