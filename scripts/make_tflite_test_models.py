@@ -2,7 +2,8 @@
 """Writes tests/data/tflite/: small TFLite models made with TensorFlow's
 TFLiteConverter (float32, and int8 by full-integer post-training quantization
 on a seeded representative dataset), each with inputs and the outputs the
-TFLite interpreter computes for them.
+TFLite interpreter computes for them with TFLite's own kernels (no XNNPACK
+delegate; the reference kernels agree).
 
     python3 -m venv /tmp/tflvenv && /tmp/tflvenv/bin/pip install tensorflow-cpu numpy
     /tmp/tflvenv/bin/python scripts/make_tflite_test_models.py tests/data/tflite
@@ -96,8 +97,14 @@ def convert(module, shape, int8, int8_io=False):
     return converter.convert()
 
 
-def run(model_bytes, x):
-    interp = tf.lite.Interpreter(model_content=model_bytes)
+# TFLite's own kernels. The default resolver also applies the XNNPACK
+# delegate, whose int8 MEAN can round one step apart from them (branches_int8);
+# the reference kernels (BUILTIN_REF, as TFLite Micro's) are checked to agree.
+RESOLVER = tf.lite.experimental.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+
+
+def run(model_bytes, x, resolver=RESOLVER):
+    interp = tf.lite.Interpreter(model_content=model_bytes, experimental_op_resolver_type=resolver)
     interp.allocate_tensors()
     inp, out = interp.get_input_details()[0], interp.get_output_details()[0]
     ys = []
@@ -109,7 +116,7 @@ def run(model_bytes, x):
 
 
 def ops_of(model_bytes):
-    interp = tf.lite.Interpreter(model_content=model_bytes)
+    interp = tf.lite.Interpreter(model_content=model_bytes, experimental_op_resolver_type=RESOLVER)
     return sorted({d["op_name"] for d in interp._get_ops_details()})
 
 
@@ -134,8 +141,11 @@ for name, module, shape in [("cnn", Cnn(), (1, 12, 10, 3)), ("branches", Branche
             real = ((xin.astype(np.float32) - zp) * np.float32(scale)).astype(np.float32)
             np.save(os.path.join(out_dir, stem + "-input.npy"), real)
         y = run(model, xin)
+        ref = run(model, xin, tf.lite.experimental.OpResolverType.BUILTIN_REF)
+        assert np.array_equal(y, ref) if int8 else np.allclose(y, ref, rtol=1e-5, atol=1e-6), stem
+        xnnpack = np.abs(run(model, xin, tf.lite.experimental.OpResolverType.AUTO).astype(np.float32) - y).max()
         if int8_io:
             scale, zp = tf.lite.Interpreter(model_content=model).get_output_details()[0]["quantization"]
             y = ((y.astype(np.float32) - zp) * np.float32(scale)).astype(np.float32)
         np.save(os.path.join(out_dir, stem + "-output.npy"), y)
-        print(stem, len(model), "bytes", ops_of(model), "output", y.shape, y.dtype)
+        print(stem, len(model), "bytes", ops_of(model), "output", y.shape, y.dtype, "XNNPACK differs by", xnnpack)

@@ -136,7 +136,11 @@ TflModel read_model(FlatbufferView& file) {
       if (d < 0) t.fail("shape has a negative or unknown dimension " + std::to_string(d));
       tensor.shape.push_back(d);
     }
-    if (tensor.shape.size() > limits::kMaxRank) t.fail("rank " + std::to_string(tensor.shape.size()) + " is too large");
+    try {  // every element count fits, so later products of dims cannot overflow
+      checked_tensor_bytes(tensor.shape, 1, "shape");
+    } catch (const Error& e) {
+      t.fail(e.what());
+    }
     tensor.type = t.scalar<int8_t>(tfl::tensor::kType, 0, "type");
     tensor.buffer = t.scalar<uint32_t>(tfl::tensor::kBuffer, 0, "buffer");
     if (tensor.buffer >= m.buffers.size() && tensor.buffer != 0)
@@ -529,6 +533,14 @@ std::string Converter::add(const std::string& op, Attrs attrs, const std::vector
   std::vector<TensorType> out;
   try {
     node.attrs = normalize_attrs(*def, attrs);
+    const auto [lo, hi] = expected_inputs(*def, node.attrs);
+    const int n = static_cast<int>(inputs.size());
+    if (n < lo || (hi >= 0 && n > hi))
+      throw Error("takes " + std::to_string(lo) +
+                  (hi == lo ? ""
+                   : hi < 0 ? " or more"
+                            : " to " + std::to_string(hi)) +
+                  " inputs, got " + std::to_string(n));
     out = def->infer(node.attrs, in);
     if (out.size() != 1) throw Error("shape rule gave " + std::to_string(out.size()) + " outputs");
     checked_tensor_bytes(out[0].shape, 4, "output");
@@ -554,6 +566,9 @@ Attrs Converter::out_quantization(int t, Attrs attrs) const {
 std::string Converter::through_float(const std::string& x, const std::function<std::string(const std::string&)>& f,
                                      const TensorType& like, const std::string& suffix) {
   if (g_.type(x).quantization.empty()) return f(x);
+  if (like.quantization.empty() || like.quantization.axis)
+    fail("the input is " + g_.type(x).str() + " but the output is " + like.str() +
+         ": an int8 operator's output must be quantized per tensor");
   const std::string dq = add("dequantize", {}, {x}, suffix + "_dequantize");
   const std::string y = f(dq);
   Attrs a;
@@ -913,18 +928,19 @@ void Converter::dequantize(const TflOp& op) {
   // A constant (float16 weights, int8 ones): its float32 values at import.
   const TflTensor& x = tensor(t);
   const Span s = data_of(t);
-  const int64_t n = num_elements(x.shape);
-  std::vector<float> values(static_cast<std::size_t>(n));
+  const int64_t n = static_cast<int64_t>(checked_tensor_bytes(x.shape, 4, where_ + ": " + tensor_label(t)) / 4);
   const auto type = static_cast<tfl::TensorType>(x.type);
+  if (s.size != static_cast<std::size_t>(n) * (type == tfl::TensorType::kFloat16 ? 2 : 1))
+    fail(tensor_label(t) + " holds " + std::to_string(s.size) + " bytes for " + std::to_string(n) + " elements of " +
+         tfl::tensor_type_name(x.type));
+  std::vector<float> values(static_cast<std::size_t>(n));
   if (type == tfl::TensorType::kFloat16) {
-    if (s.size != static_cast<std::size_t>(n) * 2) fail(tensor_label(t) + " holds the wrong number of bytes");
     for (int64_t i = 0; i < n; ++i) {
       uint16_t h;
       std::memcpy(&h, s.data + i * 2, 2);
       values[static_cast<std::size_t>(i)] = half_to_float(h);
     }
   } else if (type == tfl::TensorType::kInt8 || type == tfl::TensorType::kUInt8) {
-    if (s.size != static_cast<std::size_t>(n)) fail(tensor_label(t) + " holds the wrong number of bytes");
     const Quantization q = quantization_of(t, [](int d) { return d; });
     if (q.empty()) fail(tensor_label(t) + " has no quantization");
     int64_t inner = 1;
@@ -1034,6 +1050,7 @@ void Converter::concatenation(const TflOp& op) {
   if (axis < -rank || axis >= rank)
     fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   if (axis < 0) axis += rank;
+  if (op.inputs.empty()) fail("has no inputs");
   std::vector<std::string> inputs;
   for (std::size_t i = 0; i < op.inputs.size(); ++i) {
     const Value v = in(op, i);
