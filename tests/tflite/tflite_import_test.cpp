@@ -1,5 +1,5 @@
-// TFLite import: small models made by TensorFlow's converter
-// (scripts/make_tflite_test_models.py, tests/data/tflite/) give TFLite's
+// TFLite import: small models made by TensorFlow's converter and TFLite
+// Micro's hello_world (scripts/make_tflite_test_models.py, tests/data/tflite/) give TFLite's
 // own outputs, the int8 ones exactly, in the reference interpreter and in
 // the generated code on generic and this machine's target; hostile files
 // (truncated, corrupted, unknown operators) give clear errors.
@@ -55,7 +55,10 @@ const Case kCases[] = {{"cnn_float", "cnn", false},
                        {"cnn_int8", "cnn", true},
                        {"cnn_int8io", "cnn_int8io", true},
                        {"branches_float", "branches", false},
-                       {"branches_int8", "branches", true}};
+                       {"branches_int8", "branches", true},
+                       // TFLite Micro's hello_world example (tensorflow/tflite-micro), 16 samples
+                       {"hello_world_float", "hello_world", false},
+                       {"hello_world_int8", "hello_world_int8", true}};
 
 // The scale of an int8 model's output: its final dequantize's input.
 float output_scale(const Graph& g) {
