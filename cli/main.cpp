@@ -44,7 +44,8 @@ std::string printable_message(const std::string& text) {
 
 void add_model_flags(CLI::App& app, hybgen::ModelFlags& flags, bool required) {
   app.add_option("model", flags.model,
-                 "model.json (hybgen), NAME-symbol.json (MXNet) or model.onnx (ONNX), told apart by content")
+                 "model.json (hybgen), NAME-symbol.json (MXNet), model.onnx (ONNX) or model.tflite (TFLite), told "
+                 "apart by content")
       ->required(required);
   app.add_option("--weights,-w", flags.weights,
                  "weights file (default: the .safetensors beside model.json, or the NAME-XXXX.params beside an MXNet "
@@ -97,7 +98,8 @@ int main(int argc, char** argv) {
   using namespace hybgen;
   CLI::App app{"hybgen " + std::string(kVersion) +
                ": turn a neural network graph into standalone, dependency-free C++.\n\n"
-               "  hybgen MODEL -o OUT/           generate C++ (MODEL: hybgen's model.json, an MXNet export or an ONNX file)"};
+               "  hybgen MODEL -o OUT/           generate C++ (MODEL: hybgen's model.json, an MXNet export, an ONNX or "
+               "a TFLite file)"};
   app.set_version_flag("--version", std::string("hybgen ") + kVersion);
   app.require_subcommand(0, 1);
 
@@ -225,8 +227,8 @@ int main(int argc, char** argv) {
   add_compile_flags(*bench_cmd, bench.compile, "this machine's best (" + hybgen::host_target().name + ")");
 
   ImportFlags import;
-  CLI::App* import_cmd =
-      app.add_subcommand("import", "Convert an MXNet export or an ONNX model to hybgen's model.json + model.safetensors.");
+  CLI::App* import_cmd = app.add_subcommand(
+      "import", "Convert an MXNet export, an ONNX or a TFLite model to hybgen's model.json + model.safetensors.");
   add_model_flags(*import_cmd, import.model, true);
   import_cmd->add_option("-o,--output", import.out_prefix, "output prefix: writes PREFIX.json and PREFIX.safetensors")
       ->required();

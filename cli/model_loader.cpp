@@ -1,7 +1,6 @@
 #include "cli/model_loader.h"
 
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "emit/cpp_emitter.h"
@@ -11,6 +10,7 @@
 #include "io/mxnet/mxnet_params.h"
 #include "io/mxnet/mxnet_symbol.h"
 #include "io/onnx/onnx_model.h"
+#include "io/tflite/tflite_model.h"
 #include "ir/error.h"
 #include "ir/limits.h"
 #include "ir/names.h"
@@ -28,6 +28,14 @@ Graph load_any_model(const ModelSource& source) {
     // Shapes of --input arrays fill symbolic dims only where --shape says nothing.
     for (const auto& [name, shape] : source.shape_hints) options.input_shapes.emplace(name, shape);
     return import_onnx(source.path, options);
+  }
+  if (looks_like_tflite(source.path)) {
+    if (source.weights) throw Error(source.path + ": --weights is not for TFLite files: their weights are inside them");
+    if (source.random_weights_seed)
+      throw Error(source.path + ": --random-weights is for MXNet symbol files, not TFLite");
+    if (!source.input_shapes.empty())
+      throw Error(source.path + ": --shape is not for TFLite files: their input shapes are fixed in them");
+    return import_tflite(source.path, {});
   }
   const nlohmann::json json = read_json_file(source.path);
   if (looks_like_mxnet_symbol(json)) {
@@ -90,7 +98,7 @@ std::pair<std::string, std::string> parse_named_path(const std::string& text, co
 
 std::string default_model_name(const std::string& path) {
   std::string stem = std::filesystem::path(path).filename().string();
-  for (const std::string suffix : {"-symbol.json", ".json", ".onnx"})
+  for (const std::string suffix : {"-symbol.json", ".json", ".onnx", ".tflite"})
     if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
       stem.resize(stem.size() - suffix.size());
       break;

@@ -1,6 +1,7 @@
 // Loads whatever model file the user names: hybgen's model.json (+ its
-// .safetensors), an MXNet export (NAME-symbol.json + NAME-XXXX.params) or an
-// ONNX model (.onnx), told apart by content, not by name.
+// .safetensors), an MXNet export (NAME-symbol.json + NAME-XXXX.params), an
+// ONNX model (.onnx) or a TFLite model (.tflite), told apart by content, not
+// by name.
 //
 //   ModelSource src{"resnet-symbol.json", std::nullopt, {{"data", {1, 3, 224, 224}}}};
 //   Graph g = load_any_model(src);

@@ -9,7 +9,7 @@
 # Safe to run again: installed packages are left alone.
 set -euo pipefail
 packages=(cmake make g++ nlohmann-json3-dev libcli11-dev libopenblas-dev libgtest-dev libonnx-dev libprotobuf-dev
-  protobuf-compiler)
+  protobuf-compiler libflatbuffers-dev)
 clang_packages=(clang libclang-rt-14-dev)
 case "${1:-}" in
   --test)
