@@ -1,8 +1,10 @@
-// TFLite import: small models made by TensorFlow's converter and TFLite
-// Micro's hello_world (scripts/make_tflite_test_models.py, tests/data/tflite/) give TFLite's
-// own outputs, the int8 ones exactly, in the reference interpreter and in
-// the generated code on generic and this machine's target; hostile files
-// (truncated, corrupted, unknown operators) give clear errors.
+// TFLite import: small models made by TensorFlow's converter give TFLite's
+// own outputs, the int8 ones exactly; TFLite Micro's example models and
+// MLPerf Tiny's reference models, int8 as published, give TFLite Micro's
+// integers exactly (scripts/make_tflite_test_models.py, tests/data/tflite/,
+// docs/tflite.md): in the reference interpreter and in the generated code on
+// generic and this machine's target. Hostile files (truncated, corrupted,
+// unknown operators) give clear errors.
 #include <flatbuffers/flatbuffers.h>
 #include <gtest/gtest.h>
 
