@@ -455,10 +455,15 @@ Quantization Converter::quantization_of(int t, const std::function<int(int)>& ax
   if (q.scale.size() == 1) {
     out = Quantization::per_tensor(q.scale[0], zp[0]);
   } else {
-    if (q.dim < 0 || q.dim >= static_cast<int>(x.shape.size()))
+    // Old converters wrote a depthwise convolution's rank-1 bias with its
+    // filter's quantized_dimension (3); a rank-1 tensor has one axis, which
+    // TFLite Micro reads it along.
+    int dim = q.dim;
+    if (x.shape.size() == 1 && static_cast<int64_t>(q.scale.size()) == x.shape[0]) dim = 0;
+    if (dim < 0 || dim >= static_cast<int>(x.shape.size()))
       fail(tensor_label(t) + " has quantized_dimension " + std::to_string(q.dim) + " for rank " +
            std::to_string(x.shape.size()));
-    out = Quantization::per_axis(axis_map(q.dim), q.scale, zp);
+    out = Quantization::per_axis(axis_map(dim), q.scale, zp);
   }
   return out;
 }
