@@ -77,7 +77,7 @@ inline NpyArray random_integer_input(const TensorType& type, std::mt19937& rng) 
 
 // A quantized weight or int32 bias as a constant of seeded integers (int8
 // weights in [-127, 127], as symmetric quantization makes them).
-inline Constant random_integer_constant(const TensorType& type, std::mt19937& rng) {
+inline Constant random_integer_constant(const TensorType& type, std::mt19937& rng, bool include_int8_min = false) {
   Constant c{type, std::vector<uint8_t>(type.bytes())};
   if (type.dtype == DType::kInt32) {
     std::uniform_int_distribution<int32_t> dist(-4000, 4000);
@@ -86,8 +86,9 @@ inline Constant random_integer_constant(const TensorType& type, std::mt19937& rn
       std::memcpy(c.data.data() + i * 4, &v, 4);
     }
   } else {
-    std::uniform_int_distribution<int> dist(-127, 127);
+    std::uniform_int_distribution<int> dist(include_int8_min ? -128 : -127, 127);
     for (auto& b : c.data) b = static_cast<uint8_t>(static_cast<int8_t>(dist(rng)));
+    if (include_int8_min && !c.data.empty()) c.data[0] = static_cast<uint8_t>(static_cast<int8_t>(-128));
   }
   return c;
 }
@@ -149,7 +150,7 @@ inline AllOpsGraph all_ops_graph(unsigned seed, const std::set<std::string>& onl
         if (type.dtype != DType::kFloat32) {
           quantized = true;
           if (weight) {
-            g.add_constant(in, random_integer_constant(type, rng));
+            g.add_constant(in, random_integer_constant(type, rng, ex.weights_include_int8_min));
           } else if (type.quantization.empty()) {
             g.add_input(in + "_float", {type.shape});
             all.inputs[in + "_float"] = random_integer_input(type, rng);

@@ -671,6 +671,14 @@ const OpRegistrar convolution_op([] {
       quantized_example(with_output_quantization(conv({3, 3}, 3, {2, 2}, {1, 2}, {1, 2}, 3, false), 0.04, 120),
                         {quantized_data({1, 3, 5, 150}, DType::kUInt8, 0.02f, 128), quantized_weight({3, 1, 3, 3}, 3),
                          TensorType{{3}, DType::kInt32}}),
+      // A weight of -128 (not TFLite's, possible in other files): AVX2's sign trick does not apply.
+      [] {
+        OpExample e = quantized_example(with_output_quantization(conv({3, 3}, 7, {}, {1, 1}, {}, 1, false), 0.04, 100),
+                                        {quantized_data({1, 5, 6, 9}, DType::kUInt8, 0.02f, 128),
+                                         quantized_weight({7, 5, 3, 3}, 7), TensorType{{7}, DType::kInt32}});
+        e.weights_include_int8_min = true;
+        return e;
+      }(),
       // Depthwise with VNNI: two four-tap groups per kernel row, stride 2, rows dilated, several 32-slot blocks.
       quantized_example(with_output_quantization(conv({5, 5}, 4, {2, 2}, {2, 2}, {2, 1}, 4, false), 0.05, 110),
                         {quantized_data({1, 4, 20, 70}, DType::kUInt8, 0.02f, 128), quantized_weight({4, 1, 5, 5}, 4),

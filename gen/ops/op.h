@@ -111,6 +111,10 @@ struct OpExample {
   // Empty: float32 inputs. Else each input's type (an int8 example: its
   // dtype and quantization), the shapes those of `inputs`.
   std::vector<TensorType> input_types;
+  // int8 constants (weights) over all of [-128, 127]: other tools' files may
+  // hold -128, which symmetric quantization never writes, and some kernels
+  // take another path for it (gemm_q8.inc's hg_q8_weights_narrow).
+  bool weights_include_int8_min = false;
 
   // The type of input `i`.
   TensorType input_type(std::size_t i) const { return input_types.empty() ? TensorType{inputs[i]} : input_types[i]; }
