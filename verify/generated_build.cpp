@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
 #include <sstream>
 
 #include "emit/backends.h"
@@ -135,11 +136,47 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
   compile_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (compiled.target.forbidden_symbol_prefixes.empty()) return;
   const std::vector<std::string> found = forbidden_symbols_in(compiled.target, d + name + ".o");
-  if (found.empty()) return;
-  std::string names;
-  for (const std::string& symbol : found) names += (names.empty() ? "" : ", ") + symbol;
-  throw Error("the generated code for " + compiled.target.name + " needs " + names +
-              ": a microcontroller build must not use the heap, exceptions or software double precision");
+  if (!found.empty()) {
+    std::string names;
+    for (const std::string& symbol : found) names += (names.empty() ? "" : ", ") + symbol;
+    throw Error("the generated code for " + compiled.target.name + " needs " + names +
+                ": a microcontroller build must not use the heap, exceptions or software double precision");
+  }
+  // A model wholly in int8 runs on a core without a floating-point unit.
+  if (compiled.target.disassembler.empty() || !computes_in_integers_only(compiled.graph)) return;
+  const std::vector<std::string> floats = float_instructions_in(compiled.target, d + name + ".o");
+  if (floats.empty()) return;
+  std::string lines;
+  for (std::size_t i = 0; i < floats.size() && i < 8; ++i) lines += "\n  " + floats[i];
+  throw Error("the generated code for " + compiled.target.name + " of a model computed wholly in integers has " +
+              std::to_string(floats.size()) + " floating-point instructions:" + lines);
+}
+
+std::vector<std::string> float_instructions(const std::string& disassembly) {
+  // objdump -d: "  address:<TAB>[raw bytes<TAB>]mnemonic<TAB>operands"; the
+  // mnemonic's data types follow its dots (vcvt.s32.f32).
+  static const std::regex typed(
+      R"(^\s*[0-9a-f]+:\s.*\b[a-z][a-z0-9]*(\.[a-z0-9]+)*\.(f16|f32|f64|bf16)(\.[a-z0-9]+)*\s)");
+  std::istringstream lines(disassembly);
+  std::vector<std::string> found;
+  for (std::string line; std::getline(lines, line);)
+    if (std::regex_search(line + " ", typed)) found.push_back(line);
+  return found;
+}
+
+std::vector<std::string> float_instructions_in(const Target& target, const std::string& object) {
+  const std::string listing = object + ".disassembly.txt";
+  if (std::system((target.disassembler + " -d --no-show-raw-insn " + shell_quote(object) + " > " +
+                   shell_quote(listing) + " 2>&1")
+                      .c_str()) != 0)
+    throw Error("could not disassemble " + object + " with " + target.disassembler + ":\n" + read_file_text(listing));
+  return float_instructions(read_file_text(listing));
+}
+
+bool computes_in_integers_only(const Graph& graph) {
+  for (const auto& [value, type] : graph.types)
+    if (is_float_dtype(type.dtype)) return false;
+  return true;
 }
 
 std::vector<std::string> symbols_with_prefixes(const std::string& undefined_symbols,

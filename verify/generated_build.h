@@ -60,6 +60,22 @@ std::vector<std::string> symbols_with_prefixes(const std::string& undefined_symb
 // Error when the tool fails.
 std::vector<std::string> forbidden_symbols_in(const Target& target, const std::string& object);
 
+// The floating-point instructions of a disassembly (`objdump -d` output),
+// each line as printed: those whose mnemonic has a floating-point data type
+// (vadd.f32, vcvt.s32.f32, vmov.f32 s15, #1.0, vcmp.f64 ...: every
+// arithmetic, conversion and comparison the FPU or Helium's float lanes do).
+// Moves and saves of registers without one (vmov s15, r3: GCC keeps
+// integers in s registers when the core runs out; vpush {d8-d15} around
+// Helium code; vstr d7 storing zeros) are no float computation and are not
+// listed.
+std::vector<std::string> float_instructions(const std::string& disassembly);
+// The floating-point instructions of the object file `object`, disassembled
+// by the target's disassembler; throws Error when the tool fails.
+std::vector<std::string> float_instructions_in(const Target& target, const std::string& object);
+// Whether no value of the graph (inputs, constants, every node's outputs) is
+// a floating-point tensor: a model computed wholly in integers.
+bool computes_in_integers_only(const Graph& graph);
+
 class GeneratedBuild {
  public:
   // Emits `compiled` (compile_graph's, for its target) beside the driver.

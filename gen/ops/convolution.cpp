@@ -346,13 +346,13 @@ std::optional<ConvKernel> recorded_kernel(const std::string& algorithm) {
 constexpr int kQ8ConvChannels = 8;
 
 // The quantized GEMM's scratch for tiles of `tile` output pixels: the packed
-// patches (4 bytes per pixel per group of four k) and the padded input rows a
+// patches (`group` bytes per pixel per group of k, Target::q8_group) and the padded input rows a
 // tile reads, each with 64 bytes of slack (hg_conv2d_gemm_q8 in
 // templates/kernels/gemm_q8.inc, whose hg_q8_window_rows and
 // hg_q8_reads_input this follows).
-int64_t q8_scratch_bytes(const ConvGeometry& g, int64_t tile) {
-  const int64_t groups = (g.c * g.kh * g.kw + 3) / 4;
-  const int64_t patches = groups * tile * 4 + 64;
+int64_t q8_scratch_bytes(const ConvGeometry& g, int64_t tile, int group) {
+  const int64_t groups = (g.c * g.kh * g.kw + group - 1) / group;
+  const int64_t patches = groups * tile * group + 64;
   if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0) return patches;
   const int64_t spanned = std::min((tile - 1) / g.ow + 2, g.oh);
   const int64_t rows = (spanned - 1) * g.sh + (g.kh - 1) * g.dh + 1;
@@ -363,9 +363,9 @@ int64_t q8_scratch_bytes(const ConvGeometry& g, int64_t tile) {
 // Output pixels per tile: the largest multiple of 32 (every target's
 // microkernel block divides it), up to the pixels rounded up, whose scratch
 // fits in `budget` bytes; at least 32.
-int64_t q8_tile(const ConvGeometry& g, int64_t budget = int64_t{256} * 1024) {
+int64_t q8_tile(const ConvGeometry& g, int group, int64_t budget = int64_t{256} * 1024) {
   int64_t tile = (g.oh * g.ow + 31) / 32 * 32;
-  while (tile > 32 && q8_scratch_bytes(g, tile) > budget) tile -= 32;
+  while (tile > 32 && q8_scratch_bytes(g, tile, group) > budget) tile -= 32;
   return tile;
 }
 // The quantized depthwise kernel's scratch: one padded plane, then from a
@@ -380,8 +380,8 @@ int64_t q8_depthwise_scratch_bytes(const ConvGeometry& g, int64_t value_bytes) {
   return ((rows * width + kOverrun) * value_bytes + 63) / 64 * 64 + slots * 4 + 64;
 }
 
-int64_t q8_scratch_floats(const ConvGeometry& g, int64_t budget_bytes) {
-  return (q8_scratch_bytes(g, q8_tile(g, budget_bytes)) + kFloatBytes - 1) / kFloatBytes;
+int64_t q8_scratch_floats(const ConvGeometry& g, int group, int64_t budget_bytes) {
+  return (q8_scratch_bytes(g, q8_tile(g, group, budget_bytes), group) + kFloatBytes - 1) / kFloatBytes;
 }
 
 int64_t convolution_scratch_floats(const KernelSite& site) {
@@ -399,7 +399,7 @@ int64_t convolution_scratch_floats(const KernelSite& site) {
     case ConvKernel::kGemm3d:
       return reduction(g) * im2col_tile(g);
     case ConvKernel::kQuantizedGemm:  // bytes, counted in floats
-      return q8_scratch_floats(g, int64_t{256} * 1024);
+      return q8_scratch_floats(g, target.q8_group, int64_t{256} * 1024);
     case ConvKernel::kQuantizedDepthwise:
       return (q8_depthwise_scratch_bytes(g, static_cast<int64_t>(dtype_size(site.in[0].dtype))) + kFloatBytes - 1) /
              kFloatBytes;
@@ -413,7 +413,7 @@ int64_t convolution_fit_scratch(const KernelSite& site, int64_t budget) {
   const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
   const std::optional<ConvKernel> kernel = recorded_kernel(site.algorithm);
   if (kernel == ConvKernel::kQuantizedGemm)
-    return std::min(q8_scratch_floats(g, budget * kFloatBytes), convolution_scratch_floats(site));
+    return std::min(q8_scratch_floats(g, site.target.q8_group, budget * kFloatBytes), convolution_scratch_floats(site));
   if (!kernel || ((*kernel != ConvKernel::kGemm || reads_input_directly(g)) && *kernel != ConvKernel::kGemm3d))
     return convolution_scratch_floats(site);
   return reduction(g) * im2col_tile_within(g, budget);
@@ -483,8 +483,9 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
       return {{"epilogue", "gemm_q8"},
               geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") + "hg_conv2d_gemm_q8<" +
                   std::to_string(kQ8ConvChannels) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
-                  ctx.out[0] + ", geometry, " + ctx.scratch + ", " + std::to_string(q8_tile(g, ctx.scratch_bytes)) +
-                  ", rq, " + epilogue_argument(ctx) + ");\n}"};
+                  ctx.out[0] + ", geometry, " + ctx.scratch + ", " +
+                  std::to_string(q8_tile(g, ctx.target.q8_group, ctx.scratch_bytes)) + ", rq, " +
+                  epilogue_argument(ctx) + ");\n}"};
     case ConvKernel::kQuantizedDepthwise:
       return {{"epilogue", "quantized_kernels"},
               geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") +
@@ -699,7 +700,7 @@ const KernelRegistrar convolution_cpp(Backend::kCpp, "Convolution", [] {
     if (value.type.dtype != DType::kInt8) return float_packing(site, index, value);
     if (index != 1 || recorded_kernel(site.algorithm) != ConvKernel::kQuantizedGemm) return std::nullopt;
     const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
-    return q8_packed_constant(value, g.f, g.c * g.kh * g.kw, kQ8ConvChannels);
+    return q8_packed_constant(value, g.f, g.c * g.kh * g.kw, kQ8ConvChannels, site.target.q8_group);
   };
   k.scratch_bytes = [](const KernelSite& site) { return convolution_scratch_floats(site) * kFloatBytes; };
   k.fit_scratch = [](const KernelSite& site, int64_t budget) {

@@ -171,7 +171,7 @@ const KernelRegistrar fully_connected_cpp(Backend::kCpp, "FullyConnected", [] {
     if (value.type.dtype != DType::kInt8) return float_packing(site, index, value);
     if (index != 1 || site.target.gemm_nr <= 0) return std::nullopt;
     const FcDims d = fc_dims(site.attrs, site.in[0].shape);
-    return q8_packed_constant(value, d.hidden, d.k, site.target.gemm_nr);
+    return q8_packed_constant(value, d.hidden, d.k, site.target.gemm_nr, site.target.q8_group);
   };
   return k;
 }());

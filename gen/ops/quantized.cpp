@@ -168,18 +168,19 @@ std::string requantization_declaration(const std::vector<TensorType>& in, const 
          ", " + std::to_string(lo) + ", " + std::to_string(hi) + "};\n";
 }
 
-std::vector<uint8_t> pack_q8_weights(const std::int8_t* w, int64_t n, int64_t k, int nr) {
-  const int64_t groups = (k + 3) / 4, panels = (n + nr - 1) / nr;
-  std::vector<uint8_t> out(static_cast<std::size_t>(panels * groups * nr * 4 + panels * nr * 4), 0);
+std::vector<uint8_t> pack_q8_weights(const std::int8_t* w, int64_t n, int64_t k, int nr, int group) {
+  const int64_t groups = (k + group - 1) / group, panels = (n + nr - 1) / nr;
+  std::vector<uint8_t> out(static_cast<std::size_t>(panels * groups * nr * group + panels * nr * 4), 0);
   for (int64_t p = 0; p < panels; ++p)
     for (int64_t g = 0; g < groups; ++g)
       for (int64_t j = 0; j < nr; ++j)
-        for (int64_t i = 0; i < 4; ++i) {
-          const int64_t row = p * nr + j, col = g * 4 + i;
+        for (int64_t i = 0; i < group; ++i) {
+          const int64_t row = p * nr + j, col = g * group + i;
           if (row < n && col < k)
-            out[static_cast<std::size_t>(((p * groups + g) * nr + j) * 4 + i)] = static_cast<uint8_t>(w[row * k + col]);
+            out[static_cast<std::size_t>(((p * groups + g) * nr + j) * group + i)] =
+                static_cast<uint8_t>(w[row * k + col]);
         }
-  uint8_t* sums = out.data() + panels * groups * nr * 4;
+  uint8_t* sums = out.data() + panels * groups * nr * group;
   for (int64_t row = 0; row < n; ++row) {
     std::int32_t sum = 0;
     for (int64_t col = 0; col < k; ++col) sum += w[row * k + col];
@@ -188,8 +189,9 @@ std::vector<uint8_t> pack_q8_weights(const std::int8_t* w, int64_t n, int64_t k,
   return out;
 }
 
-Constant q8_packed_constant(const Constant& weights, int64_t n, int64_t k, int nr) {
-  std::vector<uint8_t> bytes = pack_q8_weights(reinterpret_cast<const std::int8_t*>(weights.data.data()), n, k, nr);
+Constant q8_packed_constant(const Constant& weights, int64_t n, int64_t k, int nr, int group) {
+  std::vector<uint8_t> bytes =
+      pack_q8_weights(reinterpret_cast<const std::int8_t*>(weights.data.data()), n, k, nr, group);
   const auto size = static_cast<int64_t>(bytes.size());
   return Constant{TensorType{{size}, DType::kInt8}, std::move(bytes)};
 }

@@ -77,9 +77,9 @@ std::string requantization_declaration(const std::vector<TensorType>& in, const 
 // The int8 weights `w`, n rows (output channels) of k, in
 // templates/kernels/gemm_q8.inc's layout for panels of `nr` channels: the
 // panels, then each channel's int32 weight sum.
-std::vector<uint8_t> pack_q8_weights(const std::int8_t* w, int64_t n, int64_t k, int nr);
+std::vector<uint8_t> pack_q8_weights(const std::int8_t* w, int64_t n, int64_t k, int nr, int group = 4);
 // OpKernel::pack_constant's result for such weights: a 1-D int8 constant of the packed bytes.
-Constant q8_packed_constant(const Constant& weights, int64_t n, int64_t k, int nr);
+Constant q8_packed_constant(const Constant& weights, int64_t n, int64_t k, int nr, int group = 4);
 
 // The integer arithmetic of templates/kernels/quantized.inc.
 std::int32_t requantize(std::int32_t x, const Requantization& r);

@@ -84,6 +84,7 @@ std::vector<Target> make_targets() {
     t.emulator = "qemu-system-arm";
     t.size_tool = "arm-none-eabi-size";
     t.symbol_tool = "arm-none-eabi-nm";
+    t.disassembler = "arm-none-eabi-objdump";
     // The heap (malloc and operator new), exceptions and their unwinding,
     // and the EABI's software double-precision routines (__aeabi_d*).
     t.forbidden_symbol_prefixes = {"__aeabi_d", "malloc", "free", "calloc", "realloc", "_Znw", "_Zna", "_Zdl", "_Zda",
@@ -108,6 +109,7 @@ std::vector<Target> make_targets() {
                              Isa::kHelium, 4, "HG_TARGET_CORTEX_M55", "arm_mve.h",
                              "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard", "mps3-an547", {"ITCM", 0x00000000, 0x80000},
                              {"QSPI flash", 0x28000000, 0x800000}, {"DTCM", 0x20000000, 0x80000}));
+  targets.back().q8_group = 16;
   targets.push_back(cuda_target("cuda", "CUDA for NVIDIA GPUs, sm_80 and later (runtime API only)",
                                 Runner::kCudaDevice, "an NVIDIA GPU of compute capability 8.0 or later"));
   targets.push_back(cuda_target("cuda-host",

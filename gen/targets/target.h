@@ -68,6 +68,9 @@ struct Target {
   std::string emulator;        // kCrossQemu, kQemuSystem: the emulator ("qemu-aarch64")
   std::string size_tool;       // kQemuSystem: measures an object's sections ("arm-none-eabi-size")
   std::string symbol_tool;     // kQemuSystem: lists an object's symbols ("arm-none-eabi-nm")
+  // kQemuSystem: disassembles an object ("arm-none-eabi-objdump"): a model
+  // computed wholly in int8 must have no floating-point instruction (verify).
+  std::string disassembler;
   // kQemuSystem: prefixes of the symbols the model's object must not need
   // (the heap, exceptions, software double precision): the firmware part of
   // the generated-code contract, which verify checks on every board build.
@@ -84,6 +87,10 @@ struct Target {
   // x86-64: the int8 dot-product instructions (AVX-512 VNNI's vpdpbusd),
   // which the quantized GEMM uses (templates/kernels/gemm_q8.inc).
   bool int8_dot = false;
+  // The k values of one channel side by side in the int8 GEMM's weight
+  // panels and patches (gemm_q8.inc's HG_Q8_GROUP): four for the four-byte
+  // dot products (vpdpbusd, SMLAD pairs), sixteen for Helium's VMLADAVA.S8.
+  int q8_group = 4;
   // No int8 kernels: a quantized model runs in float on its dequantized
   // weights (the pass dequantize_graph) instead of being refused.
   bool int8_through_float = false;

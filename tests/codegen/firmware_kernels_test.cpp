@@ -7,18 +7,25 @@
 // 2 KiB of stack (the firmware contract, docs/firmware.md: no stack buffers beyond a few hundred bytes).
 // A 164k-parameter MLP, its weights larger than the AN547's code memory,
 // runs on the cortex-m55's board from the memory kept for weights.
+// A model computed wholly in int8 has no floating-point instruction in its
+// object on any of them (float_instructions_in), and one float op in it is found.
 // Skipped where the toolchain or the emulator is not installed.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "all_ops_graph.h"
+#include "emit/backends.h"
 #include "graph_builders.h"
+#include "io/file_util.h"
 #include "io/mxnet/mxnet_symbol.h"
+#include "ops/quantized.h"
 #include "pipeline.h"
+#include "run_command.h"
 #include "targets/target.h"
-#include "verify/generated_build.h"
 #include "targets/toolchain.h"
+#include "verify/generated_build.h"
 #include "verify/verify.h"
 #include "zoo.h"
 
@@ -74,6 +81,108 @@ TEST(FirmwareKernels, TheHeapExceptionsAndSoftDoubleAreForbiddenSymbols) {
         << name;
   }
   EXPECT_TRUE(find_target("x86-64-v3").forbidden_symbol_prefixes.empty());
+}
+
+// The instructions with a floating-point data type are found, whatever else
+// the FPU's registers are used for.
+TEST(FirmwareKernels, FloatInstructionsAreThoseWithAFloatDataType) {
+  const std::string listing =
+      "00000000 <run>:\n"
+      "   0:\tsmlad\tr6, r7, sl, r6\n"
+      "   4:\tsxtb16\tr2, r2, ror #8\n"
+      "   8:\tvmov\ts15, r3\n"
+      "   c:\tvstr\td7, [sp, #104]\t@ 0x68\n"
+      "  10:\tvmladava.s8\tr0, q0, q1\n"
+      "  14:\tvpush\t{d8-d15}\n"
+      "  18:\tvmla.f32\ts14, s15, s13\n"
+      "  1c:\tvcvt.s32.f32\ts15, s15\n"
+      "  20:\tvmov.f32\ts15, #96\t@ 0x3f000000  0.5\n"
+      "  24:\tvfma.f32\tq0, q1, q2\n"
+      "  28:\tbl\t0 <__aeabi_f2d>\n";
+  EXPECT_EQ(float_instructions(listing),
+            (std::vector<std::string>{"  18:\tvmla.f32\ts14, s15, s13", "  1c:\tvcvt.s32.f32\ts15, s15",
+                                      "  20:\tvmov.f32\ts15, #96\t@ 0x3f000000  0.5", "  24:\tvfma.f32\tq0, q1, q2"}));
+}
+
+// int8 in, int8 out: a 3x3 convolution (the packed GEMM), relu, a 3x3
+// depthwise convolution, max pooling and a dense layer, all in integers.
+// With `float_output`, a dequantize after the dense layer: one float op.
+Graph int8_graph(bool float_output) {
+  std::mt19937 rng(7);
+  Graph g;
+  g.name = "int8_cnn";
+  g.add_input("data", quantized_data({1, 4, 12, 12}, DType::kInt8, 0.05f, -3));
+  auto constant = [&](const std::string& name, const TensorType& type) {
+    g.add_constant(name, testing::random_integer_constant(type, rng));
+    return name;
+  };
+  auto conv_attrs = [](int64_t filters, int64_t groups, double scale, int64_t zero_point) {
+    return with_output_quantization(testing::attrs_of({{"kernel", std::vector<int64_t>{3, 3}},
+                                                       {"num_filter", filters},
+                                                       {"pad", std::vector<int64_t>{1, 1}},
+                                                       {"num_group", groups}}),
+                                    scale, zero_point);
+  };
+  g.nodes.push_back(testing::make_node(
+      "conv", "Convolution",
+      {"data", constant("conv_w", quantized_weight({8, 4, 3, 3}, 8)), constant("conv_b", {{8}, DType::kInt32})},
+      conv_attrs(8, 1, 0.1, 2)));
+  g.nodes.push_back(
+      testing::make_node("relu", "Activation", {"conv"}, testing::attrs_of({{"act_type", std::string("relu")}})));
+  g.nodes.push_back(testing::make_node(
+      "dw", "Convolution",
+      {"relu", constant("dw_w", quantized_weight({8, 1, 3, 3}, 8)), constant("dw_b", {{8}, DType::kInt32})},
+      conv_attrs(8, 8, 0.08, -1)));
+  g.nodes.push_back(testing::make_node("pool", "Pooling", {"dw"},
+                                       testing::attrs_of({{"kernel", std::vector<int64_t>{2, 2}},
+                                                          {"stride", std::vector<int64_t>{2, 2}},
+                                                          {"pool_type", std::string("max")}})));
+  g.nodes.push_back(testing::make_node(
+      "fc", "FullyConnected",
+      {"pool", constant("fc_w", quantized_weight({10, 288}, 10)), constant("fc_b", {{10}, DType::kInt32})},
+      with_output_quantization(testing::attrs_of({{"num_hidden", int64_t{10}}}), 0.2, 5)));
+  g.outputs = {"fc"};
+  if (float_output) {
+    g.nodes.push_back(testing::make_node("fc_float", "dequantize", {"fc"}, {}));
+    g.outputs = {"fc_float"};
+  }
+  return g;
+}
+
+// The model's object as a board build compiles it (the target's flags and
+// the generated-code contract's), and its floating-point instructions.
+std::vector<std::string> float_instructions_of(const Graph& graph, const Target& target) {
+  CppEmitOptions emit{"int8_cnn", "int8_cnn", "int8_cnn"};
+  TempDir dir("hybgen-int8-object");
+  const std::string d = dir.path() + "/";
+  for (const EmittedFile& f : emit_for_target(compile_graph(graph, CompileOptions::for_target(target)), emit))
+    write_file_atomic(d + f.filename, f.content);
+  const VerifyOptions defaults;
+  const testing::CommandResult r =
+      testing::run_command(target.cross_compiler + " " + target.compiler_flags + " " + defaults.cxx_flags + " -c " +
+                           testing::quoted(d + "int8_cnn.cpp") + " -o " + testing::quoted(d + "int8_cnn.o"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return float_instructions_in(target, d + "int8_cnn.o");
+}
+
+// The firmware contract for int8 (docs/firmware.md): a model computed
+// wholly in int8 runs on a core without a floating-point unit. Its
+// kernels (the DSP extension's on the M4 and M7, Helium's on the M55)
+// have no floating-point instruction; a dequantize added to the same model
+// brings them in, and the check finds them.
+TEST(FirmwareKernels, AnInt8ModelHasNoFloatInstructionOnEveryBoard) {
+  SKIP_WITHOUT_TOOLCHAIN();
+  const Graph int8_only = int8_graph(false), with_float = int8_graph(true);
+  EXPECT_TRUE(
+      computes_in_integers_only(compile_graph(int8_only, CompileOptions::for_target(find_target("cortex-m4"))).graph));
+  EXPECT_FALSE(
+      computes_in_integers_only(compile_graph(with_float, CompileOptions::for_target(find_target("cortex-m4"))).graph));
+  for (const char* name : kTargets) {
+    const Target& target = find_target(name);
+    ASSERT_EQ(target.disassembler, "arm-none-eabi-objdump") << name;
+    EXPECT_EQ(float_instructions_of(int8_only, target), std::vector<std::string>{}) << name;
+    EXPECT_FALSE(float_instructions_of(with_float, target).empty()) << name;
+  }
 }
 
 VerifyReport verify_on_board(const Graph& graph, const std::string& target) {
