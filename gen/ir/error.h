@@ -9,6 +9,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ir/names.h"
 
@@ -27,6 +28,21 @@ inline Error with_context(const std::string& context, const std::exception& e) {
 // the names hold escaped (ir/names.h).
 inline std::string node_label(const std::string& name, const std::string& op) {
   return "node " + quoted_name(name) + " (" + printable_name(op) + ")";
+}
+
+// Each item on a line of its own, indented: the problems an importer lists at once.
+inline std::string join_lines(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += "\n  " + s;
+  return out;
+}
+
+// "a, b, c and 5 more": the first `shown` items, then how many are left.
+inline std::string first_items(const std::vector<std::string>& items, std::size_t shown = 8) {
+  std::string list;
+  for (std::size_t k = 0; k < items.size() && k < shown; ++k) list += (k ? ", " : "") + items[k];
+  if (items.size() > shown) list += " and " + std::to_string(items.size() - shown) + " more";
+  return list;
 }
 
 }  // namespace hybgen

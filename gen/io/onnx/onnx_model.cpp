@@ -60,12 +60,6 @@ constexpr int64_t kMaxFoldElements = int64_t{1} << 22;
 
 bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
-std::string join_lines(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += "\n  " + s;
-  return out;
-}
-
 // ---- tensors -------------------------------------------------------------
 
 struct TensorBytes {
@@ -888,9 +882,7 @@ void Importer::check_nodes(int64_t opset) {
   if (unknown.empty() && problems.empty()) return;
   std::vector<std::string> lines;
   for (const auto& [op, names] : unknown) {
-    std::string list;
-    for (std::size_t k = 0; k < names.size() && k < 8; ++k) list += (k ? ", " : "") + names[k];
-    if (names.size() > 8) list += " and " + std::to_string(names.size() - 8) + " more";
+    const std::string list = first_items(names);
     lines.push_back("unsupported op " + printable_name(op) + " (" + std::to_string(names.size()) +
                     (names.size() == 1 ? " node: " : " nodes: ") + list + ")");
   }

@@ -190,12 +190,6 @@ TflModel read_model(FlatbufferView& file) {
 
 // ---------------------------------------------------------------- converting
 
-std::string join_lines(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += "\n  " + s;
-  return out;
-}
-
 // NHWC (TFLite) <-> NCHW (inside) for rank-4 shapes and axes.
 Shape to_nchw_shape(const Shape& s) { return s.size() == 4 ? Shape{s[0], s[3], s[1], s[2]} : s; }
 Shape to_nhwc_shape(const Shape& s) { return s.size() == 4 ? Shape{s[0], s[2], s[3], s[1]} : s; }
@@ -418,9 +412,7 @@ void Converter::check_ops() const {
   if (unknown.empty() && problems.empty()) return;
   std::vector<std::string> lines;
   for (const auto& [what, labels] : unknown) {
-    std::string list;
-    for (std::size_t k = 0; k < labels.size() && k < 8; ++k) list += (k ? ", " : "") + labels[k];
-    if (labels.size() > 8) list += " and " + std::to_string(labels.size() - 8) + " more";
+    const std::string list = first_items(labels);
     lines.push_back("unsupported " + what + " (" + std::to_string(labels.size()) +
                     (labels.size() == 1 ? " operator: " : " operators: ") + list + ")");
   }
