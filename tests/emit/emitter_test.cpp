@@ -165,17 +165,26 @@ TEST(Emitter, RejectsBadNamesAndMissingWeights) {
 // `float` for it.
 // check_kernels, in compile_graph: every node whose dtypes the backend's
 // kernel lacks, named at once.
+// C++ casts to and from int32 but computes abs in float32, int8 and uint8;
+// CUDA computes neither cast.
 TEST(Emitter, ValuesOfOtherDtypesAreRefusedNamingEveryNode) {
   Graph g;
   g.add_input("x", {{2}});
   g.nodes.push_back(testing::make_node("to_int", "Cast", {"x"}, testing::attrs_of({{"dtype", std::string("int32")}})));
-  g.nodes.push_back(testing::make_node("back", "Cast", {"to_int"}, testing::attrs_of({{"dtype", std::string("float32")}})));
+  g.nodes.push_back(testing::make_node("magnitude", "abs", {"to_int"}));
+  g.nodes.push_back(
+      testing::make_node("back", "Cast", {"magnitude"}, testing::attrs_of({{"dtype", std::string("float32")}})));
   g.outputs = {"back"};
-  const std::string e = error_of([&] { compile_graph(g); });
-  EXPECT_EQ(e,
+  EXPECT_EQ(error_of([&] { compile_graph(g); }),
             "target generic (C++ backend) cannot compute these nodes:\n"
+            "  node 'magnitude' (abs): input 'to_int' is int32; output 'magnitude' is int32 (its kernel computes "
+            "float32, int8, uint8)");
+  EXPECT_EQ(error_of([&] { compile_graph(g, CompileOptions::for_target(find_target("cuda"))); }),
+            "target cuda (CUDA backend) cannot compute these nodes:\n"
             "  node 'to_int' (Cast): output 'to_int' is int32 (its kernel computes float32)\n"
-            "  node 'back' (Cast): input 'to_int' is int32 (its kernel computes float32)");
+            "  node 'magnitude' (abs): input 'to_int' is int32; output 'magnitude' is int32 (its kernel computes "
+            "float32)\n"
+            "  node 'back' (Cast): input 'magnitude' is int32 (its kernel computes float32)");
 }
 
 }  // namespace
