@@ -188,6 +188,20 @@ void run_any_reference(const MatmulCall& c, const KernelIO& io) {
   run_reference_quantized(c, io);
 }
 
+// The columns of one panel of the quantized product's packed right operand:
+// the target's GEMM panel width, whose panel kernel gemm_q8.inc has.
+int quantized_panel_width(const Target& target) { return target.gemm_nr > 0 ? target.gemm_nr : 8; }
+
+// What hg_batch_matmul_q8 (matmul_q8.inc) packs into: the right operand in
+// the int8 GEMM's panels, its column sums, the multipliers and shifts per
+// column, the left one's row offsets and, where its columns are not
+// contiguous, its rows.
+int64_t matmul_q8_scratch_bytes(const MatmulCall& c, const Target& target) {
+  const int64_t group = target.q8_group, nr = quantized_panel_width(target);
+  const int64_t groups = (c.k + group - 1) / group, panels = (c.n + nr - 1) / nr;
+  return panels * groups * nr * group + 3 * panels * nr * 4 + c.m * 4 + (c.a.col != 1 ? c.m * c.k : 0);
+}
+
 KernelCall emit_quantized(const MatmulCall& c, const EmitContext& ctx) {
   const TensorType &ta = ctx.in_types[0], &tb = ctx.in_types[1];
   const TensorType& out = ctx.out_types[0];
@@ -201,10 +215,10 @@ KernelCall emit_quantized(const MatmulCall& c, const EmitContext& ctx) {
               ", y_layout[] = " + layout(c.y) + ";\n  const HgMatmulQ8 q{" + int_str(ta.quantization.zero_point[0]) +
               ", " + int_str(tb.quantization.zero_point[0]) + ", " + int_str(r.multiplier) + ", " + int_str(r.shift) +
               ", " + int_str(out.quantization.zero_point[0]) + ", " + int_str(lo) + ", " + int_str(hi) +
-              "};\n  hg_batch_matmul_q8(" + ctx.in[0] + ", a_layout, " + ctx.in[1] + ", b_layout, " + ctx.out[0] +
-              ", y_layout, " + std::to_string(c.channels) + ", " + std::to_string(c.batch) + ", " +
-              std::to_string(c.m) + ", " + std::to_string(c.n) + ", " + std::to_string(c.k) + ", q, " +
-              epilogue_argument(ctx) + ");\n}"};
+              "};\n  hg_batch_matmul_q8<" + std::to_string(quantized_panel_width(ctx.target)) + ">(" + ctx.in[0] +
+              ", a_layout, " + ctx.in[1] + ", b_layout, " + ctx.out[0] + ", y_layout, " + std::to_string(c.channels) +
+              ", " + std::to_string(c.batch) + ", " + std::to_string(c.m) + ", " + std::to_string(c.n) + ", " +
+              std::to_string(c.k) + ", q, " + epilogue_argument(ctx) + ", " + ctx.scratch + ");\n}"};
 }
 
 std::string layout_cpp(const Layout& l) {
@@ -257,7 +271,8 @@ OpDef matmul_op(const std::string& name, MatmulCall (*call)(const Attrs&, const 
   }};
   cpp.dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
   cpp.scratch_bytes = [call](const KernelSite& site) -> int64_t {
-    if (!site.in[0].quantization.empty()) return 0;  // the quantized loops pack nothing
+    if (!site.in[0].quantization.empty())
+      return matmul_q8_scratch_bytes(call(site.attrs, site.in[0].shape, site.in[1].shape), site.target);
     return matmul_scratch_floats(call(site.attrs, site.in[0].shape, site.in[1].shape)) * kFloatBytes;
   };
   register_kernel(Backend::kCpp, name, std::move(cpp));
@@ -394,7 +409,8 @@ const KernelRegistrar strided_batch_dot_cpp(Backend::kCpp, "_strided_batch_dot",
   OpKernel k{[](const EmitContext& ctx) { return emit(strided_call(ctx.node.attrs, ctx.out_types[0].shape), ctx); }};
   k.dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
   k.scratch_bytes = [](const KernelSite& site) -> int64_t {
-    if (!site.in[0].quantization.empty()) return 0;
+    if (!site.in[0].quantization.empty())
+      return matmul_q8_scratch_bytes(strided_call(site.attrs, site.out[0].shape), site.target);
     return matmul_scratch_floats(strided_call(site.attrs, site.out[0].shape)) * kFloatBytes;
   };
   return k;

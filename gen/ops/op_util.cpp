@@ -21,6 +21,17 @@ void throw_no_arithmetic(DType dtype) {
   throw Error("no reference kernel computes in " + dtype_name(dtype) + " (only moves its elements)");
 }
 
+TensorType moved_values(const TensorType& in, Shape shape) {
+  if (in.quantization.axis)
+    throw Error("the input is quantized per axis (" + in.str() + "); ops that move values take it per tensor");
+  return TensorType{std::move(shape), in.dtype, in.quantization};
+}
+
+const std::vector<DType>& moved_value_dtypes() {
+  static const std::vector<DType> dtypes{DType::kFloat32, DType::kInt8, DType::kUInt8};
+  return dtypes;
+}
+
 const std::vector<DType>& integer_dtypes() {
   static const std::vector<DType> v{DType::kInt8, DType::kUInt8, DType::kInt32, DType::kInt64, DType::kBool};
   return v;

@@ -115,6 +115,14 @@ void with_value_type(DType dtype, F&& f) {
     default: throw_no_arithmetic(dtype);
   }
 }
+// The output type of an op that only moves values (reshape, transpose,
+// slice, pad): `in`'s dtype and per-tensor quantization under `shape`.
+// Error for a per-axis quantization, whose scales the move would not carry.
+TensorType moved_values(const TensorType& in, Shape shape);
+// The dtypes of such an op's C++ kernel: float32 and the quantized int8 and
+// uint8 (moving bytes is exact in any quantization).
+const std::vector<DType>& moved_value_dtypes();
+
 // The integer dtypes (int8, uint8, int32, int64) and with them bool.
 const std::vector<DType>& integer_dtypes();
 // float32 and integer_dtypes(): what the integer-capable references list.

@@ -86,14 +86,6 @@ KernelCall copy_emit(const EmitContext& ctx) {
                         std::to_string(ctx.out_types[0].num_elements()) + ");"};
 }
 
-// The output of a shape op: `in`'s bytes under `shape`, quantized as `in`
-// is (per tensor; an axis of a per-axis quantization would not survive).
-TensorType reshaped(const TensorType& in, Shape shape) {
-  if (in.quantization.axis)
-    throw Error("the input is quantized per axis (" + in.str() + "); shape ops take it per tensor");
-  return TensorType{std::move(shape), in.dtype, in.quantization};
-}
-
 OpDef shape_op(const std::string& name, const std::string& summary) {
   OpDef d;
   d.name = name;
@@ -106,7 +98,7 @@ OpDef shape_op(const std::string& name, const std::string& summary) {
   d.reference_dtypes = all_dtypes();
   register_kernel(Backend::kCpp, d.name, [] {
     OpKernel k{copy_emit};
-    k.dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
+    k.dtypes = moved_value_dtypes();
     return k;
   }());
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
@@ -127,7 +119,7 @@ const OpRegistrar reshape([] {
              {"reverse", AttrKind::kBool, false, "apply the codes right to left", {}}};
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     return std::vector<TensorType>{
-        reshaped(in[0], reshape_shape(in[0].shape, a.get_ints("shape"), a.get_bool("reverse")))};
+        moved_values(in[0], reshape_shape(in[0].shape, a.get_ints("shape"), a.get_bool("reverse")))};
   };
   d.examples = {{reshape_attrs({0, -1}), {{2, 3, 4}}},
                 {reshape_attrs({-3, -2}), {{2, 3, 4, 5}}},
@@ -144,7 +136,7 @@ const OpRegistrar flatten([] {
   d.infer = [](const Attrs&, const std::vector<TensorType>& in) {
     const Shape& s = in[0].shape;
     if (s.empty()) throw Error("cannot flatten a scalar");
-    return std::vector<TensorType>{reshaped(in[0], {s[0], dims_product(s, 1, s.size())})};
+    return std::vector<TensorType>{moved_values(in[0], {s[0], dims_product(s, 1, s.size())})};
   };
   d.examples = {{Attrs{}, {{2, 3, 4}}},
                 {Attrs{}, {{5}}},
@@ -162,7 +154,7 @@ const OpRegistrar expand_dims([] {
     Shape s = in[0].shape;
     const int axis = normalize_axis(a.get_int("axis"), s.size() + 1);
     s.insert(s.begin() + axis, 1);
-    return std::vector<TensorType>{reshaped(in[0], s)};
+    return std::vector<TensorType>{moved_values(in[0], s)};
   };
   Attrs front, back;
   front.set("axis", int64_t{0});
@@ -190,7 +182,7 @@ const OpRegistrar squeeze([] {
     Shape out;
     for (std::size_t i = 0; i < s.size(); ++i)
       if (!(axes.empty() ? s[i] == 1 : drop[i])) out.push_back(s[i]);
-    return std::vector<TensorType>{reshaped(in[0], out)};
+    return std::vector<TensorType>{moved_values(in[0], out)};
   };
   Attrs one;
   one.set("axis", std::vector<int64_t>{1});

@@ -1,12 +1,14 @@
 // Slicing: slice (begin/end/step per axis, MXNet's None as kSliceNone),
 // slice_axis (one axis), and SliceChannel / split (equal parts along an axis,
 // several outputs). All are strided copies (templates/kernels/strided_copy.inc).
+#include "ops/slice.h"
+
 #include <algorithm>
 
 #include "ir/error.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
-#include "ops/slice.h"
+#include "ops/quantized.h"
 
 namespace hybgen {
 
@@ -113,7 +115,7 @@ OpDef view_op(const std::string& name, StridedView (*view)(const Attrs&, const S
   d.input_names = {"data"};
   d.fusion = FusionClass::kInjective;
   d.infer = [view](const Attrs& a, const std::vector<TensorType>& in) {
-    return std::vector<TensorType>{TensorType{view(a, in[0].shape).dims, in[0].dtype}};
+    return std::vector<TensorType>{moved_values(in[0], view(a, in[0].shape).dims)};
   };
   d.reference = [view](const KernelIO& io) {
     with_element_bits(io.in_types[0].dtype, [&](auto element) {
@@ -122,10 +124,12 @@ OpDef view_op(const std::string& name, StridedView (*view)(const Attrs&, const S
     });
   };
   d.reference_dtypes = all_dtypes();
-  register_kernel(Backend::kCpp, d.name, OpKernel{[view](const EmitContext& ctx) {
-                    return KernelCall{{"strided_copy"},
-                                      emit_gather(view(ctx.node.attrs, ctx.in_types[0].shape), ctx.in[0], ctx.out[0])};
-                  }});
+  OpKernel kernel{[view](const EmitContext& ctx) {
+    return KernelCall{{"strided_copy"},
+                      emit_gather(view(ctx.node.attrs, ctx.in_types[0].shape), ctx.in[0], ctx.out[0])};
+  }};
+  kernel.dtypes = moved_value_dtypes();
+  register_kernel(Backend::kCpp, d.name, kernel);
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   return d;
 }
@@ -147,7 +151,11 @@ const OpRegistrar slice_op([] {
              {"step", AttrKind::kInts, std::vector<int64_t>{}, "step per axis; default 1", {}}};
   d.examples = {{slice_attrs({0, 1}, {2, 4}, {}), {{3, 5}}},
                 {slice_attrs({kSliceNone, -1}, {kSliceNone, 0}, {1, -2}), {{2, 7}}},
-                {slice_attrs({1}, {kSliceNone}, {}), {{4, 2, 3}}}};
+                {slice_attrs({1}, {kSliceNone}, {}), {{4, 2, 3}}},
+                quantized_example(slice_attrs({0, 1, 0}, {1, 9, 3}, {1, 2, 1}),
+                                  {quantized_data({1, 9, 3}, DType::kInt8, 0.05f, 5)}),
+                quantized_example(slice_attrs({kSliceNone, -1}, {kSliceNone, 0}, {1, -2}),
+                                  {quantized_data({2, 7}, DType::kUInt8, 0.02f, 100)})};
   return d;
 }());
 
@@ -161,7 +169,13 @@ const OpRegistrar slice_axis_op([] {
   a.set("axis", int64_t{1});
   a.set("begin", int64_t{1});
   a.set("end", int64_t{-1});
-  d.examples = {{a, {{2, 5, 3}}}};
+  Attrs last;
+  last.set("axis", int64_t{-1});
+  last.set("begin", int64_t{2});
+  last.set("end", kSliceNone);
+  d.examples = {{a, {{2, 5, 3}}},
+                quantized_example(a, {quantized_data({2, 5, 3}, DType::kInt8, 0.05f, -2)}),
+                quantized_example(last, {quantized_data({3, 6}, DType::kUInt8, 0.02f, 130)})};
   return d;
 }());
 

@@ -1,11 +1,13 @@
 // transpose: permute axes (default: reverse them).
 #include "ops/transpose.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "ir/error.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/quantized.h"
 
 namespace hybgen {
 
@@ -52,7 +54,10 @@ const OpRegistrar transpose_op([] {
     const auto perm = transpose_axes(a, in[0].shape.size());
     Shape out;
     for (int64_t p : perm) out.push_back(in[0].shape[p]);
-    return std::vector<TensorType>{TensorType{out, in[0].dtype}};
+    // Quantized values keep their scales; a per-axis one follows its axis.
+    Quantization q = in[0].quantization;
+    if (q.axis) q.axis = static_cast<int>(std::find(perm.begin(), perm.end(), *q.axis) - perm.begin());
+    return std::vector<TensorType>{TensorType{out, in[0].dtype, q}};
   };
   d.reference = [](const KernelIO& io) {
     const Shape& out = io.out_types[0].shape;
@@ -65,23 +70,28 @@ const OpRegistrar transpose_op([] {
     });
   };
   d.reference_dtypes = all_dtypes();
-  register_kernel(Backend::kCpp, d.name, OpKernel{[](const EmitContext& ctx) {
-                    const Shape& out = ctx.out_types[0].shape;
-                    const Shape dims = out.empty() ? Shape{1} : out;
-                    const auto strides =
-                        out.empty() ? std::vector<int64_t>{1}
-                                    : source_strides(ctx.in_types[0].shape, transpose_axes(ctx.node.attrs, out.size()));
-                    return KernelCall{{"strided_copy"},
-                                      "{\n  static const long dims[] = " + cpp_int_list(dims) +
-                                          ";\n  static const long strides[] = " + cpp_int_list(strides) +
-                                          ";\n  hg_strided_copy(" + ctx.in[0] + ", " + ctx.out[0] + ", " +
-                                          std::to_string(dims.size()) + ", dims, strides);\n}"};
-                  }});
+  OpKernel kernel{[](const EmitContext& ctx) {
+    const Shape& out = ctx.out_types[0].shape;
+    const Shape dims = out.empty() ? Shape{1} : out;
+    const auto strides = out.empty()
+                             ? std::vector<int64_t>{1}
+                             : source_strides(ctx.in_types[0].shape, transpose_axes(ctx.node.attrs, out.size()));
+    return KernelCall{{"strided_copy"},
+                      "{\n  static const long dims[] = " + cpp_int_list(dims) +
+                          ";\n  static const long strides[] = " + cpp_int_list(strides) + ";\n  hg_strided_copy(" +
+                          ctx.in[0] + ", " + ctx.out[0] + ", " + std::to_string(dims.size()) + ", dims, strides);\n}"};
+  }};
+  kernel.dtypes = moved_value_dtypes();
+  register_kernel(Backend::kCpp, d.name, kernel);
   d.flops = [](const Attrs&, const std::vector<TensorType>&, const std::vector<TensorType>&) { return 0.0; };
   Attrs swap, perm3;
   swap.set("axes", std::vector<int64_t>{1, 0});
   perm3.set("axes", std::vector<int64_t>{0, 2, 1, 3});
-  d.examples = {{Attrs{}, {{3, 5}}}, {swap, {{4, 2}}}, {perm3, {{2, 3, 4, 5}}}};
+  d.examples = {{Attrs{}, {{3, 5}}},
+                {swap, {{4, 2}}},
+                {perm3, {{2, 3, 4, 5}}},
+                quantized_example(perm3, {quantized_data({2, 3, 4, 5}, DType::kInt8, 0.05f, -3)}),
+                quantized_example(swap, {quantized_data({5, 3}, DType::kUInt8, 0.02f, 128)})};
   return d;
 }());
 

@@ -2,6 +2,10 @@
 
 #include "ir/error.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
 namespace hybgen {
 namespace {
 
@@ -47,6 +51,14 @@ std::vector<Target> make_targets() {
                                "HG_TARGET_GENERIC", "", "", "any machine"));
   targets.push_back(find_target("x86-64-v3", "x86-64 with AVX2 and FMA (Haswell, Zen)", Isa::kAvx2, 8, 8, 6,
                                "HG_TARGET_X86_64_V3", "immintrin.h", "-march=x86-64-v3", "AVX2 and FMA"));
+  // The same kernels with AVX-VNNI (the VEX form of vpdpbusd, 256 bits) for
+  // int8: cores with AVX2 and no AVX-512 (Alder Lake and later client cores,
+  // Sierra Forest).
+  Target v3_vnni =
+      find_target("x86-64-v3-vnni", "x86-64 with AVX2, FMA and AVX-VNNI (Alder Lake, Arrow Lake)", Isa::kAvx2, 8, 8, 6,
+                  "HG_TARGET_X86_64_V3", "immintrin.h", "-march=x86-64-v3 -mavxvnni", "AVX2, FMA and AVX-VNNI");
+  v3_vnni.int8_dot = true;
+  targets.push_back(v3_vnni);
   targets.push_back(find_target("x86-64-v4", "x86-64 with AVX-512 (Skylake-X, Zen 4)", Isa::kAvx512, 16, 16, 8,
                                "HG_TARGET_X86_64_V4", "immintrin.h", "-march=x86-64-v4", "AVX-512"));
   // The same kernels with AVX-512 VNNI for int8 (Cascade Lake, Ice Lake, Zen 4 and later).
@@ -162,9 +174,16 @@ Isa host_isa() {
 #endif
 }
 
-bool host_has_int8_dot() {
+// Whether this machine has the int8 dot products of the targets of `isa`.
+bool host_has_int8_dot(Isa isa) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  return __builtin_cpu_supports("avx512vnni");
+  if (isa == Isa::kAvx512) return __builtin_cpu_supports("avx512vnni");
+  // AVX-VNNI: CPUID leaf 7, subleaf 1, EAX bit 4 (clang 14 has no
+  // __builtin_cpu_supports name for it); asked only with AVX2 present, whose
+  // check covers the OS keeping the YMM state.
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (isa == Isa::kAvx2) return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax >> 4 & 1);
+  return false;
 #else
   return false;
 #endif
@@ -175,14 +194,14 @@ const Target& host_target() {
   const Isa isa = host_isa();
   const Target* best = nullptr;
   for (const Target& t : all_targets())
-    if (t.backend == Backend::kCpp && t.isa == isa && (!t.int8_dot || host_has_int8_dot()))
+    if (t.backend == Backend::kCpp && t.isa == isa && (!t.int8_dot || host_has_int8_dot(isa)))
       if (!best || t.int8_dot) best = &t;
   return best ? *best : default_target();
 }
 
 bool machine_runs(const Target& target) {
   if (target.backend != Backend::kCpp) return false;
-  if (target.int8_dot && !host_has_int8_dot()) return false;
+  if (target.int8_dot && !host_has_int8_dot(target.isa)) return false;
   const Isa host = host_isa();
   return target.isa == Isa::kPortable || target.isa == host || (target.isa == Isa::kAvx2 && host == Isa::kAvx512);
 }

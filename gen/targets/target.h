@@ -84,8 +84,9 @@ struct Target {
   std::string board;
   MemoryRegion code, weights, ram;
   std::string needs;           // what running it needs, in words, for errors ("AVX2 and FMA")
-  // x86-64: the int8 dot-product instructions (AVX-512 VNNI's vpdpbusd),
-  // which the quantized GEMM uses (templates/kernels/gemm_q8.inc).
+  // x86-64: the int8 dot-product instructions (vpdpbusd: AVX-512 VNNI, or
+  // AVX-VNNI on AVX2 cores), which the quantized kernels use
+  // (templates/kernels/quantized_simd.inc).
   bool int8_dot = false;
   // The k values of one channel side by side in the int8 GEMM's weight
   // panels and patches (gemm_q8.inc's HG_Q8_GROUP): four for the four-byte

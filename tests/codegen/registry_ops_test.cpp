@@ -93,9 +93,9 @@ TEST(RegistryOps, EveryOpMatchesItsReferenceOnThisMachinesTarget) {
 
 // The quantized examples (docs/quantization.md) on every CPU target this
 // machine runs natively or under qemu-user: each SIMD path of the int8
-// kernels (AVX2's vpmaddwd, AVX-512 VNNI's vpdpbusd, NEON's smull) must give
-// the reference's bits; the two tests above run the generic one and this
-// machine's.
+// kernels (AVX2's vpmaddwd, AVX-VNNI's and AVX-512 VNNI's vpdpbusd, NEON's
+// smull) must give the reference's bits; the two tests above run the
+// generic one and this machine's.
 std::set<std::string> quantized_examples() {
   std::set<std::string> names;
   for (const OpDef* op : all_ops())
@@ -106,7 +106,7 @@ std::set<std::string> quantized_examples() {
 }
 
 TEST(RegistryOps, QuantizedExamplesGiveTheReferencesBitsOnEveryCpuTarget) {
-  for (const char* name : {"x86-64-v3", "x86-64-v4", "x86-64-v4-vnni", "armv8-a"}) {
+  for (const char* name : {"x86-64-v3", "x86-64-v3-vnni", "x86-64-v4", "x86-64-v4-vnni", "armv8-a"}) {
     const Target& target = find_target(name);
     const bool emulated = target.runner == Runner::kCrossQemu;
     if (emulated ? !(on_path(target.cross_compiler) && on_path(target.emulator)) : !machine_runs(target)) {

@@ -17,9 +17,9 @@
 // Quantization; an int8 operator becomes the registry op on quantized inputs
 // with out_scale/out_zero_point from its output tensor, the form fold_qdq
 // gives an ONNX QDQ model. Ops that only move values (PAD, STRIDED_SLICE,
-// the layout transposes) have no int8 kernel: they compute between a
-// dequantize and a quantize at the same parameters, which gives back the
-// same integers.
+// the layout transposes) move the integers, which keep the input's
+// quantization (TFLite requires the output's to be the same); MEAN other
+// than a plane's computes between a dequantize and a quantize.
 #include "io/tflite/tflite_model.h"
 
 #include <algorithm>
@@ -289,7 +289,7 @@ class Converter {
   // an int8 op; none for float).
   Attrs out_quantization(int t, Attrs attrs) const;
   // f on x, through float when x is quantized: dequantize, f, quantize to the
-  // quantization of `like` (x's own where the op only moves values).
+  // quantization of `like`.
   std::string through_float(const std::string& x, const std::function<std::string(const std::string&)>& f,
                             const TensorType& like, const std::string& suffix);
   std::string transpose(const std::string& x, const std::vector<int64_t>& axes, const std::string& suffix);
@@ -576,15 +576,9 @@ std::string Converter::through_float(const std::string& x, const std::function<s
 }
 
 std::string Converter::transpose(const std::string& x, const std::vector<int64_t>& axes, const std::string& suffix) {
-  const TensorType like = g_.type(x);
-  return through_float(
-      x,
-      [&](const std::string& v) {
-        Attrs a;
-        a.set("axes", axes);
-        return add("transpose", a, {v}, suffix);
-      },
-      like, suffix);
+  Attrs a;
+  a.set("axes", axes);
+  return add("transpose", a, {x}, suffix);
 }
 
 Value Converter::reshape_to(const Value& v, int t) {
@@ -986,16 +980,11 @@ void Converter::pad(const TflOp& op) {
     width[2 * to] = p[2 * d];
     width[2 * to + 1] = p[2 * d + 1];
   }
-  // TFLite pads an int8 tensor with its zero point: the real 0 quantized.
-  const TensorType like = g_.type(x.name);
-  const std::string y = through_float(
-      x.name,
-      [&](const std::string& v) {
-        Attrs a;
-        a.set("pad_width", width);
-        return add("Pad", a, {v}, "");
-      },
-      like, "pad");
+  // TFLite pads an int8 tensor with its zero point: the real 0 quantized,
+  // which Pad's constant_value 0 is.
+  Attrs a;
+  a.set("pad_width", width);
+  const std::string y = add("Pad", a, {x.name}, "");
   bind(op, 0, {y, x.nchw});
 }
 
@@ -1100,17 +1089,11 @@ void Converter::strided_slice(const TflOp& op) {
     e[to] = hi;
     s[to] = step;
   }
-  const TensorType like = g_.type(x.name);
-  const std::string y = through_float(
-      x.name,
-      [&](const std::string& v) {
-        Attrs a;
-        a.set("begin", b);
-        a.set("end", e);
-        a.set("step", s);
-        return add("slice", a, {v}, "slice");
-      },
-      like, "slice");
+  Attrs a;
+  a.set("begin", b);
+  a.set("end", e);
+  a.set("step", s);
+  const std::string y = add("slice", a, {x.name}, "slice");
   bind(op, 0, reshape_to({y, x.nchw}, op.outputs.at(0)));
 }
 
