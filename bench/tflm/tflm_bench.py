@@ -369,7 +369,7 @@ def check_outputs(model, folder, result):
     return len(got)
 
 
-def map_sizes(map_path, library, folder):
+def map_sizes(map_path, library):
     """Bytes of text, rodata, data and bss in the linked program by where they come from:
     'tflm' (libtflm.a and tflm_model.o), 'model' (the embedded .tflite), 'arena' (the arena
     array), 'driver' (runner_main.o, startup.o) and 'other' (the C library, libgcc)."""
@@ -619,9 +619,8 @@ def main():
             program = build_program(src, target, model, codes[model], library, board, folder)
             inputs = read_npy(os.path.join(MODELS_DIR, model + "-input.npy"))
             tflm = run_program(target, program, folder, inputs)
-            tflm["samples_checked"] = tflm["samples"]
-            check_outputs(model, folder, tflm)
-            sizes = map_sizes(os.path.join(folder, "program.map"), library, folder)
+            tflm["outputs_checked"] = check_outputs(model, folder, tflm)
+            sizes = map_sizes(os.path.join(folder, "program.map"), library)
             own, model_bytes = sizes.get("tflm", {}), sizes.get("model", {}).get("rodata", 0)
             tflm["code_bytes"] = own.get("text", 0) + own.get("rodata", 0) + own.get("data", 0)
             tflm["model_bytes"] = model_bytes
