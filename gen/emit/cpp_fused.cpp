@@ -274,7 +274,11 @@ std::string print_epilogue(const Graph& graph, const Kernel& kernel, const Point
   const std::vector<std::string> helpers = scalar_kernel_templates(graph, kernel);
   const bool uses_math = std::find(helpers.begin(), helpers.end(), "math") != helpers.end() &&
                          epilogue.statements.find("hg_") != std::string::npos;
-  return "auto " + name + " = [&](long" + (epilogue.uses_channel ? " channel" : "") + ", long" +
+  // Captured by value: the buffers are pointers, and a local whose address a
+  // closure holds (by reference) is one an int8 store may alias for GCC, so
+  // every loop of run() that stores bytes reloaded its pointers and ran
+  // scalar (int8 quantize loops, epilogues).
+  return "auto " + name + " = [=](long" + (epilogue.uses_channel ? " channel" : "") + ", long" +
          (epilogue.uses_index ? " index" : "") + ", " + dtype_c_type(epilogue.value_dtype) + " v)" +
          (uses_math ? " HG_MATH_LAMBDA_INLINE" : "") + " -> " + dtype_c_type(epilogue.result_dtype) + " {\n" +
          indent(epilogue.declarations + epilogue.statements, 1) + "};";

@@ -99,7 +99,7 @@ Graph int8_scores() {
 TEST(FusionCodegen, Int8ProductsApplyLookupTablesAsTheirEpilogue) {
   const auto files = generate_cpp(int8_scores(), {"int8_scores", "", ""});
   const std::string& cpp = files[1].content;
-  EXPECT_NE(cpp.find("auto epilogue = [&](long, long, int8_t v) -> int8_t {"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("auto epilogue = [=](long, long, int8_t v) -> int8_t {"), std::string::npos) << cpp;
   EXPECT_NE(cpp.find("static const int8_t v1_table[256] = {"), std::string::npos) << cpp;
   EXPECT_NE(cpp.find("hg_batch_matmul_q8("), std::string::npos) << cpp;
   for (const Target* target : {&find_target("generic"), &host_target()}) {
@@ -116,7 +116,7 @@ TEST(FusionCodegen, Int8ProductsApplyLookupTablesAsTheirEpilogue) {
 TEST(FusionCodegen, EpilogueReadsOperandsByChannelAndIndex) {
   const auto files = generate_cpp(testing::conv_with_operands(), {"conv_operands", "", ""});
   const std::string& cpp = files[1].content;
-  EXPECT_NE(cpp.find("auto epilogue = [&](long channel, long index, float v) -> float {"), std::string::npos) << cpp;
+  EXPECT_NE(cpp.find("auto epilogue = [=](long channel, long index, float v) -> float {"), std::string::npos) << cpp;
   EXPECT_NE(cpp.find("channel_[channel]"), std::string::npos) << cpp;  // the constant named `channel`, renamed
   EXPECT_NE(cpp.find("residual[index]"), std::string::npos) << cpp;
 }
@@ -132,7 +132,7 @@ TEST(FusionCodegen, ClampsAndResidualAddsBecomeVectorEpilogues) {
             std::string::npos)
       << cpp;
   EXPECT_NE(cpp.find("const auto epilogue = HgReluEpilogue();  // dw2_relu (Activation)"), std::string::npos) << cpp;
-  EXPECT_EQ(cpp.find("auto epilogue = [&]"), std::string::npos) << cpp;
+  EXPECT_EQ(cpp.find("auto epilogue = [=]"), std::string::npos) << cpp;
   // A residual add, then a relu: the add loads the other operand's vector.
   const auto resnet = generate_cpp(testing::resnet_basic_block(), {"block", "", ""});
   EXPECT_NE(resnet[1].content.find("= hg_add_epilogue(data, HgReluEpilogue());"), std::string::npos)
@@ -140,7 +140,7 @@ TEST(FusionCodegen, ClampsAndResidualAddsBecomeVectorEpilogues) {
   // Anything else stays a lambda: per-channel or broadcast operands, a
   // multiply after the add.
   const auto operands = generate_cpp(testing::conv_with_operands(), {"operands", "", ""});
-  EXPECT_NE(operands[1].content.find("auto epilogue = [&]"), std::string::npos) << operands[1].content;
+  EXPECT_NE(operands[1].content.find("auto epilogue = [=]"), std::string::npos) << operands[1].content;
   EXPECT_EQ(operands[1].content.find("epilogue = hg_add_epilogue("), std::string::npos) << operands[1].content;
 }
 
