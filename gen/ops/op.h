@@ -214,6 +214,10 @@ Attrs normalize_attrs(const OpDef& def, const Attrs& attrs);
 // Number of inputs a node with these attributes must have, as [lo, hi]
 // (hi = -1 for variadic ops).
 std::pair<int, int> expected_inputs(const OpDef& def, const Attrs& attrs);
+// "" when `given` inputs are what expected_inputs allows, else what every
+// importer and validate say: "has 2 inputs, expected 3" ("1 or more",
+// "1 to 3").
+std::string input_count_mismatch(const OpDef& def, const Attrs& attrs, int given);
 
 // Outputs a node of this op with these normalized attributes has.
 int output_count(const OpDef& def, const Attrs& attrs);

@@ -196,6 +196,15 @@ std::pair<int, int> expected_inputs(const OpDef& def, const Attrs& attrs) {
   return {def.min_inputs, def.max_inputs};
 }
 
+std::string input_count_mismatch(const OpDef& def, const Attrs& attrs, int given) {
+  const auto [lo, hi] = expected_inputs(def, attrs);
+  if (given >= lo && (hi < 0 || given <= hi)) return "";
+  return "has " + std::to_string(given) + " inputs, expected " + std::to_string(lo) +
+         (hi == lo ? ""
+          : hi < 0 ? " or more"
+                   : " to " + std::to_string(hi));
+}
+
 int output_count(const OpDef& def, const Attrs& attrs) {
   return def.output_arity ? def.output_arity(attrs) : def.num_outputs;
 }

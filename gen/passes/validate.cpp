@@ -118,11 +118,9 @@ bool validate(Graph& graph) {
     } catch (const Error& e) {
       throw Error(label() + ": " + e.what());
     }
-    const auto [lo, hi] = expected_inputs(def, node.attrs);
-    const int n = static_cast<int>(node.inputs.size());
-    if (n < lo || (hi >= 0 && n > hi))
-      throw Error(label() + ": has " + std::to_string(n) + " inputs, expected " +
-                  (lo == hi ? std::to_string(lo) : std::to_string(lo) + (hi < 0 ? " or more" : " to " + std::to_string(hi))));
+    if (const std::string wrong = input_count_mismatch(def, node.attrs, static_cast<int>(node.inputs.size()));
+        !wrong.empty())
+      throw Error(label() + ": " + wrong);
     const int outputs = output_count(def, node.attrs);
     if (static_cast<int>(node.outputs.size()) != outputs)
       throw Error(label() + ": has " + std::to_string(node.outputs.size()) + " outputs, expected " +

@@ -216,11 +216,9 @@ void make_random_weights(Graph& graph, const std::set<std::string>& weights, uin
       const OpDef& def = find_op(node.op);
       const Attrs attrs = normalize_attrs(def, node.attrs);
       // Shapes are inferred here before validate runs: the rule needs its inputs.
-      const auto [fewest, most] = expected_inputs(def, attrs);
-      const int given = static_cast<int>(node.inputs.size());
-      if (given < fewest || (most >= 0 && given > most))
-        throw Error("has " + std::to_string(given) + " inputs, expected " + std::to_string(fewest) +
-                    (most == fewest ? "" : most < 0 ? " or more" : " to " + std::to_string(most)));
+      if (const std::string wrong = input_count_mismatch(def, attrs, static_cast<int>(node.inputs.size()));
+          !wrong.empty())
+        throw Error(wrong);
       bool needs_weights = false;
       for (std::size_t i = 1; i < node.inputs.size(); ++i)
         needs_weights = needs_weights || (weights.count(node.inputs[i]) && !known.count(node.inputs[i]));

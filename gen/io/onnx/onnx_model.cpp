@@ -736,11 +736,9 @@ std::vector<std::string> NodeContext::add_nodes(const std::string& op, const Att
   std::vector<TensorType> out;
   try {
     node.attrs = normalize_attrs(*def, attrs);
-    const auto [lo, hi] = expected_inputs(*def, node.attrs);
-    const int n = static_cast<int>(inputs.size());
-    if (n < lo || (hi >= 0 && n > hi))
-      throw Error(def->name + " takes " + std::to_string(lo) + (hi == lo ? "" : hi < 0 ? " or more" : " to " + std::to_string(hi)) +
-                  " inputs, got " + std::to_string(n));
+    if (const std::string wrong = input_count_mismatch(*def, node.attrs, static_cast<int>(inputs.size()));
+        !wrong.empty())
+      throw Error(wrong);
     out = def->infer(node.attrs, in);
     if (static_cast<int>(out.size()) != output_count(*def, node.attrs)) throw Error("shape rule gave the wrong number of outputs");
     for (const auto& t : out) checked_tensor_bytes(t.shape, 4, "output");

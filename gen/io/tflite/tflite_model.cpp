@@ -530,14 +530,9 @@ std::string Converter::add(const std::string& op, Attrs attrs, const std::vector
   std::vector<TensorType> out;
   try {
     node.attrs = normalize_attrs(*def, attrs);
-    const auto [lo, hi] = expected_inputs(*def, node.attrs);
-    const int n = static_cast<int>(inputs.size());
-    if (n < lo || (hi >= 0 && n > hi))
-      throw Error("takes " + std::to_string(lo) +
-                  (hi == lo ? ""
-                   : hi < 0 ? " or more"
-                            : " to " + std::to_string(hi)) +
-                  " inputs, got " + std::to_string(n));
+    if (const std::string wrong = input_count_mismatch(*def, node.attrs, static_cast<int>(inputs.size()));
+        !wrong.empty())
+      throw Error(wrong);
     out = def->infer(node.attrs, in);
     if (out.size() != 1) throw Error("shape rule gave " + std::to_string(out.size()) + " outputs");
     checked_tensor_bytes(out[0].shape, 4, "output");
