@@ -1,8 +1,9 @@
-# hybgen_add_model(TARGET <target> MODEL <model.json | NAME-symbol.json | model.onnx>
+# hybgen_add_model(TARGET <target> MODEL <model.json | NAME-symbol.json | model.onnx | model.tflite>
 #                  [WEIGHTS <model.safetensors | NAME-XXXX.params | ONNX external data files...>]
 #                  [SHAPES <input>=<d1>,<d2>... ...]
 #                  [NAMESPACE <ns>] [NAME <stem>]
-#                  [ARCH generic|x86-64-v3|x86-64-v4|armv8-a|cortex-m4|cortex-m7|cortex-m55|native|cuda]
+#                  [ARCH generic|x86-64-v3|x86-64-v3-vnni|x86-64-v4|x86-64-v4-vnni|armv8-a|cortex-m4|cortex-m7|
+#                        cortex-m55|native|cuda]
 #                  [EXTERNAL_WEIGHTS] [SMALL_ARENA]
 #                  [QUANTIZE int8 CALIBRATION <samples.npy>... [CALIBRATION_INPUT <input>]
 #                   [QUANTIZE_METHOD minmax|percentile|entropy]])
@@ -22,7 +23,7 @@
 # An ONNX model (model.onnx) holds its weights: WEIGHTS, if given, lists the
 # external data files next to it, so editing them regenerates the code;
 # SHAPES fills its symbolic dimensions (SHAPES input=1,3,224,224 for a
-# symbolic batch).
+# symbolic batch). A TFLite model (model.tflite) holds its weights too.
 # NAME (file stem and C symbol prefix) defaults to TARGET; NAMESPACE defaults
 # to NAME. ARCH is hybgen's --target (default generic, portable C++), which
 # hybgen checks: for another, the library is compiled with -march=ARCH where
@@ -117,18 +118,19 @@ function(hybgen_add_model)
   get_filename_component(model "${HG_MODEL}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   # An ONNX model (by name, or by content: a ModelProto starts with byte 0x08)
   # holds its weights, or names external data files next to it: WEIGHTS then
-  # lists those files, for dependencies only.
-  set(is_onnx FALSE)
-  if(model MATCHES "\\.onnx$")
-    set(is_onnx TRUE)
+  # lists those files, for dependencies only. A TFLite model (by name, or by
+  # its FlatBuffer file identifier "TFL3" at byte 4) holds its own.
+  set(holds_weights FALSE)
+  if(model MATCHES "\\.(onnx|tflite)$")
+    set(holds_weights TRUE)
   elseif(EXISTS "${model}" AND NOT IS_DIRECTORY "${model}")
-    file(READ "${model}" model_head LIMIT 1 HEX)
-    if(model_head STREQUAL "08")
-      set(is_onnx TRUE)
+    file(READ "${model}" model_head LIMIT 8 HEX)
+    if(model_head MATCHES "^08" OR model_head MATCHES "^........54464c33$")
+      set(holds_weights TRUE)
     endif()
   endif()
   set(weights_flags "")
-  if(is_onnx)
+  if(holds_weights)
     set(weights "")
     foreach(w IN LISTS HG_WEIGHTS)
       get_filename_component(w "${w}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -149,7 +151,7 @@ function(hybgen_add_model)
   else()
     string(REGEX REPLACE "\\.[^./]*$" ".safetensors" weights "${model}")
   endif()
-  if(NOT is_onnx)
+  if(NOT holds_weights)
     set(weights_flags --weights "${weights}")
   endif()
   set(name "${HG_TARGET}")
