@@ -369,15 +369,19 @@ int64_t q8_tile(const ConvGeometry& g, int group, int64_t budget = int64_t{256} 
   return tile;
 }
 // The quantized depthwise kernel's scratch: one padded plane, then from a
-// 64-byte boundary its int32 sums (hg_conv2d_depthwise_q8, which this follows).
-int64_t q8_depthwise_scratch_bytes(const ConvGeometry& g, int64_t value_bytes) {
+// 64-byte boundary its int32 sums (hg_conv2d_depthwise_q8, which this
+// follows); on AVX-512, planes of at most 64 outputs take sixteen channels'
+// windows interleaved and their outputs (hg_dw_q8_lanes16) instead.
+int64_t q8_depthwise_scratch_bytes(const ConvGeometry& g, int64_t value_bytes, const Target& target) {
   const int64_t width = ((g.ow - 1) * g.sw + (g.kw - 1) * g.dw + g.sw) / g.sw * g.sw;
   const int64_t rows = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
   const int64_t slots = (g.oh - 1) * (g.sh * width / g.sw) + g.ow;
   // templates/kernels/quantized_kernels.inc: kHgDwQ8Overrun bytes of pad
   // after the plane, 64 after the sums.
   constexpr int64_t kOverrun = 192;
-  return ((rows * width + kOverrun) * value_bytes + 63) / 64 * 64 + slots * 4 + 64;
+  const int64_t per_channel = ((rows * width + kOverrun) * value_bytes + 63) / 64 * 64 + slots * 4 + 64;
+  const bool lanes16 = target.isa == Isa::kAvx512 && g.oh * g.ow <= 64 && g.kh * g.kw <= 25;
+  return lanes16 ? std::max(per_channel, 16 * (rows * width + g.oh * g.ow) * value_bytes) : per_channel;
 }
 
 int64_t q8_scratch_floats(const ConvGeometry& g, int group, int64_t budget_bytes) {
@@ -401,7 +405,7 @@ int64_t convolution_scratch_floats(const KernelSite& site) {
     case ConvKernel::kQuantizedGemm:  // bytes, counted in floats
       return q8_scratch_floats(g, target.q8_group, int64_t{256} * 1024);
     case ConvKernel::kQuantizedDepthwise:
-      return (q8_depthwise_scratch_bytes(g, static_cast<int64_t>(dtype_size(site.in[0].dtype))) + kFloatBytes - 1) /
+      return (q8_depthwise_scratch_bytes(g, static_cast<int64_t>(dtype_size(site.in[0].dtype)), target) + kFloatBytes - 1) /
              kFloatBytes;
     default:
       return 0;
@@ -684,6 +688,11 @@ const OpRegistrar convolution_op([] {
       quantized_example(with_output_quantization(conv({5, 5}, 4, {2, 2}, {2, 2}, {2, 1}, 4, false), 0.05, 110),
                         {quantized_data({1, 4, 20, 70}, DType::kUInt8, 0.02f, 128), quantized_weight({4, 1, 5, 5}, 4),
                          TensorType{{4}, DType::kInt32}}),
+      // Depthwise on a plane of at most 64 outputs (AVX-512: sixteen channels in the lanes), 20 channels
+      // (a partial second block), stride 2, rows dilated, uint8.
+      quantized_example(with_output_quantization(conv({3, 3}, 20, {2, 2}, {1, 1}, {2, 1}, 20, false), 0.05, 120),
+                        {quantized_data({1, 20, 9, 11}, DType::kUInt8, 0.02f, 128), quantized_weight({20, 1, 3, 3}, 20),
+                         TensorType{{20}, DType::kInt32}}),
       quantized_example(with_output_quantization(conv({3}, 3, {}, {2}, {2}, 1, false), 0.06, 10),
                         {quantized_data({1, 4, 15}, DType::kInt8, 0.03f, 0), quantized_weight({3, 4, 3}, 3),
                          TensorType{{3}, DType::kInt32}}),
