@@ -159,7 +159,12 @@ OpRegistrar fully_connected_op([] {
                         {quantized_data({1, 37}, DType::kInt8, 0.03f, 7), quantized_weight({8, 37}, 8),
                          TensorType{{8}, DType::kInt32}}),
       quantized_example(with_output_quantization(fc_attrs(5, true, false), 0.1, 120),
-                        {quantized_data({3, 2, 19}, DType::kUInt8, 0.02f, 128), quantized_weight({5, 19}, 1)})};
+                        {quantized_data({3, 2, 19}, DType::kUInt8, 0.02f, 128), quantized_weight({5, 19}, 1)}),
+      // Blocks of rows with a tail (13), channels over two panels and a partial third (37), k not a
+      // multiple of four (70).
+      quantized_example(with_output_quantization(fc_attrs(37, false, true), 0.05, 3),
+                        {quantized_data({13, 70}, DType::kInt8, 0.03f, -9), quantized_weight({37, 70}, 37),
+                         TensorType{{37}, DType::kInt32}})};
   return d;
 }());
 
