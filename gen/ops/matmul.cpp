@@ -188,16 +188,12 @@ void run_any_reference(const MatmulCall& c, const KernelIO& io) {
   run_reference_quantized(c, io);
 }
 
-// The columns of one panel of the quantized product's packed right operand:
-// the target's GEMM panel width, whose panel kernel gemm_q8.inc has.
-int quantized_panel_width(const Target& target) { return target.gemm_nr > 0 ? target.gemm_nr : 8; }
-
 // What hg_batch_matmul_q8 (matmul_q8.inc) packs into: the right operand in
 // the int8 GEMM's panels, its column sums, the multipliers and shifts per
 // column, the left one's row offsets and, where its columns are not
 // contiguous, its rows.
 int64_t matmul_q8_scratch_bytes(const MatmulCall& c, const Target& target) {
-  const int64_t group = target.q8_group, nr = quantized_panel_width(target);
+  const int64_t group = target.q8_group, nr = target.gemm_nr;
   const int64_t groups = (c.k + group - 1) / group, panels = (c.n + nr - 1) / nr;
   return panels * groups * nr * group + 3 * panels * nr * 4 + c.m * 4 + (c.a.col != 1 ? c.m * c.k : 0);
 }
@@ -215,9 +211,9 @@ KernelCall emit_quantized(const MatmulCall& c, const EmitContext& ctx) {
               ", y_layout[] = " + layout(c.y) + ";\n  const HgMatmulQ8 q{" + int_str(ta.quantization.zero_point[0]) +
               ", " + int_str(tb.quantization.zero_point[0]) + ", " + int_str(r.multiplier) + ", " + int_str(r.shift) +
               ", " + int_str(out.quantization.zero_point[0]) + ", " + int_str(lo) + ", " + int_str(hi) +
-              "};\n  hg_batch_matmul_q8<" + std::to_string(quantized_panel_width(ctx.target)) + ">(" + ctx.in[0] +
-              ", a_layout, " + ctx.in[1] + ", b_layout, " + ctx.out[0] + ", y_layout, " + std::to_string(c.channels) +
-              ", " + std::to_string(c.batch) + ", " + std::to_string(c.m) + ", " + std::to_string(c.n) + ", " +
+              "};\n  hg_batch_matmul_q8<" + std::to_string(ctx.target.gemm_nr) + ">(" + ctx.in[0] + ", a_layout, " +
+              ctx.in[1] + ", b_layout, " + ctx.out[0] + ", y_layout, " + std::to_string(c.channels) + ", " +
+              std::to_string(c.batch) + ", " + std::to_string(c.m) + ", " + std::to_string(c.n) + ", " +
               std::to_string(c.k) + ", q, " + epilogue_argument(ctx) + ", " + ctx.scratch + ");\n}"};
 }
 
