@@ -688,6 +688,18 @@ const OpRegistrar convolution_op([] {
       quantized_example(with_output_quantization(conv({5, 5}, 4, {2, 2}, {2, 2}, {2, 1}, 4, false), 0.05, 110),
                         {quantized_data({1, 4, 20, 70}, DType::kUInt8, 0.02f, 128), quantized_weight({4, 1, 5, 5}, 4),
                          TensorType{{4}, DType::kInt32}}),
+      // Depthwise at stride 1 on planes of several slot blocks: int8 with a weight of -128 in the first channel
+      // (AVX2's sign trick does not apply: that channel alone takes the portable loops), and uint8.
+      [] {
+        OpExample e = quantized_example(with_output_quantization(conv({3, 3}, 6, {}, {1, 1}, {}, 6, false), 0.04, -10),
+                                        {quantized_data({1, 6, 13, 21}, DType::kInt8, 0.03f, 4),
+                                         quantized_weight({6, 1, 3, 3}, 6), TensorType{{6}, DType::kInt32}});
+        e.weights_include_int8_min = true;
+        return e;
+      }(),
+      quantized_example(with_output_quantization(conv({3, 3}, 4, {}, {1, 1}, {}, 4, false), 0.05, 100),
+                        {quantized_data({1, 4, 11, 30}, DType::kUInt8, 0.02f, 128), quantized_weight({4, 1, 3, 3}, 4),
+                         TensorType{{4}, DType::kInt32}}),
       // Depthwise on a plane of at most 64 outputs (AVX-512: sixteen channels in the lanes), 20 channels
       // (a partial second block), stride 2, rows dilated, uint8.
       quantized_example(with_output_quantization(conv({3, 3}, 20, {2, 2}, {1, 1}, {2, 1}, 20, false), 0.05, 120),
