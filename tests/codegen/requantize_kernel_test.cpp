@@ -1,0 +1,180 @@
+// The vector requantizations of templates/kernels/quantized_simd.inc
+// (hg_requantize16_lanes and hg_requantize16 on AVX-512, hg_requantize8_lanes
+// on AVX2, and hg_requantize_row, which runs them over a row) against the
+// scalar hg_requantize_clamp, bit for bit: a C++11 driver includes the
+// kernels inside a namespace (as generated code does), is built with the
+// strict flags for each x86 target this host runs, and requantizes the
+// edges of int32 (0, +-1, INT32_MIN and MAX, the products that sit on a
+// rounding tie) and seeded values, each lane with its own multiplier in
+// [2^30, 2^31) or 0 and its own shift in [-31, 7], into int8 ranges with
+// zero points and relu-like clamps.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "emit/templates.h"
+#include "io/file_util.h"
+#include "run_command.h"
+
+namespace hybgen {
+namespace {
+
+using testing::quoted;
+using testing::run_command;
+
+const char* kRequantizeDriver = R"DRV(#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <immintrin.h>  // before the namespace, as generated code includes it
+
+namespace model {
+namespace kernels {
+#include "epilogue.inc"
+#include "simd.inc"
+#include "quantized.inc"
+#include "quantized_simd.inc"
+}  // namespace kernels
+}  // namespace model
+
+namespace {
+
+using namespace model::kernels;
+
+std::uint64_t g_state = 88172645463325252ull;
+std::uint32_t next() {
+  g_state ^= g_state << 13;
+  g_state ^= g_state >> 7;
+  g_state ^= g_state << 17;
+  return static_cast<std::uint32_t>(g_state >> 16);
+}
+
+std::int32_t random_sum() {
+  static const std::int32_t edges[] = {0, 1, -1, 2, -2, INT32_MAX, INT32_MIN, INT32_MIN + 1, INT32_MAX - 1,
+                                       1 << 30, -(1 << 30), 1 << 16, -(1 << 16), 64, -64, 96, -96};
+  const std::uint32_t pick = next() % 4;
+  if (pick == 0) return edges[next() % (sizeof edges / sizeof edges[0])];
+  if (pick == 1) return static_cast<std::int32_t>(next());                          // any int32
+  return static_cast<std::int32_t>(next()) >> static_cast<int>(8 + next() % 20);  // sums of a kernel's size
+}
+
+std::int32_t random_multiplier() {
+  if (next() % 16 == 0) return next() % 2 ? 0 : (1 << 30);
+  return static_cast<std::int32_t>((1u << 30) + next() % (1u << 30));
+}
+
+int random_shift() { return static_cast<int>(next() % 39) - 31; }
+
+}  // namespace
+
+int main() {
+  long failures = 0, checked = 0;
+  for (int round = 0; round < 4000; ++round) {
+    HgRequantization rq;
+    rq.out_zero_point = static_cast<std::int32_t>(next() % 64) - 32;
+    rq.low = next() % 2 ? -128 : rq.out_zero_point;  // a relu folded into the clamp, or not
+    rq.high = next() % 4 ? 127 : 100;
+    rq.in_zero_point = 0;
+    std::int32_t x[16], multiplier[16], shift[16];
+    for (int i = 0; i < 16; ++i) {
+      x[i] = random_sum();
+      multiplier[i] = random_multiplier();
+      shift[i] = random_shift();
+    }
+    std::int32_t got[16];
+    int lanes = 0;
+#if defined(HG_SIMD_AVX512)
+    lanes = 16;
+    {
+      std::int32_t left[16], right[16];
+      for (int i = 0; i < 16; ++i) {
+        left[i] = shift[i] > 0 ? shift[i] : 0;
+        right[i] = shift[i] > 0 ? 0 : -shift[i];
+      }
+      const __m512i v = _mm512_loadu_si512(x);
+      const __m128i bytes = hg_requantize16_lanes(v, _mm512_loadu_si512(multiplier), _mm512_loadu_si512(left),
+                                                  _mm512_loadu_si512(right), rq);
+      std::int8_t b[16];
+      std::memcpy(b, &bytes, 16);
+      for (int i = 0; i < 16; ++i) got[i] = b[i];
+    }
+#elif defined(HG_SIMD_AVX2)
+    lanes = 8;
+    {
+      std::int32_t left[8], right[8];
+      for (int i = 0; i < 8; ++i) {
+        left[i] = shift[i] > 0 ? shift[i] : 0;
+        right[i] = shift[i] > 0 ? 0 : -shift[i];
+      }
+      const __m128i bytes = hg_requantize8_lanes(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)),
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(multiplier)),
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(left)),
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(right)), rq);
+      std::int8_t b[16];
+      std::memcpy(b, &bytes, 16);
+      for (int i = 0; i < 8; ++i) got[i] = b[i];
+    }
+#endif
+    for (int i = 0; i < lanes; ++i) {
+      const std::int32_t want = hg_requantize_clamp(x[i], multiplier[i], shift[i], rq.out_zero_point, rq.low, rq.high);
+      ++checked;
+      if (got[i] != want && ++failures <= 10)
+        std::printf("lanes: x %d multiplier %d shift %d: %d, want %d\n", x[i], multiplier[i], shift[i], got[i], want);
+    }
+    // A row of one multiplier and shift, of a length that leaves a tail.
+    const long n = 1 + static_cast<long>(next() % 70);
+    std::vector<std::int32_t> row(n);
+    for (long i = 0; i < n; ++i) row[i] = random_sum();
+    const std::int32_t offset = static_cast<std::int32_t>(next() % 2001) - 1000;
+    std::vector<std::int8_t> out(n);
+    hg_requantize_row(row.data(), n, offset, multiplier[0], shift[0], rq, out.data());
+    for (long i = 0; i < n; ++i) {
+      const std::int32_t want =
+          hg_requantize_clamp(row[i] + offset, multiplier[0], shift[0], rq.out_zero_point, rq.low, rq.high);
+      ++checked;
+      if (out[i] != want && ++failures <= 10)
+        std::printf("row: x %d multiplier %d shift %d: %d, want %d\n", row[i] + offset, multiplier[0], shift[0],
+                    out[i], want);
+    }
+  }
+  std::printf("RESULT failures %ld of %ld\n", failures, checked);
+  return failures == 0 ? 0 : 1;
+}
+)DRV";
+
+TEST(RequantizeKernels, VectorFormsEqualTheScalarOnEveryX86Path) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the vector forms checked here are x86's";
+#else
+  TempDir dir("hybgen-requantize-test");
+  const std::string d = dir.path() + "/";
+  for (const char* name : {"epilogue", "simd", "quantized", "quantized_simd"})
+    std::ofstream(d + name + ".inc") << template_text(std::string("kernels/") + name);
+  std::ofstream(d + "main.cpp") << kRequantizeDriver;
+  std::vector<std::pair<std::string, std::string> > targets;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    targets.push_back({"x86-64-v3", "-march=x86-64-v3 -DHG_TARGET_X86_64_V3=1"});
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq"))
+    targets.push_back({"x86-64-v4", "-march=x86-64-v4 -DHG_TARGET_X86_64_V4=1"});
+  if (targets.empty()) GTEST_SKIP() << "this host runs neither AVX2 nor AVX-512";
+  for (const auto& [target, flags] : targets) {
+    const std::string exe = d + "driver_" + target;
+    auto r = run_command(quoted(HYBGEN_CXX) + " -std=c++11 -O2 " + flags +
+                         " -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path()) + " " +
+                         quoted(d + "main.cpp") + " -o " + quoted(exe));
+    ASSERT_EQ(r.exit_code, 0) << target << "\n" << r.output;
+    r = run_command(quoted(exe));
+    EXPECT_EQ(r.exit_code, 0) << target << "\n" << r.output;
+    EXPECT_NE(r.output.find("RESULT failures 0 "), std::string::npos) << target << "\n" << r.output;
+  }
+#endif
+}
+
+}  // namespace
+}  // namespace hybgen
