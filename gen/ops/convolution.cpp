@@ -299,13 +299,17 @@ enum class ConvKernel {
   kDirect3d,
   kQuantized,
   kQuantizedGemm,
-  kQuantizedDepthwise
+  kQuantizedDepthwise,
+  kQuantizedDense
 };
 
 ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights_known, bool quantized) {
   if (quantized) {
     if (is_depthwise(g)) return ConvKernel::kQuantizedDepthwise;
-    return weights_known && g.groups == 1 && target.gemm_nr > 0 ? ConvKernel::kQuantizedGemm : ConvKernel::kQuantized;
+    if (!weights_known || g.groups != 1 || target.gemm_nr == 0) return ConvKernel::kQuantized;
+    // One pixel (a classifier's 1x1 convolution after pooling): the dense
+    // layer's GEMM, whose row blocks are the batch, not 32 pixels of which one is used.
+    return uses_dense(g) && g.spatial != 3 ? ConvKernel::kQuantizedDense : ConvKernel::kQuantizedGemm;
   }
   // 3-D with one input channel per group (depthwise): a GEMM of one row per
   // group would waste its register tiles; the direct kernel's rows serve it.
@@ -321,10 +325,10 @@ ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights
 }
 
 // The names OpKernel::choose_algorithm records, in ConvKernel's order.
-const char* const kConvKernelNames[] = {"dense",       "winograd",  "rows",           "pixel_gemm",
-                                        "im2col_gemm", "depthwise", "direct",         "im2col_gemm_3d",
-                                        "direct_3d",   "quantized", "quantized_gemm", "quantized_depthwise"};
-static_assert(std::size(kConvKernelNames) == static_cast<std::size_t>(ConvKernel::kQuantizedDepthwise) + 1,
+const char* const kConvKernelNames[] = {
+    "dense",          "winograd",  "rows",      "pixel_gemm",     "im2col_gemm",         "depthwise",      "direct",
+    "im2col_gemm_3d", "direct_3d", "quantized", "quantized_gemm", "quantized_depthwise", "quantized_dense"};
+static_assert(std::size(kConvKernelNames) == static_cast<std::size_t>(ConvKernel::kQuantizedDense) + 1,
               "one name per ConvKernel");
 
 std::string convolution_choose_algorithm(const KernelSite& site) {
@@ -489,6 +493,13 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
                   std::to_string(kQ8ConvChannels) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
                   ctx.out[0] + ", geometry, " + ctx.scratch + ", " +
                   std::to_string(q8_tile(g, ctx.target.q8_group, ctx.scratch_bytes)) + ", rq, " +
+                  epilogue_argument(ctx) + ");\n}"};
+    case ConvKernel::kQuantizedDense:  // rows: the batch's images, each its channels; y's rows of f channels
+      return {{"epilogue", "gemm_q8"},
+              "{\n" + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") + "hg_gemm_q8<" +
+                  std::to_string(ctx.target.gemm_nr) + ">(" + ctx.in[0] + ", " + std::to_string(g.c) + ", " +
+                  ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", " + std::to_string(g.n) + ", " +
+                  std::to_string(g.f) + ", " + std::to_string(g.c) + ", " + std::to_string(g.f) + ", 1, rq, " +
                   epilogue_argument(ctx) + ");\n}"};
     case ConvKernel::kQuantizedDepthwise:
       return {{"epilogue", "quantized_kernels"},
@@ -705,6 +716,13 @@ const OpRegistrar convolution_op([] {
       quantized_example(with_output_quantization(conv({3, 3}, 20, {2, 2}, {1, 1}, {2, 1}, 20, false), 0.05, 120),
                         {quantized_data({1, 20, 9, 11}, DType::kUInt8, 0.02f, 128), quantized_weight({20, 1, 3, 3}, 20),
                          TensorType{{20}, DType::kInt32}}),
+      // A 1x1 convolution of a 1x1 input (the dense layer's GEMM): int8, a batch of 3, a partial last panel; uint8.
+      quantized_example(with_output_quantization(conv({1, 1}, 37, {}, {}, {}, 1, false), 0.04, 3),
+                        {quantized_data({3, 70, 1, 1}, DType::kInt8, 0.03f, -5), quantized_weight({37, 70, 1, 1}, 37),
+                         TensorType{{37}, DType::kInt32}}),
+      quantized_example(
+          with_output_quantization(conv({1, 1}, 20, {}, {}, {}, 1, true), 0.05, 130),
+          {quantized_data({1, 33, 1, 1}, DType::kUInt8, 0.02f, 128), quantized_weight({20, 33, 1, 1}, 20)}),
       quantized_example(with_output_quantization(conv({3}, 3, {}, {2}, {2}, 1, false), 0.06, 10),
                         {quantized_data({1, 4, 15}, DType::kInt8, 0.03f, 0), quantized_weight({3, 4, 3}, 3),
                          TensorType{{3}, DType::kInt32}}),
@@ -719,8 +737,12 @@ const KernelRegistrar convolution_cpp(Backend::kCpp, "Convolution", [] {
   k.pack_constant = [float_packing = float32_packing(convolution_pack_weights)](
                         const KernelSite& site, int index, const Constant& value) -> std::optional<Constant> {
     if (value.type.dtype != DType::kInt8) return float_packing(site, index, value);
-    if (index != 1 || recorded_kernel(site.algorithm) != ConvKernel::kQuantizedGemm) return std::nullopt;
+    const std::optional<ConvKernel> kernel = recorded_kernel(site.algorithm);
+    if (index != 1 || (kernel != ConvKernel::kQuantizedGemm && kernel != ConvKernel::kQuantizedDense))
+      return std::nullopt;
     const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
+    if (kernel == ConvKernel::kQuantizedDense)
+      return q8_packed_constant(value, g.f, g.c, site.target.gemm_nr, site.target.q8_group);
     return q8_packed_constant(value, g.f, g.c * g.kh * g.kw, kQ8ConvChannels, site.target.q8_group);
   };
   k.scratch_bytes = [](const KernelSite& site) { return convolution_scratch_floats(site) * kFloatBytes; };
