@@ -20,6 +20,7 @@ struct Temps {
   std::map<std::string, std::string> of_load;   // load key -> temporary
   std::string lines;                            // declarations, in order
   std::string statics;                          // static data the expressions read (ScalarSite::declarations)
+  bool copies_only = true;                      // whether every node printed its one input unchanged
 };
 
 std::string load_key(const std::string& value, const Shape& shape) { return value + "@" + shape_str(shape); }
@@ -38,8 +39,11 @@ void print_nodes(const Graph& graph, const std::vector<int>& nodes, Temps& temps
                                                    : load(node.inputs[i], scalar_operand_shape(graph, node, i)));
       site.in_types.push_back(graph.type(node.inputs[i]));
     }
-    temps.lines += "const " + dtype_c_type(site.out_type.dtype) + " " + temp + " = " + def.emit_scalar(site) +
-                   ";  // " + comment_text(node.name) + " (" + def.name + ")\n";
+    const std::string expression = def.emit_scalar(site);
+    temps.copies_only = temps.copies_only && site.in.size() == 1 && expression == site.in[0] &&
+                        site.in_types[0].dtype == site.out_type.dtype;
+    temps.lines += "const " + dtype_c_type(site.out_type.dtype) + " " + temp + " = " + expression + ";  // " +
+                   comment_text(node.name) + " (" + def.name + ")\n";
     temps.of_value[node.outputs[0]] = temp;
   }
 }
@@ -249,6 +253,8 @@ EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const Point
 
   out.statements = loads + temps.lines;
   out.declarations = temps.statics;
+  out.identity =
+      temps.copies_only && loads.empty() && kernel.outputs.size() == 1 && out.value_dtype == out.result_dtype;
   const std::string& result = epilogue_result(graph, kernel);
   for (const auto& value : kernel.outputs)
     if (value != result) {
@@ -268,6 +274,17 @@ std::string print_epilogue(const Graph& graph, const Kernel& kernel, const Point
   const std::string vector = vector_epilogue(graph, kernel, pointer, &nodes);
   if (!vector.empty()) return "const auto " + name + " = " + vector + ";  // " + nodes;
   const EpilogueBody epilogue = epilogue_body(graph, kernel, pointer);
+  // Integer values the nodes leave as they are (a clip whose bounds lie at or
+  // past the type's, the requantization having clamped): no epilogue, which
+  // lets the int8 kernels store their bytes straight into the output.
+  if (epilogue.identity && !is_float_dtype(epilogue.value_dtype)) {
+    std::string names;
+    for (std::size_t i = 1; i < kernel.nodes.size(); ++i) {
+      const Node& node = graph.nodes[kernel.nodes[i]];
+      names += (names.empty() ? "" : ", ") + comment_text(node.name) + " (" + node.op + ")";
+    }
+    return "const HgNoEpilogue " + name + "{};  // " + names + ": no change";
+  }
   // An epilogue calling math.inc's approximations (hg_erf, ...) is too large
   // for GCC to inline into the GEMM's store loop on its own, which then stays
   // scalar (the GELU after a dense layer ran 3x slower); the macro forces it.

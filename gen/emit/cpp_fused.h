@@ -49,6 +49,7 @@ struct EpilogueBody {
   std::vector<DType> read_dtypes;        // per read: the dtype it points to
   std::vector<std::string> writes;       // pointer expressions it stores to
   std::vector<DType> write_dtypes;       // per write: the dtype it points to
+  bool identity = false;                 // returns `v` unchanged, reading and storing nothing else
 };
 EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const PointerOf& pointer);
 

@@ -87,6 +87,10 @@ std::int32_t requantize_clamp(std::int32_t acc, const Requantization& r, std::in
                               std::int32_t high);
 std::int32_t quantize_float(float x, float scale, std::int32_t zero_point, std::int32_t low, std::int32_t high);
 float dequantize_value(std::int32_t q, std::int32_t zero_point, float scale);
+// requantize(acc, r) + zero_point in one 64-bit multiply-add (the
+// Cortex-M4's kernels), where requantize_wide_fits says it may.
+bool requantize_wide_fits(const Requantization& r, std::int32_t zero_point);
+std::int32_t requantize_wide(std::int32_t acc, const Requantization& r, std::int32_t zero_point);
 
 // TFLite's int8 ADD of a (scale a_scale) and b into out_scale: the
 // multipliers and shifts of templates/kernels/quantized.inc's HgQuantizedAdd.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <vector>
 
 #include "ir/error.h"
 #include "ops/op.h"
@@ -68,6 +69,44 @@ TEST(QuantizedArithmetic, RequantizeRoundsAsGemmlowp) {
   EXPECT_EQ(requantize_clamp(1000, half, -10, -128, 127), 127);
   EXPECT_EQ(requantize_clamp(-1000, half, -10, -128, 127), -128);
   EXPECT_EQ(requantize_clamp(20, half, -10, -128, 127), 0);
+}
+
+TEST(QuantizedArithmetic, WideRequantizeIsRequantizePlusZeroPoint) {
+  // Ties of both roundings (x * 2^(e+31) / m), the extremes and random sums.
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<std::int32_t> any(INT32_MIN, INT32_MAX), small(-100000, 100000),
+      multiplier(1 << 30, INT32_MAX);
+  long checked = 0;
+  for (int e = 2; e <= 22; ++e)
+    for (const std::int32_t zero_point : {-256, -128, -1, 0, 3, 127, 255, 256}) {
+      std::vector<std::int32_t> ms{1 << 30, (1 << 30) + 1, INT32_MAX};
+      for (int i = 0; i < 8; ++i) ms.push_back(multiplier(rng));
+      for (const std::int32_t m : ms) {
+        const Requantization r{m, -e};
+        ASSERT_TRUE(requantize_wide_fits(r, zero_point));
+        std::vector<std::int32_t> xs{0, 1, -1, 2, -2, INT32_MIN, INT32_MAX, INT32_MIN + 1, INT32_MAX - 1};
+        for (int i = 0; i < 400; ++i) xs.push_back(i % 2 ? any(rng) : small(rng));
+        for (int i = 0; i < 200; ++i) {
+          // A sum near a tie of the rounding shift: x = (2 j + 1) 2^(e-1), a = x 2^31 / m (+ -1, 0, 1).
+          const std::int64_t j = small(rng) % (std::int64_t{1} << (30 - e));  // |x| < 2^31
+          const std::int64_t x = (2 * j + 1) * (std::int64_t{1} << (e - 1));
+          const std::int64_t a = x * (std::int64_t{1} << 31) / m;
+          for (std::int64_t d = -1; d <= 1; ++d)
+            if (a + d >= INT32_MIN && a + d <= INT32_MAX) xs.push_back(static_cast<std::int32_t>(a + d));
+        }
+        for (const std::int32_t a : xs) {
+          ASSERT_EQ(requantize_wide(a, r, zero_point), requantize(a, r) + zero_point)
+              << a << " * " << m << " >> " << e << " + " << zero_point;
+          ++checked;
+        }
+      }
+    }
+  EXPECT_GT(checked, 1000000);
+  // Outside its range: a left shift, a shift of -1, too far right, a multiplier of 0.
+  EXPECT_FALSE(requantize_wide_fits(Requantization{1 << 30, 0}, 0));
+  EXPECT_FALSE(requantize_wide_fits(Requantization{1 << 30, -1}, 0));
+  EXPECT_FALSE(requantize_wide_fits(Requantization{1 << 30, -23}, 0));
+  EXPECT_FALSE(requantize_wide_fits(Requantization{0, -5}, 0));
 }
 
 TEST(QuantizedArithmetic, QuantizeRoundsHalfAwayFromZeroAndSaturates) {
