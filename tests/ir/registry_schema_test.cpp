@@ -53,7 +53,9 @@ TEST(Registry, EveryOpHasAKernelOnEveryBackendWithItsDtypes) {
       SCOPED_TRACE(op->name + " on " + backend_name(backend));
       const OpKernel* kernel = find_kernel(backend, op->name);
       ASSERT_NE(kernel, nullptr) << "no kernel";
-      if (!op->emit_scalar) EXPECT_TRUE(kernel->emit) << "no printer";
+      if (!op->emit_scalar) {
+        EXPECT_TRUE(kernel->emit) << "no printer";
+      }
       EXPECT_FALSE(kernel->dtypes.empty());
       std::string dtypes;
       for (DType d : kernel->dtypes) {
