@@ -1116,8 +1116,9 @@ void Converter::add_inputs() {
     const std::string name = unique(x.name.empty() ? "input" : x.name);
     g_.add_input(name, TensorType{x.shape, DType::kFloat32});
     node_name_ = name;
+    // Quantized before the transpose to NCHW, which then moves bytes: the
+    // arena holds no float32 copy of the input.
     Value v{name, x.shape.size() == 4};
-    if (v.nchw) v.name = transpose(name, {0, 3, 1, 2}, "nchw");
     if (!q.empty()) {
       Attrs a;
       a.set("out_scale", static_cast<double>(q.scale[0]));
@@ -1125,6 +1126,7 @@ void Converter::add_inputs() {
       a.set("out_dtype", std::string(d == DType::kUInt8 ? "uint8" : "int8"));
       v.name = add("quantize", a, {v.name}, "quantize");
     }
+    if (v.nchw) v.name = transpose(v.name, {0, 3, 1, 2}, "nchw");
     values_[t] = v;
   }
 }
