@@ -6,11 +6,16 @@
 // a per-channel add and a residual read at the output index).
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cctype>
 #include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "emit/templates.h"
+#include "io/file_util.h"
 #include "run_command.h"
 #include "targets/toolchain.h"  // on_path: cross compilers, emulators
 
@@ -72,6 +77,29 @@ inline CommandResult compile_driver(const std::string& dir, const std::string& c
 // The command that runs DIR/driver, through `runner` (an emulator) when given.
 inline std::string driver_command(const std::string& dir, const std::string& runner) {
   return (runner.empty() ? "" : runner + " ") + quoted(dir + "/driver");
+}
+
+// A kernel-text check: each `kernels` template (templates/kernels/NAME.inc)
+// and `driver` (as main.cpp) written into a fresh folder, the driver built
+// with the strict flags at `optimize` for each (target, flags) pair and run:
+// it must exit 0 and print "RESULT failures 0" (no digit after it).
+inline void check_kernel_driver(const std::string& folder_prefix, const std::vector<std::string>& kernels,
+                                const char* driver, const std::vector<std::pair<std::string, std::string>>& targets,
+                                const std::string& optimize) {
+  TempDir dir(folder_prefix);
+  const std::string d = dir.path() + "/";
+  for (const std::string& name : kernels) std::ofstream(d + name + ".inc") << template_text("kernels/" + name);
+  std::ofstream(d + "main.cpp") << driver;
+  for (const auto& [target, flags] : targets) {
+    CommandResult r = compile_driver(dir.path(), HYBGEN_CXX, optimize + " " + flags);
+    ASSERT_EQ(r.exit_code, 0) << target << "\n" << r.output;
+    r = run_command(driver_command(dir.path(), ""));
+    EXPECT_EQ(r.exit_code, 0) << target << "\n" << r.output;
+    const std::size_t at = r.output.find("RESULT failures 0");
+    const std::size_t next = at == std::string::npos ? at : at + 17;
+    EXPECT_TRUE(at != std::string::npos && (next >= r.output.size() || !std::isdigit(r.output[next]))) << target << "\n"
+                                                                                                       << r.output;
+  }
 }
 
 // Whether this host runs code built for "avx2" (AVX2 and FMA) or "avx512"

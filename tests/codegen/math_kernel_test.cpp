@@ -23,6 +23,7 @@
 #include "emit/templates.h"
 #include "graph_builders.h"
 #include "io/file_util.h"
+#include "kernel_driver_support.h"
 #include "ops/op.h"
 #include "run_command.h"
 #include "verify/verify.h"
@@ -31,8 +32,6 @@ namespace hybgen {
 namespace {
 
 using testing::attrs_of;
-using testing::quoted;
-using testing::run_command;
 
 const char* kMathDriver = R"DRV(#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
@@ -203,22 +202,7 @@ std::vector<std::pair<std::string, std::string>> host_targets() {
 }
 
 TEST(MathKernels, ApproximationsStayWithinTheirBoundsOnEveryTarget) {
-  TempDir dir("hybgen-math-test");
-  const std::string d = dir.path() + "/";
-  std::ofstream(d + "simd.inc") << template_text("kernels/simd");
-  std::ofstream(d + "epilogue.inc") << template_text("kernels/epilogue");
-  std::ofstream(d + "math.inc") << template_text("kernels/math");
-  std::ofstream(d + "main.cpp") << kMathDriver;
-  for (const auto& [target, flags] : host_targets()) {
-    const std::string exe = d + "driver_" + target;
-    auto r = run_command(quoted(HYBGEN_CXX) + " -std=c++11 -O3 " + flags +
-                         " -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path()) + " " +
-                         quoted(d + "main.cpp") + " -o " + quoted(exe));
-    ASSERT_EQ(r.exit_code, 0) << target << "\n" << r.output;
-    r = run_command(quoted(exe));
-    EXPECT_EQ(r.exit_code, 0) << target << "\n" << r.output;
-    EXPECT_NE(r.output.find("RESULT failures 0"), std::string::npos) << target << "\n" << r.output;
-  }
+  testing::check_kernel_driver("hybgen-math-test", {"simd", "epilogue", "math"}, kMathDriver, host_targets(), "-O3");
 }
 
 TEST(MathKernels, ChangedKernelsVerifyOnEveryTargetAtO3) {

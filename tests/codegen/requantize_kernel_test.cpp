@@ -10,17 +10,10 @@
 // zero points and relu-like clamps.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
-#include "emit/templates.h"
-#include "io/file_util.h"
-#include "run_command.h"
+#include "kernel_driver_support.h"
 
 namespace hybgen {
 namespace {
-
-using testing::quoted;
-using testing::run_command;
 
 const char* kRequantizeDriver = R"DRV(#include <climits>
 #include <cmath>
@@ -150,11 +143,6 @@ TEST(RequantizeKernels, VectorFormsEqualTheScalarOnEveryX86Path) {
 #if !defined(__x86_64__)
   GTEST_SKIP() << "the vector forms checked here are x86's";
 #else
-  TempDir dir("hybgen-requantize-test");
-  const std::string d = dir.path() + "/";
-  for (const char* name : {"epilogue", "simd", "quantized", "quantized_simd"})
-    std::ofstream(d + name + ".inc") << template_text(std::string("kernels/") + name);
-  std::ofstream(d + "main.cpp") << kRequantizeDriver;
   std::vector<std::pair<std::string, std::string> > targets;
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
@@ -163,16 +151,8 @@ TEST(RequantizeKernels, VectorFormsEqualTheScalarOnEveryX86Path) {
       __builtin_cpu_supports("avx512dq"))
     targets.push_back({"x86-64-v4", "-march=x86-64-v4 -DHG_TARGET_X86_64_V4=1"});
   if (targets.empty()) GTEST_SKIP() << "this host runs neither AVX2 nor AVX-512";
-  for (const auto& [target, flags] : targets) {
-    const std::string exe = d + "driver_" + target;
-    auto r = run_command(quoted(HYBGEN_CXX) + " -std=c++11 -O2 " + flags +
-                         " -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path()) + " " +
-                         quoted(d + "main.cpp") + " -o " + quoted(exe));
-    ASSERT_EQ(r.exit_code, 0) << target << "\n" << r.output;
-    r = run_command(quoted(exe));
-    EXPECT_EQ(r.exit_code, 0) << target << "\n" << r.output;
-    EXPECT_NE(r.output.find("RESULT failures 0 "), std::string::npos) << target << "\n" << r.output;
-  }
+  testing::check_kernel_driver("hybgen-requantize-test", {"epilogue", "simd", "quantized", "quantized_simd"},
+                               kRequantizeDriver, targets, "-O2");
 #endif
 }
 

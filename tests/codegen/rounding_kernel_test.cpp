@@ -7,17 +7,10 @@
 // be bit for bit std::'s (MXNet's rule for rint), the sign of zero included.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
-#include "emit/templates.h"
-#include "io/file_util.h"
-#include "run_command.h"
+#include "kernel_driver_support.h"
 
 namespace hybgen {
 namespace {
-
-using testing::quoted;
-using testing::run_command;
 
 const char* kRoundingDriver = R"DRV(#include <cmath>
 #include <cstdint>
@@ -88,26 +81,12 @@ int main() {
 )DRV";
 
 TEST(RoundingKernels, ExactOnEveryTarget) {
-  TempDir dir("hybgen-rounding-test");
-  const std::string d = dir.path() + "/";
-  std::ofstream(d + "epilogue.inc") << template_text("kernels/epilogue");
-  std::ofstream(d + "math.inc") << template_text("kernels/math");
-  std::ofstream(d + "rounding.inc") << template_text("kernels/rounding");
-  std::ofstream(d + "main.cpp") << kRoundingDriver;
   std::vector<std::pair<std::string, std::string>> targets = {{"generic", ""}};
 #if defined(__x86_64__)
   if (__builtin_cpu_supports("avx2")) targets.push_back({"x86-64-v3", "-march=x86-64-v3"});
 #endif
-  for (const auto& [target, flags] : targets) {
-    const std::string exe = d + "driver_" + target;
-    auto r = run_command(quoted(HYBGEN_CXX) + " -std=c++11 -O3 " + flags +
-                         " -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -I" + quoted(dir.path()) + " " +
-                         quoted(d + "main.cpp") + " -o " + quoted(exe));
-    ASSERT_EQ(r.exit_code, 0) << target << "\n" << r.output;
-    r = run_command(quoted(exe));
-    EXPECT_EQ(r.exit_code, 0) << target << "\n" << r.output;
-    EXPECT_NE(r.output.find("RESULT failures 0 "), std::string::npos) << target << "\n" << r.output;
-  }
+  testing::check_kernel_driver("hybgen-rounding-test", {"epilogue", "math", "rounding"}, kRoundingDriver, targets,
+                               "-O3");
 }
 
 }  // namespace
