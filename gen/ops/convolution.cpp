@@ -723,6 +723,17 @@ const OpRegistrar convolution_op([] {
       quantized_example(
           with_output_quantization(conv({1, 1}, 20, {}, {}, {}, 1, true), 0.05, 130),
           {quantized_data({1, 33, 1, 1}, DType::kUInt8, 0.02f, 128), quantized_weight({20, 33, 1, 1}, 20)}),
+      // Channels of tiny scales in the first panel of eight (right shifts of 24 to 28, and a multiplier of 0
+      // below 2^-32: the Cortex-M4's GEMM adds their zero point after the shift), none in the second.
+      quantized_example(
+          with_output_quantization(conv({1, 1}, 10, {}, {}, {}, 1, false), 0.05, 5),
+          {quantized_data({1, 6, 5, 7}, DType::kInt8, 0.03f, -3),
+           TensorType{
+               {10, 6, 1, 1},
+               DType::kInt8,
+               Quantization::per_axis(0, {0.002f, 6e-8f, 0.004f, 1e-14f, 4e-9f, 0.006f, 0.003f, 2e-8f, 0.002f, 0.005f},
+                                      std::vector<int64_t>(10, 0))},
+           TensorType{{10}, DType::kInt32}}),
       quantized_example(with_output_quantization(conv({3}, 3, {}, {2}, {2}, 1, false), 0.06, 10),
                         {quantized_data({1, 4, 15}, DType::kInt8, 0.03f, 0), quantized_weight({3, 4, 3}, 3),
                          TensorType{{3}, DType::kInt32}}),

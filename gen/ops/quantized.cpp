@@ -211,7 +211,11 @@ bool requantize_wide_fits(const Requantization& r, std::int32_t zero_point) {
 
 std::int32_t requantize_wide(std::int32_t acc, const Requantization& r, std::int32_t zero_point) {
   const kernel_text::HgRequantizeWide w = kernel_text::hg_requantize_wide_of(r.multiplier, r.shift, zero_point);
-  return kernel_text::hg_requantize_wide(acc, w.multiplier, w.high, w.shift);
+  return kernel_text::hg_requantize_wide(acc, w.multiplier, w.high, w.shift) + w.late;
+}
+
+bool requantize_wide_late_fits(const Requantization& r, std::int32_t zero_point) {
+  return kernel_text::hg_requantize_wide_late_fits(r.multiplier, r.shift, zero_point);
 }
 
 std::int32_t quantize_float(float x, float scale, std::int32_t zero_point, std::int32_t low, std::int32_t high) {

@@ -91,6 +91,9 @@ float dequantize_value(std::int32_t q, std::int32_t zero_point, float scale);
 // Cortex-M4's kernels), where requantize_wide_fits says it may.
 bool requantize_wide_fits(const Requantization& r, std::int32_t zero_point);
 std::int32_t requantize_wide(std::int32_t acc, const Requantization& r, std::int32_t zero_point);
+// Where the kernel adds HgRequantizeWide::late after the shift (the Cortex-M4's GEMM): right shifts to 31 and
+// a multiplier of 0 as well (requantize_wide adds it).
+bool requantize_wide_late_fits(const Requantization& r, std::int32_t zero_point);
 
 // TFLite's int8 ADD of a (scale a_scale) and b into out_scale: the
 // multipliers and shifts of templates/kernels/quantized.inc's HgQuantizedAdd.

@@ -77,18 +77,20 @@ TEST(QuantizedArithmetic, WideRequantizeIsRequantizePlusZeroPoint) {
   std::uniform_int_distribution<std::int32_t> any(INT32_MIN, INT32_MAX), small(-100000, 100000),
       multiplier(1 << 30, INT32_MAX);
   long checked = 0;
-  for (int e = 2; e <= 22; ++e)
+  // Right shifts of 23 to 31 with the zero point added after the shift (requantize_wide_late_fits).
+  for (int e = 2; e <= 31; ++e)
     for (const std::int32_t zero_point : {-256, -128, -1, 0, 3, 127, 255, 256}) {
       std::vector<std::int32_t> ms{1 << 30, (1 << 30) + 1, INT32_MAX};
       for (int i = 0; i < 8; ++i) ms.push_back(multiplier(rng));
       for (const std::int32_t m : ms) {
         const Requantization r{m, -e};
-        ASSERT_TRUE(requantize_wide_fits(r, zero_point));
+        ASSERT_EQ(requantize_wide_fits(r, zero_point), e <= 22);
+        ASSERT_TRUE(requantize_wide_late_fits(r, zero_point));
         std::vector<std::int32_t> xs{0, 1, -1, 2, -2, INT32_MIN, INT32_MAX, INT32_MIN + 1, INT32_MAX - 1};
         for (int i = 0; i < 400; ++i) xs.push_back(i % 2 ? any(rng) : small(rng));
         for (int i = 0; i < 200; ++i) {
           // A sum near a tie of the rounding shift: x = (2 j + 1) 2^(e-1), a = x 2^31 / m (+ -1, 0, 1).
-          const std::int64_t j = small(rng) % (std::int64_t{1} << (30 - e));  // |x| < 2^31
+          const std::int64_t j = small(rng) % (std::int64_t{1} << (e < 30 ? 30 - e : 0));  // |x| < 2^31
           const std::int64_t x = (2 * j + 1) * (std::int64_t{1} << (e - 1));
           const std::int64_t a = x * (std::int64_t{1} << 31) / m;
           for (std::int64_t d = -1; d <= 1; ++d)
@@ -107,6 +109,16 @@ TEST(QuantizedArithmetic, WideRequantizeIsRequantizePlusZeroPoint) {
   EXPECT_FALSE(requantize_wide_fits(Requantization{1 << 30, -1}, 0));
   EXPECT_FALSE(requantize_wide_fits(Requantization{1 << 30, -23}, 0));
   EXPECT_FALSE(requantize_wide_fits(Requantization{0, -5}, 0));
+  EXPECT_FALSE(requantize_wide_late_fits(Requantization{1 << 30, 0}, 0));
+  EXPECT_FALSE(requantize_wide_late_fits(Requantization{1 << 30, -1}, 0));
+  EXPECT_FALSE(requantize_wide_late_fits(Requantization{1 << 30, -22}, 257));
+  EXPECT_TRUE(requantize_wide_late_fits(Requantization{1 << 30, -23}, 1000));
+  // A multiplier of 0 (requantization's answer below 2^-32): the zero point whatever the sum.
+  for (const std::int32_t zero_point : {-256, -128, 0, 5, 256})
+    for (const std::int32_t a : {0, 1, -1, 12345, -12345, INT32_MIN, INT32_MAX}) {
+      ASSERT_TRUE(requantize_wide_late_fits(Requantization{}, zero_point));
+      ASSERT_EQ(requantize_wide(a, Requantization{}, zero_point), requantize(a, Requantization{}) + zero_point);
+    }
 }
 
 TEST(QuantizedArithmetic, QuantizeRoundsHalfAwayFromZeroAndSaturates) {
