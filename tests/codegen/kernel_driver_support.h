@@ -79,8 +79,30 @@ inline std::string driver_command(const std::string& dir, const std::string& run
   return (runner.empty() ? "" : runner + " ") + quoted(dir + "/driver");
 }
 
-// A kernel-text check: each `kernels` template (templates/kernels/NAME.inc)
-// and `driver` (as main.cpp) written into a fresh folder, the driver built
+// What a kernel-text driver (check_kernel_driver) opens with: the
+// intrinsics header where the target has it (before the namespaces, as
+// generated code includes it), the standard headers, and the kernels
+// (kernels.inc) inside the namespaces generated code puts them in.
+inline const char* kKernelTextPrelude = R"PRELUDE(#if defined(__AVX512F__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace model {
+namespace kernels {
+#include "kernels.inc"
+}  // namespace kernels
+}  // namespace model
+)PRELUDE";
+
+// A kernel-text check: the `kernels` templates (templates/kernels/NAME.inc,
+// in order, as kernels.inc) and kKernelTextPrelude with `driver` (as
+// main.cpp) written into a fresh folder, the driver built
 // with the strict flags at `optimize` for each (target, flags) pair and run:
 // it must exit 0 and print "RESULT failures 0" (no digit after it).
 inline void check_kernel_driver(const std::string& folder_prefix, const std::vector<std::string>& kernels,
@@ -88,8 +110,10 @@ inline void check_kernel_driver(const std::string& folder_prefix, const std::vec
                                 const std::string& optimize) {
   TempDir dir(folder_prefix);
   const std::string d = dir.path() + "/";
-  for (const std::string& name : kernels) std::ofstream(d + name + ".inc") << template_text("kernels/" + name);
-  std::ofstream(d + "main.cpp") << driver;
+  std::ofstream text(d + "kernels.inc");
+  for (const std::string& name : kernels) text << template_text("kernels/" + name) << "\n";
+  text.close();
+  std::ofstream(d + "main.cpp") << kKernelTextPrelude << "\n" << driver;
   for (const auto& [target, flags] : targets) {
     CommandResult r = compile_driver(dir.path(), HYBGEN_CXX, optimize + " " + flags);
     ASSERT_EQ(r.exit_code, 0) << target << "\n" << r.output;

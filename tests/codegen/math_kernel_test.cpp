@@ -33,24 +33,7 @@ namespace {
 
 using testing::attrs_of;
 
-const char* kMathDriver = R"DRV(#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
-#include <immintrin.h>
-#endif
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <vector>
-
-namespace model {
-namespace kernels {
-#include "simd.inc"
-#include "epilogue.inc"
-#include "math.inc"
-}  // namespace kernels
-}  // namespace model
-
-namespace {
+const char* kMathDriver = R"DRV(namespace {
 
 using namespace model::kernels;
 

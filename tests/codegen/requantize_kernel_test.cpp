@@ -1,5 +1,5 @@
 // The vector requantizations of templates/kernels/quantized_simd.inc
-// (hg_requantize16_lanes and hg_requantize16 on AVX-512, hg_requantize8_lanes
+// (hg_requantize16_bytes with hg_requant16_lanes and hg_requant16_uniform on AVX-512, hg_requantize8_lanes
 // on AVX2, and hg_requantize_row, which runs them over a row) against the
 // scalar hg_requantize_clamp, bit for bit: a C++11 driver includes the
 // kernels inside a namespace (as generated code does), is built with the
@@ -15,25 +15,7 @@
 namespace hybgen {
 namespace {
 
-const char* kRequantizeDriver = R"DRV(#include <climits>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <vector>
-
-#include <immintrin.h>  // before the namespace, as generated code includes it
-
-namespace model {
-namespace kernels {
-#include "epilogue.inc"
-#include "simd.inc"
-#include "quantized.inc"
-#include "quantized_simd.inc"
-}  // namespace kernels
-}  // namespace model
-
-namespace {
+const char* kRequantizeDriver = R"DRV(namespace {
 
 using namespace model::kernels;
 
@@ -77,41 +59,28 @@ int main() {
       multiplier[i] = random_multiplier();
       shift[i] = random_shift();
     }
-    std::int32_t got[16];
+    std::int32_t got[16], left[16], right[16];
+    for (int i = 0; i < 16; ++i) {
+      left[i] = shift[i] > 0 ? shift[i] : 0;
+      right[i] = shift[i] > 0 ? 0 : -shift[i];
+    }
+    __m128i bytes = _mm_setzero_si128();
     int lanes = 0;
 #if defined(HG_SIMD_AVX512)
     lanes = 16;
-    {
-      std::int32_t left[16], right[16];
-      for (int i = 0; i < 16; ++i) {
-        left[i] = shift[i] > 0 ? shift[i] : 0;
-        right[i] = shift[i] > 0 ? 0 : -shift[i];
-      }
-      const __m512i v = _mm512_loadu_si512(x);
-      const __m128i bytes = hg_requantize16_lanes(v, _mm512_loadu_si512(multiplier), _mm512_loadu_si512(left),
-                                                  _mm512_loadu_si512(right), rq);
-      std::int8_t b[16];
-      std::memcpy(b, &bytes, 16);
-      for (int i = 0; i < 16; ++i) got[i] = b[i];
-    }
+    bytes = hg_requantize16_bytes(
+        _mm512_loadu_si512(x),
+        hg_requant16_lanes(_mm512_loadu_si512(multiplier), _mm512_loadu_si512(left), _mm512_loadu_si512(right)), rq);
 #elif defined(HG_SIMD_AVX2)
     lanes = 8;
-    {
-      std::int32_t left[8], right[8];
-      for (int i = 0; i < 8; ++i) {
-        left[i] = shift[i] > 0 ? shift[i] : 0;
-        right[i] = shift[i] > 0 ? 0 : -shift[i];
-      }
-      const __m128i bytes = hg_requantize8_lanes(
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)),
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(multiplier)),
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(left)),
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(right)), rq);
-      std::int8_t b[16];
-      std::memcpy(b, &bytes, 16);
-      for (int i = 0; i < 8; ++i) got[i] = b[i];
-    }
+    bytes = hg_requantize8_lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x)),
+                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(multiplier)),
+                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(left)),
+                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(right)), rq);
 #endif
+    std::int8_t b[16];
+    std::memcpy(b, &bytes, 16);
+    for (int i = 0; i < lanes; ++i) got[i] = b[i];
     for (int i = 0; i < lanes; ++i) {
       const std::int32_t want = hg_requantize_clamp(x[i], multiplier[i], shift[i], rq.out_zero_point, rq.low, rq.high);
       ++checked;

@@ -12,21 +12,7 @@
 namespace hybgen {
 namespace {
 
-const char* kRoundingDriver = R"DRV(#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <vector>
-
-namespace model {
-namespace kernels {
-#include "epilogue.inc"
-#include "math.inc"
-#include "rounding.inc"
-}  // namespace kernels
-}  // namespace model
-
-namespace {
+const char* kRoundingDriver = R"DRV(namespace {
 
 using namespace model::kernels;
 
