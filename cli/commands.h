@@ -41,6 +41,7 @@ struct CompileFlags {
   bool no_optimize = false;
   std::string target;  // empty: the command's default (generic; bench: this machine's)
   bool small_arena = false;
+  std::string io_precision = "fp32";  // or "quantized"
   CompileOptions options(const Target& default_target = hybgen::default_target()) const;
 };
 

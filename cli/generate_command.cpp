@@ -32,6 +32,7 @@ ModelSource ModelFlags::source(bool weights_optional) const {
 CompileOptions CompileFlags::options(const Target& default_target) const {
   CompileOptions options = CompileOptions::for_target(target.empty() ? default_target : find_target(target), !no_optimize);
   options.small_arena = small_arena;
+  options.io_precision = parse_io_precision(io_precision);
   return options;
 }
 

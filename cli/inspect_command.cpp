@@ -15,6 +15,7 @@
 #include "io/file_util.h"
 #include "ir/error.h"
 #include "ir/names.h"
+#include "ir/quantization_json.h"
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "passes/passes.h"
@@ -114,7 +115,12 @@ int run_inspect(const InspectFlags& flags) {
   j["name"] = g.name;
   auto io = [&](const std::vector<std::string>& values) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const auto& v : values) list.push_back({{"name", v}, {"shape", g.type(v).shape}});
+    for (const auto& v : values) {
+      const TensorType& t = g.type(v);
+      nlohmann::ordered_json edge = {{"name", v}, {"shape", t.shape}, {"dtype", dtype_name(t.dtype)}};
+      if (!t.quantization.empty()) edge["quantization"] = quantization_to_json(t.quantization);  // as the manifest's
+      list.push_back(edge);
+    }
     return list;
   };
   j["inputs"] = io(g.inputs);
@@ -151,10 +157,14 @@ int run_inspect(const InspectFlags& flags) {
   }
   // Names print escaped (ir/names.h): a name cannot forge a line of the report.
   std::printf("model %s\n", printable_name(g.name).c_str());
-  for (const auto& in : g.inputs)
-    std::printf("  input  %-24s %s\n", printable_name(in).c_str(), shape_str(g.type(in).shape).c_str());
+  // An edge that is not float32 (--io-precision quantized) shows its type and quantization.
+  auto edge_text = [&](const std::string& v) {
+    const TensorType& t = g.type(v);
+    return t.dtype == DType::kFloat32 ? shape_str(t.shape) : t.str();
+  };
+  for (const auto& in : g.inputs) std::printf("  input  %-24s %s\n", printable_name(in).c_str(), edge_text(in).c_str());
   for (const auto& out : g.outputs)
-    std::printf("  output %-24s %s\n", printable_name(out).c_str(), shape_str(g.type(out).shape).c_str());
+    std::printf("  output %-24s %s\n", printable_name(out).c_str(), edge_text(out).c_str());
   std::printf("\n%-4s %-32s %-18s %-20s %14s\n", "#", "node", "op", "output", "FLOPs");
   for (std::size_t i = 0; i < nodes.size(); ++i)
     std::printf("%-4zu %-32s %-18s %-20s %14.0f\n", i, printable_name(nodes[i]["name"].get<std::string>()).c_str(),

@@ -77,7 +77,7 @@ void add_external_weights_flag(CLI::App& app, bool& external) {
                "many times their size in memory), or to keep them apart from the code");
 }
 
-// --target, --no-optimize and --small-arena: what CompileFlags::options() reads.
+// --target, --no-optimize, --small-arena and --io-precision: what CompileFlags::options() reads.
 void add_compile_flags(CLI::App& app, hybgen::CompileFlags& flags, const std::string& default_target_text) {
   std::string targets;
   for (const hybgen::Target& t : hybgen::all_targets()) targets += "\n  " + t.name + ": " + t.summary;
@@ -90,6 +90,12 @@ void add_compile_flags(CLI::App& app, hybgen::CompileFlags& flags, const std::st
   app.add_flag("--small-arena", flags.small_arena,
                "shrink scratch that would set the arena (im2col columns) into the room the activations leave: a "
                "smaller arena, paid for with slower convolutions");
+  app.add_option("--io-precision", flags.io_precision,
+                 "what run() takes and gives: fp32, or quantized: a quantized model's integers (int8 or uint8, at "
+                 "the scale and zero point of the quantize each input enters and the dequantize each output leaves, "
+                 "as TensorFlow Lite Micro takes them), so no float is computed at the edges")
+      ->check(CLI::IsMember({"fp32", "quantized"}))
+      ->capture_default_str();
 }
 
 }  // namespace

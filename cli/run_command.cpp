@@ -14,6 +14,10 @@ namespace hybgen {
 int run_run(const RunFlags& flags) {
   RunOptions options;
   options.compile = flags.compile.options();
+  if (options.compile.io_precision != IoPrecision::kFloat32)
+    throw Error("--io-precision " + flags.compile.io_precision +
+                ": hybgen run reads and writes float32 .npy arrays (a quantized model gives the same results with "
+                "fp32 edges); generate, verify, bench and inspect take it");
   options.threads = flags.threads;
   std::map<std::string, NpyArray> inputs;
   for (const auto& text : flags.inputs) {

@@ -4,7 +4,7 @@
 #                  [NAMESPACE <ns>] [NAME <stem>]
 #                  [ARCH generic|x86-64-v3|x86-64-v3-vnni|x86-64-v4|x86-64-v4-vnni|armv8-a|cortex-m4|cortex-m7|
 #                        cortex-m55|native|cuda]
-#                  [EXTERNAL_WEIGHTS] [SMALL_ARENA]
+#                  [EXTERNAL_WEIGHTS] [SMALL_ARENA] [IO_PRECISION fp32|quantized]
 #                  [QUANTIZE int8 CALIBRATION <samples.npy>... [CALIBRATION_INPUT <input>]
 #                   [QUANTIZE_METHOD minmax|percentile|entropy]])
 #
@@ -42,7 +42,9 @@
 # reads or maps it, or the firmware image places it), for weights too large
 # to compile or kept apart from the code. SMALL_ARENA is hybgen's
 # --small-arena: im2col columns shrink to fit beside the activations, for a
-# smaller arena at some speed.
+# smaller arena at some speed. IO_PRECISION is hybgen's --io-precision:
+# quantized makes run() take and give a quantized model's integers (int8 or
+# uint8, at its edges' scales and zero points) instead of float32.
 # QUANTIZE int8 quantizes the model at build time with `hybgen quantize`
 # (docs/quantization.md) and generates the int8 code: CALIBRATION lists the
 # float32 .npy files of sample inputs (first dimension the samples, run in
@@ -82,7 +84,7 @@ endfunction()
 
 function(hybgen_add_model)
   cmake_parse_arguments(PARSE_ARGV 0 HG "EXTERNAL_WEIGHTS;SMALL_ARENA"
-                        "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH;QUANTIZE;CALIBRATION_INPUT;QUANTIZE_METHOD"
+                        "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH;QUANTIZE;CALIBRATION_INPUT;QUANTIZE_METHOD;IO_PRECISION"
                         "SHAPES;CALIBRATION")
   if(HG_UNPARSED_ARGUMENTS)
     message(WARNING "hybgen_add_model: ignoring unknown arguments: ${HG_UNPARSED_ARGUMENTS}")
@@ -109,6 +111,10 @@ function(hybgen_add_model)
   if(HG_QUANTIZE_METHOD AND NOT HG_QUANTIZE_METHOD MATCHES "^(minmax|percentile|entropy)$")
     message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): QUANTIZE_METHOD takes minmax, percentile or "
                         "entropy, not '${HG_QUANTIZE_METHOD}'")
+  endif()
+  if(HG_IO_PRECISION AND NOT HG_IO_PRECISION MATCHES "^(fp32|quantized)$")
+    message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): IO_PRECISION takes fp32 or quantized, not "
+                        "'${HG_IO_PRECISION}'")
   endif()
   if(NOT TARGET hybgen::hybgen)
     message(FATAL_ERROR "hybgen_add_model: the hybgen::hybgen executable is not known; "
@@ -198,6 +204,9 @@ function(hybgen_add_model)
   endif()
   if(HG_SMALL_ARENA)
     list(APPEND generate_flags "--small-arena")
+  endif()
+  if(HG_IO_PRECISION)
+    list(APPEND generate_flags --io-precision "${HG_IO_PRECISION}")
   endif()
   set(shape_flags "")
   foreach(shape IN LISTS HG_SHAPES)

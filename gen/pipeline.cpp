@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ir/error.h"
+#include "ir/names.h"
 #include "passes/passes.h"
 
 namespace hybgen {
@@ -30,8 +32,22 @@ std::vector<std::string> pass_names(const CompileOptions& options) {
              "schedule_kernels",
              "plan_memory"};
   }
+  if (options.io_precision == IoPrecision::kQuantized) {
+    const auto after = std::find(names.begin(), names.end(), options.optimize ? "fold_qdq" : "remove_identities");
+    names.insert(after + 1, "quantized_io");
+  }
   if (!options.target.int8_through_float) names.erase(std::find(names.begin(), names.end(), "dequantize_graph"));
   return names;
+}
+
+std::string io_precision_name(IoPrecision precision) {
+  return precision == IoPrecision::kQuantized ? "quantized" : "fp32";
+}
+
+IoPrecision parse_io_precision(const std::string& text) {
+  if (text == "fp32") return IoPrecision::kFloat32;
+  if (text == "quantized") return IoPrecision::kQuantized;
+  throw Error("--io-precision " + quoted_name(text) + ": expected fp32 or quantized");
 }
 
 CompileOptions CompileOptions::for_target(const Target& target, bool optimize) {
@@ -52,6 +68,9 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
     if (run(state.graph)) infer_shapes(state.graph);
     after(pass);
   };
+  if (options.io_precision == IoPrecision::kQuantized && options.target.int8_through_float)
+    throw Error("--io-precision quantized: target " + options.target.name +
+                " has no int8 kernels (it computes a quantized model in float), so its inputs and outputs are float32");
   state.graph = std::move(graph);
   validate(state.graph);
   after("validate");
@@ -60,9 +79,12 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
   // No int8 kernels on this target: the float graph on dequantized weights.
   if (options.target.int8_through_float) rewrite("dequantize_graph", dequantize_graph);
   rewrite("remove_identities", remove_identities);
+  const bool quantized_edges = options.io_precision == IoPrecision::kQuantized;
+  if (!options.optimize && quantized_edges) rewrite("quantized_io", quantized_io);
   if (options.optimize) {
     rewrite("remove_dead_code", remove_dead_code);
     rewrite("fold_qdq", fold_qdq);  // before fold_constants folds the weights' dequantize
+    if (quantized_edges) rewrite("quantized_io", quantized_io);  // after fold_qdq: a QDQ model's edges as quantize
     rewrite("lower_batch_norm", lower_batch_norm);
     rewrite("fold_scale_shift", fold_scale_shift);
     rewrite("fold_constants", fold_constants);

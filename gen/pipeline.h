@@ -28,6 +28,12 @@ struct CompiledGraph {
 // plan stay empty until the passes that make them): --dump-after, reports.
 using PassObserver = std::function<void(const std::string& pass, const CompiledGraph& state)>;
 
+enum class IoPrecision { kFloat32, kQuantized };
+
+// "fp32", "quantized"; and back (Error naming the text and the choices).
+std::string io_precision_name(IoPrecision precision);
+IoPrecision parse_io_precision(const std::string& text);
+
 struct CompileOptions {
   // Off: no simplification, no fusion and no shared buffers: one kernel per
   // node in the graph's own order, as the reference interpreter runs it.
@@ -39,6 +45,9 @@ struct CompileOptions {
   // Shrink scratch that would set the arena (im2col tiles) into the room the
   // activations leave: a smaller arena, slower convolutions (--small-arena).
   bool small_arena = false;
+  // The inputs and outputs of run(): float32, or a quantized model's
+  // integers at its edges (--io-precision quantized; the pass quantized_io).
+  IoPrecision io_precision = IoPrecision::kFloat32;
 
   // The options for `target`, with the optimizer on or off: what every
   // caller builds its options from (CompileOptions{...} by position would

@@ -76,15 +76,21 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   std::string buffers, fill, args;
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     const std::string n = std::to_string(g.type(g.inputs[i]).num_elements()), v = "in_" + std::to_string(i);
-    buffers += "float " + v + "[" + n + "];\n";
+    const DType dtype = g.type(g.inputs[i]).dtype;
+    buffers += dtype_c_type(dtype) + " " + v + "[" + n + "];\n";
     // A fixed, non-trivial input: denormals or zeros could flatter the timing.
-    fill += "  for (long k = 0; k < " + n + "; ++k) " + v + "[k] = static_cast<float>((k * 37 + " +
-            std::to_string(i) + ") % 101) / 50.0f - 1.0f;\n";
+    // A quantized edge (--io-precision quantized) takes its integers spread over the range.
+    if (dtype == DType::kFloat32)
+      fill += "  for (long k = 0; k < " + n + "; ++k) " + v + "[k] = static_cast<float>((k * 37 + " +
+              std::to_string(i) + ") % 101) / 50.0f - 1.0f;\n";
+    else
+      fill += "  for (long k = 0; k < " + n + "; ++k) " + v + "[k] = static_cast<" + dtype_c_type(dtype) +
+              ">((k * 37 + " + std::to_string(i) + ") % 101 * 2" + (dtype == DType::kInt8 ? " - 101" : "") + ");\n";
     args += (args.empty() ? "" : ", ") + v;
   }
   for (std::size_t i = 0; i < g.outputs.size(); ++i) {
     const std::string n = std::to_string(g.type(g.outputs[i]).num_elements()), v = "out_" + std::to_string(i);
-    buffers += "float " + v + "[" + n + "];\n";
+    buffers += dtype_c_type(g.type(g.outputs[i]).dtype) + " " + v + "[" + n + "];\n";
     args += ", " + v;
   }
   GeneratedBuild build(

@@ -152,6 +152,11 @@ std::string bisect_unsupported(const CompiledGraph& compiled) {
            backend_name(t.backend) + " target " + t.name + " is not checked kernel by kernel";
   if (t.runner == Runner::kQemuSystem)
     return "--bisect needs a program that writes files; the microcontroller target " + t.name + " has none";
+  for (const auto* list : {&compiled.graph.inputs, &compiled.graph.outputs})
+    for (const std::string& v : *list)
+      if (compiled.graph.type(v).dtype != DType::kFloat32)
+        return "--bisect replays the generated graph on float32 inputs; with --io-precision quantized " +
+               quoted_name(v) + " is " + dtype_name(compiled.graph.type(v).dtype);
   return "";
 }
 

@@ -12,6 +12,7 @@
 #include "ir/error.h"
 #include "ir/names.h"
 #include "ops/gemm_pack.h"
+#include "ops/quantized.h"
 #include "passes/passes.h"
 #include "pipeline.h"
 #include "runtime-lite/interpreter.h"
@@ -19,11 +20,6 @@
 
 namespace hybgen {
 namespace {
-
-void write_floats(const std::string& path, const std::vector<float>& v) {
-  write_file_atomic(path, std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(v.data()),
-                                               reinterpret_cast<const uint8_t*>(v.data() + v.size())));
-}
 
 std::vector<float> read_floats(const std::string& path, std::size_t count) {
   const auto bytes = read_file_bytes(path);
@@ -34,18 +30,50 @@ std::vector<float> read_floats(const std::string& path, std::size_t count) {
   return v;
 }
 
+// A quantized edge's integers (--io-precision quantized) as the bytes the
+// driver reads: each real value quantized at the edge's scale and zero
+// point, as the graph's own quantize would; `reals` then holds what those
+// integers stand for, which the reference is given.
+std::vector<uint8_t> quantize_edge(const TensorType& edge, std::vector<float>& reals) {
+  const float scale = edge.quantization.scale[0];
+  const auto zero_point = static_cast<std::int32_t>(edge.quantization.zero_point[0]);
+  const auto [lo, hi] = int32_range(edge.dtype);
+  std::vector<uint8_t> bytes(reals.size());
+  for (std::size_t i = 0; i < reals.size(); ++i) {
+    const std::int32_t q = quantize_float(reals[i], scale, zero_point, lo, hi);
+    bytes[i] = static_cast<uint8_t>(q);  // int8's two's complement, or uint8
+    reals[i] = dequantize_value(q, zero_point, scale);
+  }
+  return bytes;
+}
+
+// The driver's output file as float32: the real values of a quantized edge's integers.
+std::vector<float> read_edge(const std::string& path, const TensorType& edge) {
+  if (edge.quantization.empty()) return read_floats(path, static_cast<std::size_t>(edge.num_elements()));
+  const auto bytes = read_file_bytes(path);
+  if (bytes.size() != static_cast<std::size_t>(edge.num_elements()))
+    throw Error(path + ": " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(edge.num_elements()));
+  const auto zero_point = static_cast<std::int32_t>(edge.quantization.zero_point[0]);
+  std::vector<float> v(bytes.size());
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const std::int32_t q = edge.dtype == DType::kInt8 ? static_cast<std::int8_t>(bytes[i]) : bytes[i];
+    v[i] = dequantize_value(q, zero_point, edge.quantization.scale[0]);
+  }
+  return v;
+}
+
 std::string names_of(const std::vector<std::string>& names) {
   std::string s;
   for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
   return s;
 }
 
-// The RAM verify's driver takes beside the model: a float buffer per input
-// and output.
+// The RAM verify's driver takes beside the model: a buffer per input and
+// output, of the generated graph's types.
 std::size_t driver_buffer_bytes(const Graph& graph) {
   std::size_t bytes = 0;
   for (const auto* list : {&graph.inputs, &graph.outputs})
-    for (const std::string& v : *list) bytes += static_cast<std::size_t>(graph.type(v).num_elements()) * sizeof(float);
+    for (const std::string& v : *list) bytes += graph.type(v).bytes();
   return bytes;
 }
 
@@ -90,49 +118,63 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
       throw Error("expected array for output " + quoted_name(name) + " has shape " + shape_str(array.shape) +
                   ", the model gives " + shape_str(compiled.type(name).shape));
 
-  // Inputs: given arrays or seeded N(0, 1); the driver reads and writes raw floats.
-  std::vector<std::pair<std::string, std::vector<float>>> input_files;
+  // The generated code's edges: float32, or with --io-precision quantized a
+  // quantized model's integers, which the reference takes and gives as the
+  // real values they stand for.
+  const CompiledGraph generated = compile_graph(g, options.compile);
+  const Graph& edges = generated.graph;
+
+  // Inputs: given arrays or seeded N(0, 1); the driver reads and writes raw values of the edges' types.
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> input_files;
   std::map<std::string, Tensor> inputs;
   std::string buffers, reads, writes, args;
   for (std::size_t i = 0; i < compiled.inputs.size(); ++i) {
     const std::string& in = compiled.inputs[i];
     const Shape& shape = compiled.type(in).shape;
     auto given = options.inputs.find(in);
-    Tensor t;
+    std::vector<float> values;
     if (given != options.inputs.end()) {
       if (given->second.shape != shape)
         throw Error("input " + quoted_name(in) + " has shape " + shape_str(given->second.shape) +
                     " in the array given, the model expects " + shape_str(shape));
-      t = Tensor::from_vector(shape, given->second.data);
+      values = given->second.data;
     } else {
-      t = Tensor::random_normal(shape, 0.0f, 1.0f, options.seed + i);
+      values = Tensor::random_normal(shape, 0.0f, 1.0f, options.seed + i).to_vector();
     }
-    inputs[in] = t;
-    input_files.emplace_back("in_" + std::to_string(i) + ".bin", t.to_vector());
-    const std::string n = std::to_string(t.size());
-    buffers += "float in_" + std::to_string(i) + "[" + n + "];\n";
-    reads += "  if (!read_floats(dir, \"in_" + std::to_string(i) + ".bin\", in_" + std::to_string(i) + ", " + n +
+    const TensorType& edge = edges.type(in);
+    std::vector<uint8_t> bytes;
+    if (edge.quantization.empty())
+      bytes.assign(reinterpret_cast<const uint8_t*>(values.data()),
+                   reinterpret_cast<const uint8_t*>(values.data() + values.size()));
+    else
+      bytes = quantize_edge(edge, values);
+    inputs[in] = Tensor::from_vector(shape, values);
+    input_files.emplace_back("in_" + std::to_string(i) + ".bin", std::move(bytes));
+    const std::string name = "in_" + std::to_string(i);
+    buffers += dtype_c_type(edge.dtype) + " " + name + "[" + std::to_string(edge.num_elements()) + "];\n";
+    reads += "  if (!read_values(dir, \"" + name + ".bin\", " + name + ", " + std::to_string(edge.bytes()) +
              ")) return 4;\n";
-    args += (args.empty() ? "" : ", ") + std::string("in_") + std::to_string(i);
+    args += (args.empty() ? "" : ", ") + name;
   }
   for (std::size_t i = 0; i < compiled.outputs.size(); ++i) {
-    const std::string n = std::to_string(compiled.type(compiled.outputs[i]).num_elements());
-    buffers += "float out_" + std::to_string(i) + "[" + n + "];\n";
-    writes += "  if (!write_floats(dir, \"out_" + std::to_string(i) + ".bin\", out_" + std::to_string(i) + ", " + n +
+    const TensorType& edge = edges.type(compiled.outputs[i]);
+    const std::string name = "out_" + std::to_string(i);
+    buffers += dtype_c_type(edge.dtype) + " " + name + "[" + std::to_string(edge.num_elements()) + "];\n";
+    writes += "  if (!write_values(dir, \"" + name + ".bin\", " + name + ", " + std::to_string(edge.bytes()) +
               ")) return 5;\n";
-    args += (args.empty() ? "" : ", ") + std::string("out_") + std::to_string(i);
+    args += (args.empty() ? "" : ", ") + name;
   }
-  const CompiledGraph generated = compile_graph(g, options.compile);
   std::map<std::string, std::string> driver = {{"BUFFERS", buffers}, {"READS", reads}, {"WRITES", writes}};
   const BackendTraits& backend = backend_traits(generated.target.backend);
   std::string driver_template = backend.verify_driver;
   if (backend.device_buffers) {
     // The host arrays above, copied to and from device buffers of their own.
     std::string device, device_args, downloads, clear, replay_checks;
-    auto add = [&](const std::string& host, std::size_t count, bool output) {
-      const std::string bytes = std::to_string(count * sizeof(float));
+    auto add = [&](const std::string& host, const TensorType& edge, bool output) {
+      const std::string bytes = std::to_string(edge.bytes()), type = dtype_c_type(edge.dtype);
       const std::string d = "d_" + host;
-      device += "  float* " + d + " = nullptr;\n  if (!cuda_ok(cudaMalloc(&" + d + ", " + bytes + "), \"cudaMalloc\")) return 6;\n";
+      device += "  " + type + "* " + d + " = nullptr;\n  if (!cuda_ok(cudaMalloc(&" + d + ", " + bytes +
+                "), \"cudaMalloc\")) return 6;\n";
       if (!output)
         device += "  if (!cuda_ok(cudaMemcpy(" + d + ", " + host + ", " + bytes +
                   ", cudaMemcpyHostToDevice), \"upload\")) return 6;\n";
@@ -141,7 +183,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
       downloads += "  if (!cuda_ok(cudaMemcpy(" + host + ", " + d + ", " + bytes +
                    ", cudaMemcpyDeviceToHost), \"download\")) return 6;\n";
       clear += "  if (!cuda_ok(cudaMemset(" + d + ", 0xff, " + bytes + "), \"cudaMemset\")) return 6;\n";
-      driver["BUFFERS"] += "float replay_" + host + "[" + std::to_string(count) + "];\n";
+      driver["BUFFERS"] += type + " replay_" + host + "[" + std::to_string(edge.num_elements()) + "];\n";
       replay_checks += "  if (!cuda_ok(cudaMemcpy(replay_" + host + ", " + d + ", " + bytes +
                        ", cudaMemcpyDeviceToHost), \"download\")) return 6;\n"
                        "  if (std::memcmp(replay_" + host + ", " + host + ", " + bytes +
@@ -149,9 +191,9 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
                        "    return 7;\n  }\n";
     };
     for (std::size_t i = 0; i < compiled.inputs.size(); ++i)
-      add("in_" + std::to_string(i), static_cast<std::size_t>(compiled.type(compiled.inputs[i]).num_elements()), false);
+      add("in_" + std::to_string(i), edges.type(compiled.inputs[i]), false);
     for (std::size_t i = 0; i < compiled.outputs.size(); ++i)
-      add("out_" + std::to_string(i), static_cast<std::size_t>(compiled.type(compiled.outputs[i]).num_elements()), true);
+      add("out_" + std::to_string(i), edges.type(compiled.outputs[i]), true);
     driver["DEVICE_BUFFERS"] = device;
     driver["DEVICE_ARGS"] = device_args;
     driver["DOWNLOADS"] = downloads;
@@ -181,9 +223,9 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     BuildSettings settings{options.cxx, options.cxx_flags, false, options.external_weights, Emulation::kAllowed};
     settings.unoptimized_driver = true;
     settings.kernel_hooks = hooks;
-    settings.board_buffer_bytes = driver_buffer_bytes(compiled);
+    settings.board_buffer_bytes = driver_buffer_bytes(edges);
     auto b = std::make_unique<GeneratedBuild>(generated, driver_template, values, settings);
-    for (const auto& [file, data] : input_files) write_floats(b->dir() + "/" + file, data);
+    for (const auto& [file, data] : input_files) write_file_atomic(b->dir() + "/" + file, data);
     return b;
   };
   const bool hooked = options.bisect == BisectMode::kAlways;
@@ -216,8 +258,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   for (std::size_t i = 0; i < compiled.outputs.size(); ++i) {
     const std::string& out = compiled.outputs[i];
     const Shape& shape = compiled.type(out).shape;
-    const std::vector<float> actual =
-        read_floats(dir + "/out_" + std::to_string(i) + ".bin", static_cast<std::size_t>(num_elements(shape)));
+    const std::vector<float> actual = read_edge(dir + "/out_" + std::to_string(i) + ".bin", edges.type(out));
     auto check = [&](const std::vector<float>& ref, const std::string& against) {
       OutputCheck c{out, shape, against, 0, 0, false};
       std::tie(c.max_abs_error, c.max_rel_error) = compare_outputs(actual, ref);

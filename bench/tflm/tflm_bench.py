@@ -30,9 +30,10 @@ What is counted:
   instructions  one inference (one Invoke() for TFLM, the first after
                 AllocateTensors(); one NAME_run() call for hybgen), from SysTick
                 under qemu -icount; neither includes setting up the input.
-                hybgen's call takes and gives float32 (docs/tflite.md), so its
-                count includes quantizing the input and dequantizing the output;
-                TFLM's takes and gives the int8 tensors.
+                Both take and give the models' int8 tensors: hybgen's code is
+                generated with --io-precision quantized (--float-edges: its
+                default float32 run(), whose count then includes quantizing
+                the input and dequantizing the output).
   flash         hybgen: its code (text + data of the model's objects) + its
                 weights. TFLM: text + rodata + data of TFLM's and CMSIS-NN's
                 objects and of tflm_model.cpp (resolver and interpreter set-up)
@@ -580,6 +581,8 @@ def main():
     parser.add_argument("--hybgen-arg", action="append", default=[], metavar="ARG",
                         help="one more argument for hybgen's inspect and verify, e.g. --hybgen-arg=--small-arena "
                              "(repeatable)")
+    parser.add_argument("--float-edges", action="store_true",
+                        help="hybgen's run() on float32 (its default) instead of the int8 tensors TFLM takes")
     parser.add_argument("--models", default=",".join(DEFAULT_MODELS))
     parser.add_argument("--targets", default=",".join(TARGETS))
     parser.add_argument("--build", default=os.path.join(tempfile.gettempdir(), "hybgen-tflm-bench"))
@@ -593,6 +596,8 @@ def main():
     for flag in ("tflite_micro", "cmsis_nn", "flatbuffers", "gemmlowp", "ruy"):
         setattr(src, flag, os.path.abspath(getattr(src, flag)))
     hybgen = os.path.abspath(src.hybgen)
+    if not src.float_edges:
+        src.hybgen_arg = ["--io-precision", "quantized"] + src.hybgen_arg
     models = [m for m in src.models.split(",") if m]
     targets = [t for t in src.targets.split(",") if t]
     for t in targets:

@@ -16,6 +16,7 @@
 #include "ir/names.h"
 #include "lower/lowering.h"
 #include "ops/op.h"
+#include "ops/op_util.h"
 #include "version.h"
 
 namespace hybgen {
@@ -56,9 +57,15 @@ std::string c_macros(LoweredModel& m, const std::map<std::string, std::string>& 
     text += prefix + "WEIGHT_BYTES " + std::to_string(m.blob.size()) + "u\n" + prefix + "WEIGHT_ALIGNMENT " +
             std::to_string(kExternalWeightAlignment) + "u\n";
   auto sizes = [&](const std::vector<std::string>& list, const char* what) {
-    for (std::size_t i = 0; i < list.size(); ++i)
-      text += prefix + what + std::to_string(i) + "_FLOATS " + std::to_string(m.graph.type(list[i]).num_elements()) +
-              "u  // " + m.variable(list[i]) + "\n";
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const TensorType& t = m.graph.type(list[i]);
+      const std::string edge = prefix + what + std::to_string(i);
+      text += edge + "_FLOATS " + std::to_string(t.num_elements()) + "u  // " + m.variable(list[i]) +
+              (t.dtype == DType::kFloat32 ? "" : " (elements of " + dtype_c_type(t.dtype) + ")") + "\n";
+      if (!t.quantization.empty() && !t.quantization.axis)  // --io-precision quantized: real = scale * (q - zero_point)
+        text += edge + "_SCALE " + cpp_float(t.quantization.scale[0]) + "\n" + edge + "_ZERO_POINT " +
+                std::to_string(t.quantization.zero_point[0]) + "\n";
+    }
   };
   sizes(m.graph.inputs, "INPUT");
   sizes(m.graph.outputs, "OUTPUT");
@@ -129,6 +136,11 @@ std::string shape_constants(LoweredModel& m) {
               shape_str(t.shape) + "\n";
     shapes += "constexpr std::int64_t k" + c + "Shape[] = " + shape_initializer(t.shape) + ";\n";
     shapes += "constexpr std::size_t k" + c + "Size = " + std::to_string(t.num_elements()) + ";\n";
+    // --io-precision quantized: what the integers stand for, real = scale * (q - zero_point).
+    if (!t.quantization.empty() && !t.quantization.axis) {
+      shapes += "constexpr float k" + c + "Scale = " + cpp_float(t.quantization.scale[0]) + ";\n";
+      shapes += "constexpr std::int32_t k" + c + "ZeroPoint = " + std::to_string(t.quantization.zero_point[0]) + ";\n";
+    }
   };
   for (const auto& in : m.graph.inputs) shape_block(in, "Input");
   for (const auto& out : m.graph.outputs) shape_block(out, "Output");

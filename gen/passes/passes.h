@@ -7,10 +7,8 @@
 //   infer_shapes(g);
 //   if (target.int8_through_float) dequantize_graph(g);
 //   remove_identities(g);
-//   remove_dead_code(g); fold_qdq(g); lower_batch_norm(g); fold_scale_shift(g); fold_constants(g);
-//   fuse_pointwise_depthwise(g); fuse_strided_batch_dot(g);
-//   check_kernels(g, target);
-//   schedule(g);
+//   remove_dead_code(g); fold_qdq(g); if (quantized edges) quantized_io(g); lower_batch_norm(g); fold_scale_shift(g);
+//   fold_constants(g); fuse_pointwise_depthwise(g); fuse_strided_batch_dot(g); check_kernels(g, target); schedule(g);
 //   std::vector<Kernel> kernels = schedule_kernels(g, fuse(g), target);
 //   MemoryPlan plan = plan_memory(g, kernels, target);
 #pragma once
@@ -56,6 +54,13 @@ bool remove_dead_code(Graph& graph);
 // model's layers) into the quantized layer, with an int32 bias, and removes
 // quantize(dequantize(x)) pairs that give x back.
 bool fold_qdq(Graph& graph);
+
+// --io-precision quantized: each graph input read only by quantize nodes of
+// one quantization takes their output's integer type and they go; each
+// output made by a dequantize takes its input's value and type (keeping the
+// output's name) and the dequantize goes. Error naming every other float
+// edge. Returns whether it changed the graph.
+bool quantized_io(Graph& graph);
 
 // Rewrites an inference BatchNorm with constant statistics as
 // broadcast_mul(x, scale) then broadcast_add(., shift); the add keeps the

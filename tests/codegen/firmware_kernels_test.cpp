@@ -151,11 +151,14 @@ Graph int8_graph(bool float_output) {
 
 // The model's object as a board build compiles it (the target's flags and
 // the generated-code contract's), and its floating-point instructions.
-std::vector<std::string> float_instructions_of(const Graph& graph, const Target& target) {
+std::vector<std::string> float_instructions_of(const Graph& graph, const Target& target,
+                                               IoPrecision io = IoPrecision::kFloat32) {
   CppEmitOptions emit{"int8_cnn", "int8_cnn", "int8_cnn"};
   TempDir dir("hybgen-int8-object");
   const std::string d = dir.path() + "/";
-  for (const EmittedFile& f : emit_for_target(compile_graph(graph, CompileOptions::for_target(target)), emit))
+  CompileOptions options = CompileOptions::for_target(target);
+  options.io_precision = io;
+  for (const EmittedFile& f : emit_for_target(compile_graph(graph, options), emit))
     write_file_atomic(d + f.filename, f.content);
   const VerifyOptions defaults;
   const testing::CommandResult r =
@@ -169,7 +172,8 @@ std::vector<std::string> float_instructions_of(const Graph& graph, const Target&
 // wholly in int8 runs on a core without a floating-point unit. Its
 // kernels (the DSP extension's on the M4 and M7, Helium's on the M55)
 // have no floating-point instruction; a dequantize added to the same model
-// brings them in, and the check finds them.
+// brings them in, and the check finds them; with --io-precision quantized
+// the caller takes the integers instead, and they are gone again.
 TEST(FirmwareKernels, AnInt8ModelHasNoFloatInstructionOnEveryBoard) {
   SKIP_WITHOUT_TOOLCHAIN();
   const Graph int8_only = int8_graph(false), with_float = int8_graph(true);
@@ -182,6 +186,7 @@ TEST(FirmwareKernels, AnInt8ModelHasNoFloatInstructionOnEveryBoard) {
     ASSERT_EQ(target.disassembler, "arm-none-eabi-objdump") << name;
     EXPECT_EQ(float_instructions_of(int8_only, target), std::vector<std::string>{}) << name;
     EXPECT_FALSE(float_instructions_of(with_float, target).empty()) << name;
+    EXPECT_EQ(float_instructions_of(with_float, target, IoPrecision::kQuantized), std::vector<std::string>{}) << name;
   }
 }
 

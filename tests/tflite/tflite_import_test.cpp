@@ -15,11 +15,13 @@
 #include <tuple>
 #include <vector>
 
+#include "error_matchers.h"
 #include "io/file_util.h"
 #include "io/npy.h"
 #include "io/tflite/tflite_model.h"
 #include "io/tflite/tflite_schema.h"
 #include "ir/error.h"
+#include "pipeline.h"
 #include "run_command.h"
 #include "runtime-lite/interpreter.h"
 #include "targets/target.h"
@@ -148,6 +150,32 @@ TEST_P(TfliteModels, GeneratedCodeMatchesOnGenericAndThisMachine) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Data, TfliteModels, ::testing::ValuesIn(kCases));
+
+// --io-precision quantized: run() takes and gives the model's int8 tensors,
+// as TFLite Micro does; verify quantizes the sample at the input's scale and
+// compares the output's integers, dequantized, with TFLite Micro's exactly,
+// on generic and on a board. A float model has no quantized edges to give.
+TEST(TfliteImport, QuantizedEdgesTakeAndGiveTheModelsIntegers) {
+  const Graph g = import_tflite(kData + "micro_speech_quantized.tflite", {});
+  for (const std::string target : {"generic", "cortex-m4"}) {
+    VerifyOptions v;
+    v.inputs[g.inputs[0]] = sample(read_npy(kData + "micro_speech_quantized-input.npy"), 1);
+    v.expected[g.outputs[0]] = sample(read_npy(kData + "micro_speech_quantized-tflm-output.npy"), 1);
+    v.tolerance = 0;
+    v.compile.target = find_target(target);
+    v.compile.io_precision = IoPrecision::kQuantized;
+    const VerifyReport r = verify_model(g, v);
+    EXPECT_TRUE(r.ok) << target;
+    for (const OutputCheck& check : r.checks)
+      EXPECT_TRUE(check.ok) << target << " against " << check.against << ": " << check.max_abs_error;
+    const CompiledGraph compiled = compile_graph(g, v.compile);
+    EXPECT_EQ(compiled.graph.type(g.inputs[0]).dtype, DType::kInt8);
+    EXPECT_EQ(compiled.graph.type(g.outputs[0]).dtype, DType::kInt8);
+  }
+  CompileOptions float_edges;
+  float_edges.io_precision = IoPrecision::kQuantized;
+  EXPECT_ERROR(compile_graph(import_tflite(kData + "cnn_float.tflite", {}), float_edges), "not only by a quantize");
+}
 
 TEST(TfliteImport, LooksLikeTfliteByContent) {
   EXPECT_TRUE(looks_like_tflite(kData + "cnn_int8.tflite"));
