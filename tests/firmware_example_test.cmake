@@ -41,12 +41,16 @@ endforeach()
 run_step("configure the firmware" ${CMAKE_COMMAND} -S "${FIRMWARE_DIR}" -B "${WORK_DIR}/build"
          "-DCMAKE_TOOLCHAIN_FILE=${FIRMWARE_DIR}/arm-none-eabi.cmake" "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix")
 run_step("build the firmware" ${CMAKE_COMMAND} --build "${WORK_DIR}/build")
-# The float32 image and the int8 one (hybgen_add_model(... QUANTIZE int8)).
+# The float32 image and the int8 one (hybgen_add_model(... QUANTIZE int8
+# IO_PRECISION quantized), whose scores are int8).
 foreach(image mnist_firmware mnist_int8_firmware)
   run_step("run ${image} on mps2-an386" "${found_qemu-system-arm}" -machine mps2-an386 -nographic -monitor none
            -serial none -semihosting-config enable=on,target=native -kernel "${WORK_DIR}/build/${image}.elf")
   message(STATUS "${step_output}")
   if(NOT step_output MATCHES "the digit is 7 \\(labelled 7\\)")
     message(FATAL_ERROR "${image} did not name the bundled 7:\n${step_output}")
+  endif()
+  if(image STREQUAL "mnist_int8_firmware" AND NOT step_output MATCHES "scores \\(int8")
+    message(FATAL_ERROR "${image} did not take and give int8 (IO_PRECISION quantized):\n${step_output}")
   endif()
 endforeach()
