@@ -42,6 +42,7 @@ struct CompileFlags {
   std::string target;  // empty: the command's default (generic; bench: this machine's)
   bool small_arena = false;
   std::string io_precision = "fp32";  // or "quantized"
+  std::string precision = "fp32";     // or "tf32"
   CompileOptions options(const Target& default_target = hybgen::default_target()) const;
 };
 
@@ -66,6 +67,7 @@ struct VerifyFlags {
   std::vector<std::string> expected;  // NAME=y.npy
   uint64_t seed = 0;
   double tolerance = 1e-5;
+  bool tolerance_given = false;  // else, at a precision other than fp32, default_tolerance(precision)
   bool keep = false;
   int threads = 1;  // > 1: run the generated code on a pool of that many threads
   bool external_weights = false;

@@ -77,7 +77,7 @@ void add_external_weights_flag(CLI::App& app, bool& external) {
                "many times their size in memory), or to keep them apart from the code");
 }
 
-// --target, --no-optimize, --small-arena and --io-precision: what CompileFlags::options() reads.
+// --target, --no-optimize, --small-arena, --io-precision and --precision: what CompileFlags::options() reads.
 void add_compile_flags(CLI::App& app, hybgen::CompileFlags& flags, const std::string& default_target_text) {
   std::string targets;
   for (const hybgen::Target& t : hybgen::all_targets()) targets += "\n  " + t.name + ": " + t.summary;
@@ -95,6 +95,11 @@ void add_compile_flags(CLI::App& app, hybgen::CompileFlags& flags, const std::st
                  "the scale and zero point of the quantize each input enters and the dequantize each output leaves, "
                  "as TensorFlow Lite Micro takes them), so no float is computed at the edges")
       ->check(CLI::IsMember({"fp32", "quantized"}))
+      ->capture_default_str();
+  app.add_option("--precision", flags.precision,
+                 "the arithmetic of float32 products: fp32 (exact), or tf32 on the CUDA targets: the GEMM and "
+                 "convolution tiles on tensor cores, operands rounded to TF32 (10-bit mantissa), FP32 sums and storage")
+      ->check(CLI::IsMember({"fp32", "tf32"}))
       ->capture_default_str();
 }
 
@@ -140,10 +145,12 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   verify_cmd->add_option("--seed", verify.seed, "seed of the random inputs")->capture_default_str();
-  verify_cmd->add_option("--tolerance", verify.tolerance,
-                         "largest relative error accepted per output, where relative error = "
-                         "max |generated - reference| / max |reference|")
-      ->capture_default_str();
+  verify_cmd
+      ->add_option("--tolerance", verify.tolerance,
+                   "largest relative error accepted per output, where relative error = "
+                   "max |generated - reference| / max |reference| (default: 1e-05, or 0.01 with --precision "
+                   "tf32)")
+      ->each([&verify](const std::string&) { verify.tolerance_given = true; });
   verify_cmd->add_flag("--keep", verify.keep, "keep the build folder and print its path");
   CLI::Option* bisect_flag = verify_cmd->add_flag(
       "--bisect", verify.bisect,

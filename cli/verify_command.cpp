@@ -15,9 +15,10 @@ int run_verify(const VerifyFlags& flags) {
     throw Error("--tolerance must be a non-negative number, not " + std::to_string(flags.tolerance));
   VerifyOptions options;
   options.seed = flags.seed;
-  options.tolerance = flags.tolerance;
   options.keep_build = flags.keep;
   options.compile = flags.compile.options();
+  const bool exact = options.compile.precision == Precision::kFP32;
+  options.tolerance = flags.tolerance_given || exact ? flags.tolerance : default_tolerance(options.compile.precision);
   options.threads = flags.threads;
   options.external_weights = flags.external_weights;
   options.bisect = flags.bisect ? BisectMode::kAlways : flags.no_bisect ? BisectMode::kOff : BisectMode::kOnFailure;
@@ -50,7 +51,7 @@ int run_verify(const VerifyFlags& flags) {
   }
   std::printf("compiled in %.2f s by %s%s; tolerance %g (relative to the largest reference magnitude)\n",
               report.compile_seconds, report.compiler.c_str(),
-              report.runner.empty() ? "" : (", run under " + report.runner).c_str(), flags.tolerance);
+              report.runner.empty() ? "" : (", run under " + report.runner).c_str(), options.tolerance);
   if (report.board_measured)
     std::printf("on the board: peak stack %lu bytes, %lu instructions per inference\n", report.stack_bytes,
                 report.instructions);

@@ -4,7 +4,7 @@
 #                  [NAMESPACE <ns>] [NAME <stem>]
 #                  [ARCH generic|x86-64-v3|x86-64-v3-vnni|x86-64-v4|x86-64-v4-vnni|armv8-a|cortex-m4|cortex-m7|
 #                        cortex-m55|native|cuda]
-#                  [EXTERNAL_WEIGHTS] [SMALL_ARENA] [IO_PRECISION fp32|quantized]
+#                  [EXTERNAL_WEIGHTS] [SMALL_ARENA] [IO_PRECISION fp32|quantized] [PRECISION fp32|tf32]
 #                  [QUANTIZE int8 CALIBRATION <samples.npy>... [CALIBRATION_INPUT <input>]
 #                   [QUANTIZE_METHOD minmax|percentile|entropy]])
 #
@@ -45,6 +45,8 @@
 # smaller arena at some speed. IO_PRECISION is hybgen's --io-precision:
 # quantized makes run() take and give a quantized model's integers (int8 or
 # uint8, at its edges' scales and zero points) instead of float32.
+# PRECISION is --precision: tf32 (ARCH cuda) runs the GEMM and convolution
+# tiles on TF32 tensor cores.
 # QUANTIZE int8 quantizes the model at build time with `hybgen quantize`
 # (docs/quantization.md) and generates the int8 code: CALIBRATION lists the
 # float32 .npy files of sample inputs (first dimension the samples, run in
@@ -84,7 +86,7 @@ endfunction()
 
 function(hybgen_add_model)
   cmake_parse_arguments(PARSE_ARGV 0 HG "EXTERNAL_WEIGHTS;SMALL_ARENA"
-                        "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH;QUANTIZE;CALIBRATION_INPUT;QUANTIZE_METHOD;IO_PRECISION"
+                        "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH;QUANTIZE;CALIBRATION_INPUT;QUANTIZE_METHOD;IO_PRECISION;PRECISION"
                         "SHAPES;CALIBRATION")
   if(HG_UNPARSED_ARGUMENTS)
     message(WARNING "hybgen_add_model: ignoring unknown arguments: ${HG_UNPARSED_ARGUMENTS}")
@@ -115,6 +117,9 @@ function(hybgen_add_model)
   if(HG_IO_PRECISION AND NOT HG_IO_PRECISION MATCHES "^(fp32|quantized)$")
     message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): IO_PRECISION takes fp32 or quantized, not "
                         "'${HG_IO_PRECISION}'")
+  endif()
+  if(HG_PRECISION AND NOT HG_PRECISION MATCHES "^(fp32|tf32)$")
+    message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): PRECISION takes fp32 or tf32, not '${HG_PRECISION}'")
   endif()
   if(NOT TARGET hybgen::hybgen)
     message(FATAL_ERROR "hybgen_add_model: the hybgen::hybgen executable is not known; "
@@ -207,6 +212,9 @@ function(hybgen_add_model)
   endif()
   if(HG_IO_PRECISION)
     list(APPEND generate_flags --io-precision "${HG_IO_PRECISION}")
+  endif()
+  if(HG_PRECISION)
+    list(APPEND generate_flags --precision "${HG_PRECISION}")
   endif()
   set(shape_flags "")
   foreach(shape IN LISTS HG_SHAPES)

@@ -50,6 +50,20 @@ IoPrecision parse_io_precision(const std::string& text) {
   throw Error("--io-precision " + quoted_name(text) + ": expected fp32 or quantized");
 }
 
+std::string precision_name(Precision precision) { return precision == Precision::kTF32 ? "tf32" : "fp32"; }
+
+Precision parse_precision(const std::string& text) {
+  if (text == "fp32") return Precision::kFP32;
+  if (text == "tf32") return Precision::kTF32;
+  throw Error("--precision " + quoted_name(text) + ": expected fp32 or tf32");
+}
+
+// TF32 keeps 10 of FP32's 23 mantissa bits: each product's operands are off
+// by up to 2^-11 relative, and a layer's sums and a network's layers add
+// those up; 1e-2 of the largest output holds a ResNet-18 or a transformer
+// layer while a wrong kernel misses by far more.
+double default_tolerance(Precision precision) { return precision == Precision::kTF32 ? 1e-2 : 1e-5; }
+
 CompileOptions CompileOptions::for_target(const Target& target, bool optimize) {
   CompileOptions options;
   options.target = target;
@@ -71,6 +85,11 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
   if (options.io_precision == IoPrecision::kQuantized && options.target.int8_through_float)
     throw Error("--io-precision quantized: target " + options.target.name +
                 " has no int8 kernels (it computes a quantized model in float), so its inputs and outputs are float32");
+  if (options.precision != Precision::kFP32 && options.target.backend != Backend::kCuda)
+    throw Error("--precision " + precision_name(options.precision) + ": target " + options.target.name +
+                " computes exact float32; " + precision_name(options.precision) +
+                " is the CUDA targets' tensor-core arithmetic");
+  state.precision = options.precision;
   state.graph = std::move(graph);
   validate(state.graph);
   after("validate");

@@ -1,6 +1,6 @@
 # hybgen_add_model(... ARCH cuda) in a project of its own: configures and
 # builds (compiles and links; nothing runs, no GPU needed) a library from a
-# model with embedded and with EXTERNAL_WEIGHTS, checks the files hybgen
+# model with embedded and with EXTERNAL_WEIGHTS (and PRECISION tf32), checks the files hybgen
 # generated and that NAME.cu was compiled for sm_80 and sm_90; that a
 # caller's CMAKE_CUDA_ARCHITECTURES wins; and that a project without the
 # CUDA language gets a clear error. Run with:
@@ -31,7 +31,7 @@ set_target_properties(hybgen::hybgen PROPERTIES IMPORTED_LOCATION "${HYBGEN_EXE}
 include("${HYBGEN_SOURCE_DIR}/cmake/HybgenAddModel.cmake")
 
 hybgen_add_model(TARGET net MODEL "${MODEL}" NAMESPACE net ARCH cuda)
-hybgen_add_model(TARGET net_ext MODEL "${MODEL}" NAMESPACE net_ext ARCH cuda EXTERNAL_WEIGHTS)
+hybgen_add_model(TARGET net_ext MODEL "${MODEL}" NAMESPACE net_ext ARCH cuda EXTERNAL_WEIGHTS PRECISION tf32)
 
 add_executable(app main.cpp)
 target_link_libraries(app PRIVATE net net_ext)
@@ -74,6 +74,10 @@ foreach(file net/net.cu net/net.h net/net_weights.cpp net/net.manifest.json net_
 endforeach()
 if(EXISTS "${build}/hybgen/net_ext/net_ext_weights.cpp")
   message(FATAL_ERROR "EXTERNAL_WEIGHTS still generated net_ext_weights.cpp")
+endif()
+file(READ "${build}/hybgen/net_ext/net_ext.manifest.json" manifest)
+if(NOT manifest MATCHES "\"precision\": \"tf32\"")
+  message(FATAL_ERROR "PRECISION tf32 did not reach the generated code:\n${manifest}")
 endif()
 file(READ "${build}/compile_commands.json" commands)
 string(REGEX MATCH "[^\n]*net\\.cu\\.o[^\n]*" net_command "${commands}")

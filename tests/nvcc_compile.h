@@ -29,11 +29,13 @@ struct NvccResult {
   int most_spilled = 0;       // the largest spill store of one kernel, bytes
 };
 
-inline NvccResult nvcc_compile(const Graph& graph, const std::string& name) {
+inline NvccResult nvcc_compile(const Graph& graph, const std::string& name, Precision precision = Precision::kFP32) {
   const Target& cuda = find_target("cuda");
   CppEmitOptions options;
   options.name = c_identifier(name);
-  const auto files = emit_cuda(compile_graph(graph, CompileOptions::for_target(cuda)), options);
+  CompileOptions compile = CompileOptions::for_target(cuda);
+  compile.precision = precision;
+  const auto files = emit_cuda(compile_graph(graph, compile), options);
   TempDir dir("hybgen-nvcc");
   write_generated(files, dir.path());
   const std::string cu = dir.path() + "/" + options.name + ".cu";

@@ -21,6 +21,17 @@
 namespace hybgen {
 namespace {
 
+// --precision tf32: the GEMM and convolution tiles on tensor cores
+// (templates/cuda/kernels/gemm.inc), the mma.sync kernel where the operands
+// allow and wmma elsewhere; on cuda-host, the same operand rounding in the
+// FP32 tiles.
+std::string precision_defines(Precision precision) {
+  if (precision == Precision::kFP32) return "// --precision fp32: exact float32 products.\n";
+  return "// --precision tf32: the GEMM and convolution tiles on TF32 tensor cores, FP32 sums.\n"
+         "#ifndef HG_CUDA_TF32\n#define HG_CUDA_TF32 1\n#endif\n"
+         "#ifndef HG_CUDA_TF32_MMA\n#define HG_CUDA_TF32_MMA 1\n#endif\n";
+}
+
 constexpr int kElementwiseThreads = 256;
 
 // `const T0* r0, ..., T1* w0, ...`, each T the C type of its dtype.
@@ -270,6 +281,7 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
   EmittedFile source{name + ".cu", fill_template(template_text("cuda/model.cu"),
                                                  file_values(m, {{"TARGET", m.target.name},
                                                                  {"TARGET_SUMMARY", m.target.summary},
+                                                                 {"PRECISION", precision_defines(m.compiled.precision)},
                                                                  {"WEIGHT_DECLARATION", weight_declaration},
                                                                  {"KERNELS", kernels},
                                                                  {"PARAMS", list.params},

@@ -10,6 +10,7 @@
 #include "emit/cuda_emitter.h"
 #include "emit/generate.h"
 #include "emit/templates.h"
+#include "graph_builders.h"
 #include "io/file_util.h"
 #include "io/model_json.h"
 #include "nvcc_compile.h"
@@ -17,6 +18,7 @@
 #include "pipeline.h"
 #include "run_command.h"
 #include "targets/toolchain.h"
+#include "verify/verify.h"
 
 namespace hybgen {
 namespace {
@@ -83,6 +85,61 @@ TEST(CudaBackend, EveryRegisteredOpHasACudaKernel) {
 TEST(CudaBackend, EveryOpExampleCompilesWithNvcc) {
   if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on the PATH";
   const testing::NvccResult r = testing::nvcc_compile(testing::all_ops_graph(1, {}, Backend::kCuda).graph, "all_ops");
+  std::printf("%s", r.ptxas_summary.c_str());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_LE(r.most_spilled, testing::kMostSpillBytes) << r.output;
+}
+
+// data (1024, 64) -> FullyConnected(1024): a product large enough that the
+// planner takes a tensor-core tile configuration (3 or 4: 64x128, 128x64).
+Graph large_dense() {
+  Graph g;
+  g.name = "large_dense";
+  g.add_input("data", {{1024, 64}});
+  g.add_constant("w", Constant::f32({1024, 64}, testing::seeded_values(1024 * 64, 71)));
+  g.add_constant("b", Constant::f32({1024}, testing::seeded_values(1024, 72)));
+  g.nodes.push_back(testing::make_node("fc", "FullyConnected", {"data", "w", "b"},
+                                       testing::attrs_of({{"num_hidden", int64_t{1024}}})));
+  g.outputs = {"fc"};
+  return g;
+}
+
+// --precision tf32 end to end: the generated .cu defines the tensor-core
+// path, cuda-host rounds the tiles' operands to TF32 as a GPU does (an
+// error above FP32's, within the precision's default tolerance), the
+// manifest says so, nvcc builds it for sm_80 and sm_90 without spills, and
+// a C++ target refuses it.
+TEST(CudaBackend, Tf32PrecisionEndToEnd) {
+  const Graph g = large_dense();
+  double error[2] = {0, 0};
+  for (Precision p : {Precision::kFP32, Precision::kTF32}) {
+    VerifyOptions v;
+    v.compile = CompileOptions::for_target(find_target("cuda-host"));
+    v.compile.precision = p;
+    v.tolerance = default_tolerance(p);
+    const VerifyReport r = verify_model(g, v);
+    ASSERT_EQ(r.checks.size(), 1u);
+    EXPECT_TRUE(r.ok) << precision_name(p) << ": " << r.checks[0].max_rel_error;
+    error[p == Precision::kTF32] = r.checks[0].max_rel_error;
+  }
+  EXPECT_LE(error[0], 1e-6);
+  EXPECT_GT(error[1], 1e-5);  // the operands were rounded
+  CppEmitOptions options;
+  options.name = "large_dense";
+  CompileOptions tf32 = CompileOptions::for_target(find_target("cuda"));
+  tf32.precision = Precision::kTF32;
+  std::string cu, manifest;
+  for (const EmittedFile& f : emit_cuda(compile_graph(g, tf32), options)) {
+    if (f.filename == "large_dense.cu") cu = f.content;
+    if (f.filename == "large_dense.manifest.json") manifest = f.content;
+  }
+  EXPECT_NE(cu.find("#define HG_CUDA_TF32 1"), std::string::npos);
+  EXPECT_NE(manifest.find("\"precision\": \"tf32\""), std::string::npos) << manifest;
+  CompileOptions cpu = CompileOptions::for_target(default_target());
+  cpu.precision = Precision::kTF32;
+  EXPECT_ANY_THROW(compile_graph(g, cpu));
+  if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on the PATH";
+  const testing::NvccResult r = testing::nvcc_compile(g, "large_dense", Precision::kTF32);
   std::printf("%s", r.ptxas_summary.c_str());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_LE(r.most_spilled, testing::kMostSpillBytes) << r.output;

@@ -52,14 +52,20 @@ class GemmKernels : public ::testing::Test {
   std::string dir_;
 };
 
+// In FP32, and with HG_CUDA_TF32 (--precision tf32), where the tensor-core
+// configurations' operands are TF32 on cuda-host as on a GPU.
 TEST_F(GemmKernels, TemplatesMatchPlainLoopsOnTheCudaHostLayer) {
-  const std::string exe = dir_ + "/gemm_kernels";
-  const CommandResult built = run_command(q(HYBGEN_CXX) + " -std=c++17 -O1 -Wall -Wextra -Wpedantic -Werror -x c++ -I" +
-                                          q(dir_) + " " + q(kPrograms + "/gemm_kernels.cu") + " -o " + q(exe));
-  ASSERT_EQ(built.exit_code, 0) << built.output;
-  const CommandResult ran = run_command("timeout 60 " + q(exe));
-  EXPECT_EQ(ran.exit_code, 0) << ran.output;
-  EXPECT_EQ(ran.output, "OK\n");
+  for (const std::string defines : {"", " -DHG_CUDA_TF32"}) {
+    SCOPED_TRACE(defines.empty() ? "fp32" : "tf32");
+    const std::string exe = dir_ + "/gemm_kernels";
+    const CommandResult built =
+        run_command(q(HYBGEN_CXX) + " -std=c++17 -O1 -Wall -Wextra -Wpedantic -Werror" + defines + " -x c++ -I" +
+                    q(dir_) + " " + q(kPrograms + "/gemm_kernels.cu") + " -o " + q(exe));
+    ASSERT_EQ(built.exit_code, 0) << built.output;
+    const CommandResult ran = run_command("timeout 60 " + q(exe));
+    EXPECT_EQ(ran.exit_code, 0) << ran.output;
+    EXPECT_EQ(ran.output, "OK\n");
+  }
 }
 
 // One op application through its registered CUDA printer.
