@@ -39,7 +39,9 @@ What is counted:
                 objects and of tflm_model.cpp (resolver and interpreter set-up)
                 as linked (after --gc-sections), plus the .tflite file itself.
                 Neither counts the C library, libgcc or the driver.
-  RAM           hybgen: its arena + peak stack. TFLM: arena_used_bytes() after
+  RAM           hybgen: its arena + peak stack + the caller's input and output
+                arrays (TFLM's arena holds its input and output tensors).
+                TFLM: arena_used_bytes() after
                 AllocateTensors() + .data and .bss of TFLM's objects (the
                 interpreter and resolver objects among them; not the arena
                 array) + the peak stack of Invoke().
@@ -58,6 +60,7 @@ import concurrent.futures
 import glob
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -503,11 +506,20 @@ def by_source_function(program, per_address):
 # ---------------------------------------------------------------------------
 # hybgen.
 
+DTYPE_BYTES = {"float32": 4, "int8": 1, "uint8": 1, "int32": 4}
+
+
 def hybgen_measure(hybgen, model, target, extra):
     out = run([hybgen, "inspect", os.path.join(MODELS_DIR, model + ".tflite"), "--target", target, "--json", *extra])
-    memory = json.loads(out.stdout).get("memory")
+    report = json.loads(out.stdout)
+    memory = report.get("memory")
     if not memory:
         raise SystemExit("hybgen inspect %s --target %s measured nothing on the board" % (model, target))
+    # The caller's input and output arrays: TFLM's arena holds its input and
+    # output tensors, so hybgen's RAM counts them too.
+    memory["edge_bytes"] = sum(math.prod(e["shape"]) * DTYPE_BYTES[e["dtype"]]
+                               for e in report["inputs"] + report["outputs"])
+    memory["ram_bytes"] += memory["edge_bytes"]
     return memory
 
 
