@@ -33,7 +33,7 @@ CompileOptions CompileFlags::options(const Target& default_target) const {
   CompileOptions options = CompileOptions::for_target(target.empty() ? default_target : find_target(target), !no_optimize);
   options.small_arena = small_arena;
   options.io_precision = parse_io_precision(io_precision);
-  options.precision = parse_precision(precision);
+  options.target.precision = parse_precision(precision);
   return options;
 }
 

@@ -143,7 +143,7 @@ int run_inspect(const InspectFlags& flags) {
   j["flops"] = total_flops;
   j["kernels"] = kernels_to_json(g, c.kernels);
   j["target"] = c.target.name;
-  j["precision"] = precision_name(c.precision);
+  j["precision"] = precision_name(c.target.precision);
   j["memory_plan"] = nlohmann::ordered_json::parse(c.plan.to_json().dump());
   if (board) j["memory"] = board_report_json(*board);
   if (sqnr) {

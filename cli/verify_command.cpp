@@ -17,8 +17,9 @@ int run_verify(const VerifyFlags& flags) {
   options.seed = flags.seed;
   options.keep_build = flags.keep;
   options.compile = flags.compile.options();
-  const bool exact = options.compile.precision == Precision::kFP32;
-  options.tolerance = flags.tolerance_given || exact ? flags.tolerance : default_tolerance(options.compile.precision);
+  const bool exact = options.compile.target.precision == Precision::kFP32;
+  options.tolerance =
+      flags.tolerance_given || exact ? flags.tolerance : default_tolerance(options.compile.target.precision);
   options.threads = flags.threads;
   options.external_weights = flags.external_weights;
   options.bisect = flags.bisect ? BisectMode::kAlways : flags.no_bisect ? BisectMode::kOff : BisectMode::kOnFailure;

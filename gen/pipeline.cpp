@@ -85,11 +85,11 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
   if (options.io_precision == IoPrecision::kQuantized && options.target.int8_through_float)
     throw Error("--io-precision quantized: target " + options.target.name +
                 " has no int8 kernels (it computes a quantized model in float), so its inputs and outputs are float32");
-  if (options.precision != Precision::kFP32 && options.target.backend != Backend::kCuda)
-    throw Error("--precision " + precision_name(options.precision) + ": target " + options.target.name +
-                " computes exact float32; " + precision_name(options.precision) +
+  const Precision precision = options.target.precision;
+  if (precision != Precision::kFP32 && options.target.backend != Backend::kCuda)
+    throw Error("--precision " + precision_name(precision) + ": target " + options.target.name +
+                " computes exact float32; " + precision_name(precision) +
                 " is the CUDA targets' tensor-core arithmetic");
-  state.precision = options.precision;
   state.graph = std::move(graph);
   validate(state.graph);
   after("validate");

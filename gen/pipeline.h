@@ -19,11 +19,6 @@ namespace hybgen {
 
 enum class IoPrecision { kFloat32, kQuantized };
 
-// The arithmetic of float32 products (--precision): exact FP32, or on a CUDA
-// target TF32 tensor cores (FP32 storage, operands rounded to TF32's 10-bit
-// mantissa, FP32 sums) for the GEMM and convolution tiles.
-enum class Precision { kFP32, kTF32 };
-
 // "fp32", "quantized"; and back (Error naming the text and the choices).
 std::string io_precision_name(IoPrecision precision);
 IoPrecision parse_io_precision(const std::string& text);
@@ -39,7 +34,6 @@ struct CompiledGraph {
   std::vector<Kernel> kernels;  // what the emitters print, in execution order
   MemoryPlan plan;              // over the kernel order, with the scratch its kernels take on `target`
   Target target = default_target();  // CompileOptions::target
-  Precision precision = Precision::kFP32;  // CompileOptions::precision
 };
 
 // Called after each pass with its name and the state so far (kernels and
@@ -60,8 +54,6 @@ struct CompileOptions {
   // The inputs and outputs of run(): float32, or a quantized model's
   // integers at its edges (--io-precision quantized; the pass quantized_io).
   IoPrecision io_precision = IoPrecision::kFloat32;
-  // --precision: tf32 on CUDA targets only (their tensor cores).
-  Precision precision = Precision::kFP32;
 
   // The options for `target`, with the optimizer on or off: what every
   // caller builds its options from (CompileOptions{...} by position would

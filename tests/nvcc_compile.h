@@ -34,7 +34,7 @@ inline NvccResult nvcc_compile(const Graph& graph, const std::string& name, Prec
   CppEmitOptions options;
   options.name = c_identifier(name);
   CompileOptions compile = CompileOptions::for_target(cuda);
-  compile.precision = precision;
+  compile.target.precision = precision;
   const auto files = emit_cuda(compile_graph(graph, compile), options);
   TempDir dir("hybgen-nvcc");
   write_generated(files, dir.path());

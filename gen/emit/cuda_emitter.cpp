@@ -281,7 +281,7 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
   EmittedFile source{name + ".cu", fill_template(template_text("cuda/model.cu"),
                                                  file_values(m, {{"TARGET", m.target.name},
                                                                  {"TARGET_SUMMARY", m.target.summary},
-                                                                 {"PRECISION", precision_defines(m.compiled.precision)},
+                                                                 {"PRECISION", precision_defines(m.target.precision)},
                                                                  {"WEIGHT_DECLARATION", weight_declaration},
                                                                  {"KERNELS", kernels},
                                                                  {"PARAMS", list.params},

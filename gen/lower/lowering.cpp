@@ -302,7 +302,7 @@ nlohmann::ordered_json LoweredModel::manifest(const std::string& weights_file) c
   m["entry"] = name + "_run";
   m["target"] = target.name;
   m["backend"] = backend_name(target.backend);
-  m["precision"] = precision_name(compiled.precision);  // --precision: the float products' arithmetic
+  m["precision"] = precision_name(target.precision);  // --precision: the float products' arithmetic
   m["arena_bytes"] = compiled.plan.arena_bytes;
   m["arena_alignment"] = compiled.plan.alignment;
   m["weights_bytes"] = blob.size();

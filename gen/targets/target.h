@@ -50,6 +50,11 @@ struct MemoryRegion {
   unsigned long bytes = 0;
 };
 
+// The arithmetic of float32 products (--precision): exact FP32, or on a CUDA
+// target TF32 tensor cores (FP32 storage, operands rounded to TF32's 10-bit
+// mantissa, FP32 sums) for the GEMM and convolution tiles.
+enum class Precision { kFP32, kTF32 };
+
 struct Target {
   std::string name;     // --target
   std::string summary;  // one line, for --help and errors
@@ -95,6 +100,10 @@ struct Target {
   // No int8 kernels: a quantized model runs in float on its dequantized
   // weights (the pass dequantize_graph) instead of being refused.
   bool int8_through_float = false;
+  // --precision: what the generated code's float products compute in
+  // (kTF32 on CUDA targets only; compile_graph checks). Every registered
+  // target is kFP32; a compile's copy may say otherwise.
+  Precision precision = Precision::kFP32;
 };
 
 const std::vector<Target>& all_targets();

@@ -115,7 +115,7 @@ TEST(CudaBackend, Tf32PrecisionEndToEnd) {
   for (Precision p : {Precision::kFP32, Precision::kTF32}) {
     VerifyOptions v;
     v.compile = CompileOptions::for_target(find_target("cuda-host"));
-    v.compile.precision = p;
+    v.compile.target.precision = p;
     v.tolerance = default_tolerance(p);
     const VerifyReport r = verify_model(g, v);
     ASSERT_EQ(r.checks.size(), 1u);
@@ -127,7 +127,7 @@ TEST(CudaBackend, Tf32PrecisionEndToEnd) {
   CppEmitOptions options;
   options.name = "large_dense";
   CompileOptions tf32 = CompileOptions::for_target(find_target("cuda"));
-  tf32.precision = Precision::kTF32;
+  tf32.target.precision = Precision::kTF32;
   std::string cu, manifest;
   for (const EmittedFile& f : emit_cuda(compile_graph(g, tf32), options)) {
     if (f.filename == "large_dense.cu") cu = f.content;
@@ -136,7 +136,7 @@ TEST(CudaBackend, Tf32PrecisionEndToEnd) {
   EXPECT_NE(cu.find("#define HG_CUDA_TF32 1"), std::string::npos);
   EXPECT_NE(manifest.find("\"precision\": \"tf32\""), std::string::npos) << manifest;
   CompileOptions cpu = CompileOptions::for_target(default_target());
-  cpu.precision = Precision::kTF32;
+  cpu.target.precision = Precision::kTF32;
   EXPECT_ANY_THROW(compile_graph(g, cpu));
   if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on the PATH";
   const testing::NvccResult r = testing::nvcc_compile(g, "large_dense", Precision::kTF32);

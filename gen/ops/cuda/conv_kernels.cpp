@@ -23,7 +23,8 @@
 
 namespace hybgen {
 
-void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather, int* config, int* splits);
+void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather, Precision precision, int* config,
+                    int* splits);
 
 namespace {
 
@@ -59,11 +60,11 @@ Shape4 gemm_shape(const ConvGeometry& g, Path path) {
 bool dense_gemv(const ConvGeometry& g) { return g.n <= 8; }
 
 // Split-K floats (0: none).
-int64_t partial_floats(const ConvGeometry& g, Path path) {
+int64_t partial_floats(const ConvGeometry& g, Path path, Precision precision) {
   if (path == Path::kDepthwise || path == Path::kDirect3d || (path == Path::kDense && dense_gemv(g))) return 0;
   const Shape4 s = gemm_shape(g, path);
   int config = 0, splits = 1;
-  cuda_gemm_plan(s.batch, s.m, s.n, s.k, path == Path::kImplicit, &config, &splits);
+  cuda_gemm_plan(s.batch, s.m, s.n, s.k, path == Path::kImplicit, precision, &config, &splits);
   return splits > 1 ? splits * s.batch * s.m * s.n : 0;
 }
 
@@ -103,8 +104,8 @@ KernelCall emit(const EmitContext& ctx) {
   }
   const Shape4 s = gemm_shape(g, path);
   int config = 0, splits = 1;
-  cuda_gemm_plan(s.batch, s.m, s.n, s.k, path == Path::kImplicit, &config, &splits);
-  const int64_t need = partial_floats(g, path);
+  cuda_gemm_plan(s.batch, s.m, s.n, s.k, path == Path::kImplicit, ctx.target.precision, &config, &splits);
+  const int64_t need = partial_floats(g, path, ctx.target.precision);
   const bool scratch = need > 0 && !ctx.scratch.empty() && ctx.scratch_bytes >= need * kFloatBytes;
   const std::string split_args =
       int_str(scratch ? splits : 1) + ", " + (scratch ? ctx.scratch : std::string("nullptr"));
@@ -133,7 +134,7 @@ const KernelRegistrar conv_kernels_registrar(Backend::kCuda, "Convolution", [] {
   OpKernel k{emit};
   k.scratch_bytes = [](const KernelSite& site) {
     const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
-    return partial_floats(g, path_of(g)) * kFloatBytes;
+    return partial_floats(g, path_of(g), site.target.precision) * kFloatBytes;
   };
   return k;
 }());

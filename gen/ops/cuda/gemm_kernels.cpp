@@ -23,15 +23,29 @@ namespace hybgen {
 // over k, by a small cost model of an H100 (132 SMs): blocks per SM, each
 // configuration's relative speed, a partly idle SM running below its rate,
 // and split-K's extra launch and partial sums. `gather` (the implicit
-// convolution): not configuration 0, which spills with the gather.
-void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather, int* config, int* splits) {
+// convolution): not configuration 0, which spills with the gather. At
+// Precision::kTF32, configurations 0, 3 and 4 launch the tensor-core
+// kernels, all 128x128 tiles: the mma.sync kernel (or, with the gather,
+// wmma), at their speed relative to the FP32 tile's on large products
+// (docs/cuda.md#precision).
+void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather, Precision precision, int* config,
+                    int* splits) {
   struct Cfg {
     int id;
     int64_t bm, bn;
     double occupancy, speed;
   };
-  static const Cfg cfgs[] = {
+  static const Cfg fp32[] = {
       {0, 128, 128, 2, 1.0}, {3, 64, 128, 3, 0.85}, {4, 128, 64, 3, 0.85}, {1, 64, 64, 4, 0.7}, {2, 32, 32, 8, 0.4}};
+  static const Cfg tf32[] = {{0, 128, 128, 2, 3.2}, {1, 64, 64, 4, 0.7}, {2, 32, 32, 8, 0.4}};
+  static const Cfg tf32_gather[] = {{4, 128, 128, 2, 1.6}, {1, 64, 64, 4, 0.7}, {2, 32, 32, 8, 0.4}};
+  std::vector<Cfg> cfgs(std::begin(fp32), std::end(fp32));
+  if (precision == Precision::kTF32) {
+    if (gather)
+      cfgs.assign(std::begin(tf32_gather), std::end(tf32_gather));
+    else
+      cfgs.assign(std::begin(tf32), std::end(tf32));
+  }
   static const int split_choices[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
   const double kSms = 132, kSmRate = 128 * 1.7e9, kLaunch = 2e-6, kBandwidth = 2.5e12;
   const int64_t ktiles = std::max<int64_t>(1, (k + 15) / 16);
@@ -140,10 +154,10 @@ bool use_gemv(const Gemm& g) { return g.m <= 8; }
 
 int gemv_rows(int64_t m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
 
-int64_t scratch_of(const Gemm& g) {
+int64_t scratch_of(const Gemm& g, Precision precision) {
   if (use_gemv(g)) return 0;
   int config = 0, splits = 1;
-  cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, &config, &splits);
+  cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, precision, &config, &splits);
   return splits > 1 ? int64_t{splits} * g.batch * g.m * g.n * kFloatBytes : 0;
 }
 
@@ -159,7 +173,7 @@ KernelCall emit(const Gemm& g, const EmitContext& ctx, const std::string& bias) 
             "HG_CHECK((hg_gemv<" + int_str(gemv_rows(g.m)) + ", " + layouts + ">(" + ctx.stream + ", " + operands +
                 epilogue_argument(ctx) + ")));"};
   int config = 0, splits = 1;
-  cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, &config, &splits);
+  cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, ctx.target.precision, &config, &splits);
   const bool scratch =
       splits > 1 && !ctx.scratch.empty() && ctx.scratch_bytes >= splits * g.batch * g.m * g.n * kFloatBytes;
   const std::string split_k = scratch ? "" : ", false";  // no reduction kernel to compile
@@ -182,7 +196,9 @@ OpKernel gemm_kernel(Problem problem, bool has_bias) {
     const std::string bias = has_bias && ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
     return emit(problem(ctx.node.attrs, ctx.in_types, ctx.out_types), ctx, bias);
   }};
-  k.scratch_bytes = [problem](const KernelSite& site) { return scratch_of(problem(site.attrs, site.in, site.out)); };
+  k.scratch_bytes = [problem](const KernelSite& site) {
+    return scratch_of(problem(site.attrs, site.in, site.out), site.target.precision);
+  };
   return k;
 }
 
