@@ -346,9 +346,6 @@ std::optional<ConvKernel> recorded_kernel(const std::string& algorithm) {
   throw Error("no convolution kernel is named '" + algorithm + "'");
 }
 
-// The quantized GEMM's output channels per weight panel (hg_conv2d_gemm_q8's MR).
-constexpr int kQ8ConvChannels = 8;
-
 // The quantized GEMM's scratch for tiles of `tile` output pixels: the packed
 // patches (`group` bytes per pixel per group of k, Target::q8_group) and the padded input rows a
 // tile reads, each with 64 bytes of slack (hg_conv2d_gemm_q8 in
@@ -490,8 +487,8 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
     case ConvKernel::kQuantizedGemm:
       return {{"epilogue", "gemm_q8"},
               geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") + "hg_conv2d_gemm_q8<" +
-                  std::to_string(kQ8ConvChannels) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
-                  ctx.out[0] + ", geometry, " + ctx.scratch + ", " +
+                  std::to_string(ctx.target.q8_conv_channels) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias +
+                  ", " + ctx.out[0] + ", geometry, " + ctx.scratch + ", " +
                   std::to_string(q8_tile(g, ctx.target.q8_group, ctx.scratch_bytes)) + ", rq, " +
                   epilogue_argument(ctx) + ");\n}"};
     case ConvKernel::kQuantizedDense:  // rows: the batch's images, each its channels; y's rows of f channels
@@ -754,7 +751,7 @@ const KernelRegistrar convolution_cpp(Backend::kCpp, "Convolution", [] {
     const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
     if (kernel == ConvKernel::kQuantizedDense)
       return q8_packed_constant(value, g.f, g.c, site.target.gemm_nr, site.target.q8_group);
-    return q8_packed_constant(value, g.f, g.c * g.kh * g.kw, kQ8ConvChannels, site.target.q8_group);
+    return q8_packed_constant(value, g.f, g.c * g.kh * g.kw, site.target.q8_conv_channels, site.target.q8_group);
   };
   k.scratch_bytes = [](const KernelSite& site) { return convolution_scratch_floats(site) * kFloatBytes; };
   k.fit_scratch = [](const KernelSite& site, int64_t budget) {
