@@ -731,6 +731,15 @@ const OpRegistrar convolution_op([] {
                Quantization::per_axis(0, {0.002f, 6e-8f, 0.004f, 1e-14f, 4e-9f, 0.006f, 0.003f, 2e-8f, 0.002f, 0.005f},
                                       std::vector<int64_t>(10, 0))},
            TensorType{{10}, DType::kInt32}}),
+      // A 1x1 convolution of more than sixteen channels read directly (uint8; the Cortex-M55 transposes its
+      // input in blocks of four pixels, 35 of them), and one whose scales make left shifts (int8, output scale
+      // below the product's).
+      quantized_example(with_output_quantization(conv({1, 1}, 7, {}, {}, {}, 1, false), 0.004, 120),
+                        {quantized_data({1, 20, 5, 7}, DType::kUInt8, 0.02f, 128), quantized_weight({7, 20, 1, 1}, 7),
+                         TensorType{{7}, DType::kInt32}}),
+      quantized_example(with_output_quantization(conv({1, 1}, 9, {}, {}, {}, 1, false), 0.0001, -3),
+                        {quantized_data({1, 20, 3, 6}, DType::kInt8, 0.03f, 2), quantized_weight({9, 20, 1, 1}, 9),
+                         TensorType{{9}, DType::kInt32}}),
       quantized_example(with_output_quantization(conv({3}, 3, {}, {2}, {2}, 1, false), 0.06, 10),
                         {quantized_data({1, 4, 15}, DType::kInt8, 0.03f, 0), quantized_weight({3, 4, 3}, 3),
                          TensorType{{3}, DType::kInt32}}),
