@@ -346,9 +346,6 @@ std::optional<ConvKernel> recorded_kernel(const std::string& algorithm) {
   throw Error("no convolution kernel is named '" + algorithm + "'");
 }
 
-// The quantized GEMM's output channels per weight panel (hg_conv2d_gemm_q8's MR).
-constexpr int kQ8ConvChannels = 8;
-
 // The quantized GEMM's scratch for tiles of `tile` output pixels: the packed
 // patches (`group` bytes per pixel per group of k, Target::q8_group) and the padded input rows a
 // tile reads, each with 64 bytes of slack (hg_conv2d_gemm_q8 in
@@ -490,8 +487,8 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
     case ConvKernel::kQuantizedGemm:
       return {{"epilogue", "gemm_q8"},
               geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") + "hg_conv2d_gemm_q8<" +
-                  std::to_string(kQ8ConvChannels) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
-                  ctx.out[0] + ", geometry, " + ctx.scratch + ", " +
+                  std::to_string(ctx.target.q8_conv_channels) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias +
+                  ", " + ctx.out[0] + ", geometry, " + ctx.scratch + ", " +
                   std::to_string(q8_tile(g, ctx.target.q8_group, ctx.scratch_bytes)) + ", rq, " +
                   epilogue_argument(ctx) + ");\n}"};
     case ConvKernel::kQuantizedDense:  // rows: the batch's images, each its channels; y's rows of f channels
@@ -734,6 +731,15 @@ const OpRegistrar convolution_op([] {
                Quantization::per_axis(0, {0.002f, 6e-8f, 0.004f, 1e-14f, 4e-9f, 0.006f, 0.003f, 2e-8f, 0.002f, 0.005f},
                                       std::vector<int64_t>(10, 0))},
            TensorType{{10}, DType::kInt32}}),
+      // A 1x1 convolution of more than sixteen channels read directly (uint8; the Cortex-M55 transposes its
+      // input in blocks of four pixels, 35 of them), and one whose scales make left shifts (int8, output scale
+      // below the product's).
+      quantized_example(with_output_quantization(conv({1, 1}, 7, {}, {}, {}, 1, false), 0.004, 120),
+                        {quantized_data({1, 20, 5, 7}, DType::kUInt8, 0.02f, 128), quantized_weight({7, 20, 1, 1}, 7),
+                         TensorType{{7}, DType::kInt32}}),
+      quantized_example(with_output_quantization(conv({1, 1}, 9, {}, {}, {}, 1, false), 0.0001, -3),
+                        {quantized_data({1, 20, 3, 6}, DType::kInt8, 0.03f, 2), quantized_weight({9, 20, 1, 1}, 9),
+                         TensorType{{9}, DType::kInt32}}),
       quantized_example(with_output_quantization(conv({3}, 3, {}, {2}, {2}, 1, false), 0.06, 10),
                         {quantized_data({1, 4, 15}, DType::kInt8, 0.03f, 0), quantized_weight({3, 4, 3}, 3),
                          TensorType{{3}, DType::kInt32}}),
@@ -754,7 +760,7 @@ const KernelRegistrar convolution_cpp(Backend::kCpp, "Convolution", [] {
     const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
     if (kernel == ConvKernel::kQuantizedDense)
       return q8_packed_constant(value, g.f, g.c, site.target.gemm_nr, site.target.q8_group);
-    return q8_packed_constant(value, g.f, g.c * g.kh * g.kw, kQ8ConvChannels, site.target.q8_group);
+    return q8_packed_constant(value, g.f, g.c * g.kh * g.kw, site.target.q8_conv_channels, site.target.q8_group);
   };
   k.scratch_bytes = [](const KernelSite& site) { return convolution_scratch_floats(site) * kFloatBytes; };
   k.fit_scratch = [](const KernelSite& site, int64_t budget) {

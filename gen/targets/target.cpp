@@ -122,6 +122,7 @@ std::vector<Target> make_targets() {
                              "-mcpu=cortex-m55 -mthumb -mfloat-abi=hard", "mps3-an547", {"ITCM", 0x00000000, 0x80000},
                              {"QSPI flash", 0x28000000, 0x800000}, {"DTCM", 0x20000000, 0x80000}));
   targets.back().q8_group = 16;
+  targets.back().q8_conv_channels = 2;
   targets.push_back(cuda_target("cuda", "CUDA for NVIDIA GPUs, sm_80 and later (runtime API only)",
                                 Runner::kCudaDevice, "an NVIDIA GPU of compute capability 8.0 or later"));
   targets.push_back(cuda_target("cuda-host",

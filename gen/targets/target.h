@@ -97,6 +97,9 @@ struct Target {
   // panels and patches (gemm_q8.inc's HG_Q8_GROUP): four for the four-byte
   // dot products (vpdpbusd, SMLAD pairs), sixteen for Helium's VMLADAVA.S8.
   int q8_group = 4;
+  // The int8 convolution's output channels per weight panel (hg_conv2d_gemm_q8's
+  // MR): two on the Cortex-M55, whose kernel takes channels in pairs.
+  int q8_conv_channels = 8;
   // No int8 kernels: a quantized model runs in float on its dequantized
   // weights (the pass dequantize_graph) instead of being refused.
   bool int8_through_float = false;
