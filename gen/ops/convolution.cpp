@@ -667,6 +667,25 @@ const OpRegistrar convolution_op([] {
       quantized_example(with_output_quantization(conv({3, 3}, 5, {}, {1, 1}, {}, 5, false), 0.03, 0),
                         {quantized_data({1, 5, 7, 9}, DType::kInt8, 0.03f, -2), quantized_weight({5, 1, 3, 3}, 5),
                          TensorType{{5}, DType::kInt32}}),
+      // int8 depthwise on the Cortex-M55's strips: rows of several 16-column pieces at strides 1 and 2 with odd
+      // row and column counts, a small plane at stride 2, kernels of 2 x 4 and 4 x 3, a column stride of 2 alone.
+      quantized_example(with_output_quantization(conv({3, 3}, 3, {}, {1, 1}, {}, 3, false), 0.04, -5),
+                        {quantized_data({1, 3, 11, 37}, DType::kInt8, 0.03f, -3), quantized_weight({3, 1, 3, 3}, 3),
+                         TensorType{{3}, DType::kInt32}}),
+      quantized_example(with_output_quantization(conv({3, 3}, 3, {2, 2}, {1, 1}, {}, 3, false), 0.04, 6),
+                        {quantized_data({1, 3, 9, 40}, DType::kInt8, 0.03f, 4), quantized_weight({3, 1, 3, 3}, 3),
+                         TensorType{{3}, DType::kInt32}}),
+      quantized_example(with_output_quantization(conv({3, 3}, 4, {2, 2}, {1, 1}, {}, 4, true), 0.05, -128),
+                        {quantized_data({1, 4, 7, 6}, DType::kInt8, 0.03f, -128), quantized_weight({4, 1, 3, 3}, 4)}),
+      quantized_example(with_output_quantization(conv({2, 4}, 2, {}, {1, 2}, {}, 2, false), 0.04, 1),
+                        {quantized_data({1, 2, 6, 9}, DType::kInt8, 0.03f, 2), quantized_weight({2, 1, 2, 4}, 2),
+                         TensorType{{2}, DType::kInt32}}),
+      quantized_example(with_output_quantization(conv({4, 3}, 2, {}, {2, 1}, {}, 2, false), 0.04, -2),
+                        {quantized_data({1, 2, 8, 11}, DType::kInt8, 0.03f, 0), quantized_weight({2, 1, 4, 3}, 2),
+                         TensorType{{2}, DType::kInt32}}),
+      quantized_example(with_output_quantization(conv({3, 3}, 2, {1, 2}, {1, 1}, {}, 2, false), 0.04, 3),
+                        {quantized_data({1, 2, 7, 12}, DType::kInt8, 0.03f, -1), quantized_weight({2, 1, 3, 3}, 2),
+                         TensorType{{2}, DType::kInt32}}),
       // The quantized GEMM: pixel blocks with a tail, a partial last panel of channels and of k; uint8 1x1
       // read directly (batch 2); stride 2 with uneven padding; patch tiles of 32 pixels (k = 5400).
       quantized_example(with_output_quantization(conv({3, 3}, 11, {}, {1, 1}, {}, 1, false), 0.03, 5),
