@@ -89,6 +89,13 @@ OpRegistrar activation_op([] {
       return std::vector<TensorType>{in[0]};
     return std::vector<TensorType>{table_output(a, in[0])};
   };
+  // A quantized relu whose zero point is its dtype's lowest value (TFLite's
+  // int8 relu after a convolution, zero point -128) leaves every value as it is.
+  d.is_identity_on = [](const Attrs& a, const TensorType& in) {
+    return a.get_string("act_type") == "relu" && !has_output_quantization(a) &&
+           in.quantization.zero_point.size() == 1 && is_integer_dtype(in.dtype) &&
+           in.quantization.zero_point[0] == integer_dtype_range(in.dtype).first;
+  };
   d.reference = activation_reference;
   d.reference_dtypes = d.scalar_dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8};
   d.emit_scalar = activation_emit_scalar;

@@ -351,9 +351,12 @@ std::optional<ConvKernel> recorded_kernel(const std::string& algorithm) {
 // tile reads, each with 64 bytes of slack (hg_conv2d_gemm_q8 in
 // templates/kernels/gemm_q8.inc, whose hg_q8_window_rows and
 // hg_q8_reads_input this follows).
-int64_t q8_scratch_bytes(const ConvGeometry& g, int64_t tile, int group) {
+int64_t q8_scratch_bytes(const ConvGeometry& g, int64_t tile, const Target& target) {
+  const int64_t group = target.q8_group;
+  // Bytes of a pixel's group of k (HG_Q8_PATCH_BYTES): the Cortex-M4/M7 store them widened to int16.
+  const int64_t patch_bytes = target.isa == Isa::kCortexM ? 2 * group : group;
   const int64_t groups = (g.c * g.kh * g.kw + group - 1) / group;
-  const int64_t patches = groups * tile * group + 64;
+  const int64_t patches = groups * tile * patch_bytes + 64;
   if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0) return patches;
   const int64_t spanned = std::min((tile - 1) / g.ow + 2, g.oh);
   const int64_t rows = (spanned - 1) * g.sh + (g.kh - 1) * g.dh + 1;
@@ -363,10 +366,18 @@ int64_t q8_scratch_bytes(const ConvGeometry& g, int64_t tile, int group) {
 
 // Output pixels per tile: the largest multiple of 32 (every target's
 // microkernel block divides it), up to the pixels rounded up, whose scratch
-// fits in `budget` bytes; at least 32.
-int64_t q8_tile(const ConvGeometry& g, int group, int64_t budget = int64_t{256} * 1024) {
+// fits in `budget` bytes; at least 32. On the Cortex-M4/M7, whose kernel
+// takes any even count of pixels (pairs, and blocks of HG_Q8_PIXELS = 8),
+// 16, 8 or 4 where 32 does not fit and the input has one channel: there the
+// patches (kh * kw values a pixel) are most of the scratch and a tile's
+// window is a few rows of one plane. With more channels every small tile
+// copies the rows of all of them and packs each group of k in a call of its
+// own, which cost more than the arena it saved.
+int64_t q8_tile(const ConvGeometry& g, const Target& target, int64_t budget = int64_t{256} * 1024) {
   int64_t tile = (g.oh * g.ow + 31) / 32 * 32;
-  while (tile > 32 && q8_scratch_bytes(g, tile, group) > budget) tile -= 32;
+  while (tile > 32 && q8_scratch_bytes(g, tile, target) > budget) tile -= 32;
+  if (target.isa == Isa::kCortexM && g.c == 1)
+    while (tile > 4 && q8_scratch_bytes(g, tile, target) > budget) tile /= 2;
   return tile;
 }
 // The quantized depthwise kernel's scratch: one padded plane, then from a
@@ -385,8 +396,8 @@ int64_t q8_depthwise_scratch_bytes(const ConvGeometry& g, int64_t value_bytes, c
   return lanes16 ? std::max(per_channel, 16 * (rows * width + g.oh * g.ow) * value_bytes) : per_channel;
 }
 
-int64_t q8_scratch_floats(const ConvGeometry& g, int group, int64_t budget_bytes) {
-  return (q8_scratch_bytes(g, q8_tile(g, group, budget_bytes), group) + kFloatBytes - 1) / kFloatBytes;
+int64_t q8_scratch_floats(const ConvGeometry& g, const Target& target, int64_t budget_bytes) {
+  return (q8_scratch_bytes(g, q8_tile(g, target, budget_bytes), target) + kFloatBytes - 1) / kFloatBytes;
 }
 
 int64_t convolution_scratch_floats(const KernelSite& site) {
@@ -404,7 +415,7 @@ int64_t convolution_scratch_floats(const KernelSite& site) {
     case ConvKernel::kGemm3d:
       return reduction(g) * im2col_tile(g);
     case ConvKernel::kQuantizedGemm:  // bytes, counted in floats
-      return q8_scratch_floats(g, target.q8_group, int64_t{256} * 1024);
+      return q8_scratch_floats(g, target, int64_t{256} * 1024);
     case ConvKernel::kQuantizedDepthwise:
       return (q8_depthwise_scratch_bytes(g, static_cast<int64_t>(dtype_size(site.in[0].dtype)), target) + kFloatBytes - 1) /
              kFloatBytes;
@@ -418,7 +429,7 @@ int64_t convolution_fit_scratch(const KernelSite& site, int64_t budget) {
   const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
   const std::optional<ConvKernel> kernel = recorded_kernel(site.algorithm);
   if (kernel == ConvKernel::kQuantizedGemm)
-    return std::min(q8_scratch_floats(g, site.target.q8_group, budget * kFloatBytes), convolution_scratch_floats(site));
+    return std::min(q8_scratch_floats(g, site.target, budget * kFloatBytes), convolution_scratch_floats(site));
   if (!kernel || ((*kernel != ConvKernel::kGemm || reads_input_directly(g)) && *kernel != ConvKernel::kGemm3d))
     return convolution_scratch_floats(site);
   return reduction(g) * im2col_tile_within(g, budget);
@@ -487,10 +498,10 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
     case ConvKernel::kQuantizedGemm:
       return {{"epilogue", "gemm_q8"},
               geometry + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") + "hg_conv2d_gemm_q8<" +
-                  std::to_string(ctx.target.q8_conv_channels) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias +
-                  ", " + ctx.out[0] + ", geometry, " + ctx.scratch + ", " +
-                  std::to_string(q8_tile(g, ctx.target.q8_group, ctx.scratch_bytes)) + ", rq, " +
-                  epilogue_argument(ctx) + ");\n}"};
+                  std::to_string(ctx.target.q8_conv_channels) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " +
+                  ctx.out[0] + ", geometry, " + ctx.scratch + ", " +
+                  std::to_string(q8_tile(g, ctx.target, ctx.scratch_bytes)) + ", rq, " + epilogue_argument(ctx) +
+                  ");\n}"};
     case ConvKernel::kQuantizedDense:  // rows: the batch's images, each its channels; y's rows of f channels
       return {{"epilogue", "gemm_q8"},
               "{\n" + requantization_declaration(ctx.in_types, ctx.out_types[0], g.f, "rq") + "hg_gemm_q8<" +

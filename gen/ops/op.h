@@ -182,6 +182,9 @@ struct OpDef {
   // True when, with these attributes, the node forwards input 0 unchanged at
   // inference (Dropout); such nodes are removed before code generation.
   std::function<bool(const Attrs&)> is_identity;
+  // The same, where it depends on input 0's type (a quantized relu at its
+  // dtype's lowest value).
+  std::function<bool(const Attrs&, const TensorType&)> is_identity_on;
 
   std::vector<OpExample> examples;
   // Inputs whose values must lie in a range for a finite result (a

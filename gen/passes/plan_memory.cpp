@@ -11,7 +11,10 @@
 //    its producer writes there and the copy disappears;
 //  - an elementwise kernel's result takes over the block of a same-size
 //    input whose block dies at that kernel (in place: each element is read
-//    before it is written).
+//    before it is written);
+//  - likewise an int8 convolution's or dense layer's result, over an operand
+//    of its epilogue (a residual add) that dies there
+//    (int8_epilogue_in_place).
 // A block lives from the first step any of its values is made to the last
 // step any is read. A kernel's scratch memory (OpKernel::scratch_bytes, what
 // its kernel takes on the target generated for) is a block of its own, live
@@ -43,6 +46,21 @@ namespace hybgen {
 namespace {
 
 std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
+
+// Whether an epilogue kernel's output may take over the block of an operand
+// its epilogue reads element for element (a residual add): the int8
+// convolution and dense kernels compute a run of outputs into registers or a
+// local row, then read the operand at each index before writing the output
+// there (hg_q8_epilogue_row, hg_gemm_q8). Only on the Cortex-M4/M7 for now,
+// whose kernel paths are the ones checked for it.
+bool int8_epilogue_in_place(const Graph& graph, const Kernel& k, const Target& target) {
+  if (target.isa != Isa::kCortexM) return false;
+  const Node& anchor = graph.nodes[k.nodes.front()];
+  if (anchor.op != "Convolution" && anchor.op != "FullyConnected") return false;
+  const DType out = graph.type(anchor.outputs[0]).dtype;
+  if (out != DType::kInt8 && out != DType::kUInt8) return false;
+  return std::all_of(k.nodes.begin() + 1, k.nodes.end(), [&](int n) { return find_op(graph.nodes[n].op).inplace; });
+}
 
 struct Where {
   int block = 0;
@@ -272,6 +290,20 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
       if (!all_inplace || !b.where.count(out) || b.values[b.where.at(out).block].size() != 1) continue;
       const std::size_t bytes = graph.type(out).bytes();
       for (const auto& in : k.inputs) {
+        if (!b.where.count(in) || graph.type(in).shape != graph.type(out).shape) continue;
+        if (!b.owns_exactly(in, bytes)) continue;
+        const int block = b.where.at(in).block;
+        if (b.last_use[block] != step) continue;
+        b.merge(b.where.at(out).block, block, 0);
+        break;
+      }
+    }
+    if (k.kind == KernelKind::kEpilogue && int8_epilogue_in_place(graph, k, target)) {
+      const std::string& out = k.outputs.back();
+      if (!b.where.count(out) || b.values[b.where.at(out).block].size() != 1) continue;
+      const std::size_t bytes = graph.type(out).bytes();
+      for (const auto& in : k.inputs) {
+        if (std::count(first.inputs.begin(), first.inputs.end(), in)) continue;  // the anchor reads it all
         if (!b.where.count(in) || graph.type(in).shape != graph.type(out).shape) continue;
         if (!b.owns_exactly(in, bytes)) continue;
         const int block = b.where.at(in).block;

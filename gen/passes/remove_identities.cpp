@@ -1,5 +1,6 @@
 // remove_identities: drops nodes that forward input 0 unchanged at inference
-// (OpDef::is_identity: Dropout, _copy). Readers of the identity's output read
+// (OpDef::is_identity: Dropout, _copy; OpDef::is_identity_on: a quantized
+// relu whose zero point is its dtype's lowest value). Readers of the identity's output read
 // its input instead. Graph output names are part of the generated API, so
 // when the identity produces a graph output, the node feeding it is renamed
 // to produce that name; if the input is itself a graph input, weight or
@@ -34,10 +35,14 @@ bool remove_identities(Graph& graph) {
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& node = graph.nodes[i];
     const OpDef& def = find_op(node.op);
-    if (!def.is_identity || !def.is_identity(node.attrs) || node.inputs.empty() || node.outputs.size() != 1) continue;
+    if (node.inputs.empty() || node.outputs.size() != 1) continue;
     const std::string in = current(node.inputs[0]), out = current(node.outputs[0]);
-    // A Cast between dtypes changes the values' type, whatever its attributes say.
     auto tin = graph.types.find(in), tout = graph.types.find(out);
+    const bool identity =
+        (def.is_identity && def.is_identity(node.attrs)) ||
+        (def.is_identity_on && tin != graph.types.end() && def.is_identity_on(node.attrs, tin->second));
+    if (!identity) continue;
+    // A Cast between dtypes changes the values' type, whatever its attributes say.
     if (tin != graph.types.end() && tout != graph.types.end() && tin->second.dtype != tout->second.dtype) continue;
     if (graph.is_output(out)) {
       if (graph.is_input(in) || graph.is_constant(in) || graph.is_output(in)) continue;

@@ -118,6 +118,24 @@ TEST(RemoveIdentities, KeepsACopyOfAGraphInputThatIsAnOutput) {
   EXPECT_EQ(g.nodes.size(), 1u);
 }
 
+// A quantized relu is a max with the zero point: at int8's lowest value
+// (TFLite's relu after a convolution) it changes nothing and goes; at
+// another zero point it stays.
+TEST(RemoveIdentities, DropsAnInt8ReluAtItsTypesLowestValue) {
+  for (const int64_t zero_point : {int64_t{-128}, int64_t{-7}}) {
+    SCOPED_TRACE(zero_point);
+    Graph g;
+    g.add_input("x", {{2, 8}, DType::kInt8, Quantization::per_tensor(0.05f, zero_point)});
+    g.nodes.push_back(make_node("r", "Activation", {"x"}, attrs_of({{"act_type", std::string("relu")}})));
+    g.nodes.push_back(make_node("y", "Activation", {"r"}, attrs_of({{"act_type", std::string("relu")}})));
+    g.outputs = {"y"};
+    validate(g);
+    infer_shapes(g);
+    EXPECT_EQ(remove_identities(g), zero_point == -128);
+    EXPECT_EQ(g.nodes.size(), zero_point == -128 ? 1u : 2u);
+  }
+}
+
 TEST(Schedule, OrdersShuffledNodesAndKeepsValidOrders) {
   Graph g = relu_chain(4);
   EXPECT_FALSE(schedule(g));

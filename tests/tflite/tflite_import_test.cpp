@@ -177,6 +177,29 @@ TEST(TfliteImport, QuantizedEdgesTakeAndGiveTheModelsIntegers) {
   EXPECT_ERROR(compile_graph(import_tflite(kData + "cnn_float.tflite", {}), float_edges), "not only by a quantize");
 }
 
+// ResNet-8's residual adds are epilogues of int8 convolutions: on the
+// Cortex-M4 each sum is written over the block input it adds (the kernels
+// read it at an index before they write there), so the arena holds two of
+// a block's three activations at once, not three; other targets keep the
+// sum apart.
+TEST(TfliteImport, Int8ResidualSumsTakeOverTheirOperandOnTheCortexM4) {
+  const Graph g = import_tflite(kData + "pretrainedResnet_quant.tflite", {});
+  const CompiledGraph m4 = compile_graph(g, CompileOptions::for_target(find_target("cortex-m4")));
+  const CompiledGraph m55 = compile_graph(g, CompileOptions::for_target(find_target("cortex-m55")));
+  m4.plan.verify();
+  auto block_of = [](const CompiledGraph& c, const std::string& prefix) {
+    for (const auto& b : c.plan.buffers)
+      if (b.value.compare(0, prefix.size(), prefix) == 0 && b.value.find("#scratch") == std::string::npos)
+        return b.block;
+    ADD_FAILURE() << "no buffer named " << prefix << "...";
+    return -1;
+  };
+  const std::string first_block = "model/activation/Relu;", first_sum = "model/activation_2/Relu;model/add/add";
+  EXPECT_EQ(block_of(m4, first_sum), block_of(m4, first_block));
+  EXPECT_NE(block_of(m55, first_sum), block_of(m55, first_block));
+  EXPECT_EQ(block_of(m4, "model/activation_4/Relu;model/add_1/add"), block_of(m4, "model/conv2d_5/"));
+}
+
 TEST(TfliteImport, LooksLikeTfliteByContent) {
   EXPECT_TRUE(looks_like_tflite(kData + "cnn_int8.tflite"));
   EXPECT_TRUE(looks_like_tflite_bytes(read_bytes(kData + "cnn_float.tflite")));
