@@ -190,6 +190,32 @@ TEST(FirmwareKernels, AnInt8ModelHasNoFloatInstructionOnEveryBoard) {
   }
 }
 
+// Helium's predicate (VPR) is a register GCC allocates: it may keep a
+// predicate of its own there (a store's lanes) across an asm statement. An
+// asm that writes VPR (VCTP, VMSR P0, VPNOT) must say so with an "=Up"
+// output, or GCC's predicate is silently replaced (a dense layer whose k is
+// not a multiple of 16 then stored half its outputs). Checked on the text of
+// every kernel template, since whether GCC keeps one there depends on inlining.
+TEST(FirmwareKernels, HeliumAsmThatWritesThePredicateDeclaresIt) {
+  const std::string dir = std::string(HYBGEN_SOURCE_DIR) + "/templates/kernels/";
+  int statements = 0;
+  for (const char* name : {"gemm_q8.inc", "quantized_kernels.inc", "quantized_simd.inc", "quantized.inc"}) {
+    const std::vector<uint8_t> bytes = read_file_bytes(dir + name);
+    const std::string text(bytes.begin(), bytes.end());
+    for (std::size_t at = text.find("__asm__"); at != std::string::npos; at = text.find("__asm__", at + 1)) {
+      const std::size_t end = text.find(");", at);
+      const std::string statement = text.substr(at, end - at);
+      const bool writes_vpr = statement.find("vctp.") != std::string::npos ||
+                              statement.find("vmsr p0") != std::string::npos ||
+                              statement.find("vpnot") != std::string::npos;
+      if (!writes_vpr) continue;
+      ++statements;
+      EXPECT_NE(statement.find("\"=Up\""), std::string::npos) << name << ":\n" << statement;
+    }
+  }
+  EXPECT_GE(statements, 5);  // the check reads the asm it is meant for
+}
+
 VerifyReport verify_on_board(const Graph& graph, const std::string& target) {
   VerifyOptions options;
   options.compile.target = find_target(target);
