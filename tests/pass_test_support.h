@@ -15,6 +15,7 @@
 #include "graph_builders.h"
 #include "ops/op.h"
 #include "passes/passes.h"
+#include "passes/quantize_graph.h"
 
 namespace hybgen::testing {
 
@@ -23,6 +24,14 @@ inline Graph prepared(Graph g) {
   validate(g);
   infer_shapes(g);
   return g;
+}
+
+// conv_relu_dense quantized on hand-given ranges: quantize at the input,
+// int8 convolution, relu and dense layer, dequantize at the output.
+inline Graph int8_conv_relu_dense() {
+  const std::map<std::string, ValueRange> ranges = {
+      {"data", {-1.0f, 3.0f}}, {"conv", {-0.8f, 0.6f}}, {"relu", {0.0f, 0.6f}}, {"dense", {-0.2f, 0.3f}}};
+  return quantize_graph(prepared(conv_relu_dense()), ranges).graph;
 }
 
 inline std::vector<std::string> op_names(const Graph& g) {

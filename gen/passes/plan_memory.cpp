@@ -283,35 +283,27 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
         b.merge(b.where.at(in).block, out.block, out.offset + offsets[i]);
       }
     }
-    if (k.kind == KernelKind::kElementwise) {
+    // The kernel's output takes the block of an input of its shape that
+    // dies here and holds nothing else, inputs in `skip` apart.
+    auto take_dying_input = [&](const std::vector<std::string>& skip) {
       const std::string& out = k.outputs.back();
-      const bool all_inplace = std::all_of(k.nodes.begin(), k.nodes.end(),
-                                           [&](int n) { return find_op(graph.nodes[n].op).inplace; });
-      if (!all_inplace || !b.where.count(out) || b.values[b.where.at(out).block].size() != 1) continue;
+      if (!b.where.count(out) || b.values[b.where.at(out).block].size() != 1) return;
       const std::size_t bytes = graph.type(out).bytes();
       for (const auto& in : k.inputs) {
+        if (std::count(skip.begin(), skip.end(), in)) continue;
         if (!b.where.count(in) || graph.type(in).shape != graph.type(out).shape) continue;
         if (!b.owns_exactly(in, bytes)) continue;
         const int block = b.where.at(in).block;
         if (b.last_use[block] != step) continue;
         b.merge(b.where.at(out).block, block, 0);
-        break;
+        return;
       }
-    }
-    if (k.kind == KernelKind::kEpilogue && int8_epilogue_in_place(graph, k, target)) {
-      const std::string& out = k.outputs.back();
-      if (!b.where.count(out) || b.values[b.where.at(out).block].size() != 1) continue;
-      const std::size_t bytes = graph.type(out).bytes();
-      for (const auto& in : k.inputs) {
-        if (std::count(first.inputs.begin(), first.inputs.end(), in)) continue;  // the anchor reads it all
-        if (!b.where.count(in) || graph.type(in).shape != graph.type(out).shape) continue;
-        if (!b.owns_exactly(in, bytes)) continue;
-        const int block = b.where.at(in).block;
-        if (b.last_use[block] != step) continue;
-        b.merge(b.where.at(out).block, block, 0);
-        break;
-      }
-    }
+    };
+    if (k.kind == KernelKind::kElementwise &&
+        std::all_of(k.nodes.begin(), k.nodes.end(), [&](int n) { return find_op(graph.nodes[n].op).inplace; }))
+      take_dying_input({});
+    // The anchor (a GEMM or convolution) reads all of its own inputs before it writes.
+    if (k.kind == KernelKind::kEpilogue && int8_epilogue_in_place(graph, k, target)) take_dying_input(first.inputs);
   }
 
   // Live ranges of the blocks that still hold values.

@@ -13,14 +13,9 @@
 namespace hybgen {
 namespace {
 
+using testing::int8_conv_relu_dense;
 using testing::op_names;
 using testing::prepared;
-
-Graph int8_conv_relu_dense() {
-  const std::map<std::string, ValueRange> ranges = {
-      {"data", {-1.0f, 3.0f}}, {"conv", {-0.8f, 0.6f}}, {"relu", {0.0f, 0.6f}}, {"dense", {-0.2f, 0.3f}}};
-  return quantize_graph(prepared(testing::conv_relu_dense()), ranges).graph;
-}
 
 TEST(DequantizeGraph, GivesTheFloatLayersOnDequantizedWeights) {
   const Graph float_graph = prepared(testing::conv_relu_dense());
