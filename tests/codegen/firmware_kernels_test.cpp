@@ -245,6 +245,60 @@ TEST(FirmwareKernels, MnistCnnRunsOnEveryBoardInTwoKilobytesOfStack) {
   expect_runs_on_every_board_in_two_kilobytes(mnist_graph());
 }
 
+// An int8 3x3 convolution whose output (scale `conv_scale`) TFLite's ADD
+// sums with the input (scale 0.05): the add is the convolution's epilogue
+// (run() takes and gives the integers: --io-precision quantized).
+// 7x7 pixels: a row of 32 and one of 17, which ends within a vector.
+Graph int8_residual_graph(double conv_scale) {
+  std::mt19937 rng(11);
+  Graph g;
+  g.name = "int8_residual";
+  g.add_input("x", {{1, 4, 7, 7}});
+  auto constant = [&](const std::string& name, const TensorType& type) {
+    g.add_constant(name, testing::random_integer_constant(type, rng));
+    return name;
+  };
+  g.nodes.push_back(testing::make_node(
+      "data", "quantize", {"x"},
+      testing::attrs_of({{"out_scale", 0.05}, {"out_zero_point", int64_t{-3}}, {"out_dtype", std::string("int8")}})));
+  g.nodes.push_back(testing::make_node(
+      "conv", "Convolution",
+      {"data", constant("conv_w", quantized_weight({4, 4, 3, 3}, 4)), constant("conv_b", {{4}, DType::kInt32})},
+      with_output_quantization(testing::attrs_of({{"kernel", std::vector<int64_t>{3, 3}},
+                                                  {"num_filter", int64_t{4}},
+                                                  {"pad", std::vector<int64_t>{1, 1}}}),
+                               conv_scale, 7)));
+  g.nodes.push_back(
+      testing::make_node("sum", "broadcast_add", {"data", "conv"}, with_output_quantization(Attrs{}, 0.09, -20)));
+  g.nodes.push_back(testing::make_node("y", "dequantize", {"sum"}));
+  g.outputs = {"y"};
+  return g;
+}
+
+// The residual add as the convolution's epilogue object, which the
+// Cortex-M55 applies four lanes at a time: the same bytes as the reference
+// where the input's scale is the larger, the convolution's, or both equal
+// (each side's shift of 0 or below).
+TEST(FirmwareKernels, Int8ResidualAddEpilogueIsExactOnTheM55) {
+  SKIP_WITHOUT_TOOLCHAIN();
+  const Target& m55 = find_target("cortex-m55");
+  for (double conv_scale : {0.03, 0.08, 0.05}) {
+    const Graph graph = int8_residual_graph(conv_scale);
+    VerifyOptions options;
+    options.compile = CompileOptions::for_target(m55);
+    options.compile.io_precision = IoPrecision::kQuantized;
+    options.tolerance = 0;
+    std::string cpp;
+    for (const EmittedFile& f : emit_for_target(compile_graph(graph, options.compile), CppEmitOptions{"r", "r", "r"}))
+      if (f.filename == "r.cpp") cpp = f.content;
+    EXPECT_NE(cpp.find("hg_q8_add_epilogue("), std::string::npos) << conv_scale;
+    EXPECT_NE(cpp.find("HgQuantizedAdd{-3, 7,"), std::string::npos) << conv_scale;
+    const VerifyReport report = verify_model(graph, options);
+    ASSERT_EQ(report.checks.size(), 1u);
+    EXPECT_TRUE(report.ok) << conv_scale << ": max abs error " << report.checks[0].max_abs_error;
+  }
+}
+
 // data(1x784) -> Dense(192) -> relu -> Dense(64) -> relu -> Dense(10): 163722
 // parameters, 654888 bytes of float32 weights.
 Graph mlp_164k() {
