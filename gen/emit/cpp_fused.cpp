@@ -9,6 +9,7 @@
 #include "ir/names.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
+#include "ops/quantized.h"
 
 namespace hybgen {
 namespace {
@@ -215,6 +216,28 @@ std::string vector_epilogue(const Graph& graph, const Kernel& kernel, const Poin
   return "hg_add_epilogue(" + residual + ", " + (then.empty() ? "HgNoEpilogue()" : then) + ")";
 }
 
+// For an int8 anchor followed only by an int8 residual add (OpKernel::
+// residual_epilogue on quantized operands: TFLite's ADD) of another operand of
+// the anchor's whole shape: `hg_q8_add_epilogue(other, HgQuantizedAdd{...}, `,
+// the add's parameters with `other` as its first operand (the sum commutes),
+// for the kernels that apply it to whole vectors; empty otherwise.
+std::string q8_residual_add_epilogue(const Graph& graph, const Kernel& kernel, const PointerOf& pointer) {
+  if (kernel.outputs.size() != 1 || kernel.nodes.size() != 2) return "";
+  const std::string& value = graph.nodes[kernel.nodes[0]].outputs[0];
+  const Node& node = graph.nodes[kernel.nodes[1]];
+  const OpKernel* op_kernel = find_kernel(Backend::kCpp, find_op(node.op).name);
+  if (!op_kernel || !op_kernel->residual_epilogue || node.inputs.size() != 2 || node.inputs[0] == node.inputs[1] ||
+      (node.inputs[0] != value && node.inputs[1] != value))
+    return "";
+  const std::string& other = node.inputs[0] == value ? node.inputs[1] : node.inputs[0];
+  const TensorType &v = graph.type(value), &o = graph.type(other), &out = graph.type(node.outputs[0]);
+  for (const TensorType* t : {&v, &o, &out})
+    if (t->dtype != DType::kInt8 || t->quantization.empty() || t->quantization.axis || t->shape != v.shape) return "";
+  const QuantizedAdd add =
+      quantized_add_params(o.quantization, v.quantization, out.quantization, int32_range(DType::kInt8));
+  return "hg_q8_add_epilogue(" + pointer(other) + ", " + quantized_add_literal(add) + ", ";
+}
+
 EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const PointerOf& pointer_of) {
   EpilogueBody out;
   const Node& anchor = graph.nodes[kernel.nodes.front()];
@@ -295,10 +318,17 @@ std::string print_epilogue(const Graph& graph, const Kernel& kernel, const Point
   // closure holds (by reference) is one an int8 store may alias for GCC, so
   // every loop of run() that stores bytes reloaded its pointers and ran
   // scalar (int8 quantize loops, epilogues).
-  return "auto " + name + " = [=](long" + (epilogue.uses_channel ? " channel" : "") + ", long" +
-         (epilogue.uses_index ? " index" : "") + ", " + dtype_c_type(epilogue.value_dtype) + " v)" +
-         (uses_math ? " HG_MATH_LAMBDA_INLINE" : "") + " -> " + dtype_c_type(epilogue.result_dtype) + " {\n" +
-         indent(epilogue.declarations + epilogue.statements, 1) + "};";
+  const std::string lambda = std::string("[=](long") + (epilogue.uses_channel ? " channel" : "") + ", long" +
+                             (epilogue.uses_index ? " index" : "") + ", " + dtype_c_type(epilogue.value_dtype) + " v)" +
+                             (uses_math ? " HG_MATH_LAMBDA_INLINE" : "") + " -> " +
+                             dtype_c_type(epilogue.result_dtype) + " {\n" +
+                             indent(epilogue.declarations + epilogue.statements, 1) + "}";
+  // An int8 residual add keeps its lambda as the scalar form (its constants
+  // fold into each target's scalar code as before) beside the parameters
+  // the vector kernels read.
+  const std::string residual_add = q8_residual_add_epilogue(graph, kernel, pointer);
+  if (!residual_add.empty()) return "const auto " + name + " = " + residual_add + lambda + ");";
+  return "auto " + name + " = " + lambda + ";";
 }
 
 std::vector<std::string> scalar_kernel_templates(const Graph& graph, const Kernel& kernel) {

@@ -245,6 +245,63 @@ TEST(FirmwareKernels, MnistCnnRunsOnEveryBoardInTwoKilobytesOfStack) {
   expect_runs_on_every_board_in_two_kilobytes(mnist_graph());
 }
 
+// An int8 3x3 convolution whose output (scale `conv_scale`) TFLite's ADD
+// sums with the input (scale 0.05) into `out_scale`: the add is the
+// convolution's epilogue (run() takes and gives the integers:
+// --io-precision quantized). 11x11 pixels: rows of 32 and one of 25, which
+// ends within a vector.
+Graph int8_residual_graph(double conv_scale, double out_scale) {
+  std::mt19937 rng(11);
+  Graph g;
+  g.name = "int8_residual";
+  g.add_input("x", {{1, 8, 11, 11}});
+  auto constant = [&](const std::string& name, const TensorType& type) {
+    g.add_constant(name, testing::random_integer_constant(type, rng));
+    return name;
+  };
+  g.nodes.push_back(testing::make_node(
+      "data", "quantize", {"x"},
+      testing::attrs_of({{"out_scale", 0.05}, {"out_zero_point", int64_t{-3}}, {"out_dtype", std::string("int8")}})));
+  g.nodes.push_back(testing::make_node(
+      "conv", "Convolution",
+      {"data", constant("conv_w", quantized_weight({8, 8, 3, 3}, 8)), constant("conv_b", {{8}, DType::kInt32})},
+      with_output_quantization(testing::attrs_of({{"kernel", std::vector<int64_t>{3, 3}},
+                                                  {"num_filter", int64_t{8}},
+                                                  {"pad", std::vector<int64_t>{1, 1}}}),
+                               conv_scale, 7)));
+  g.nodes.push_back(
+      testing::make_node("sum", "broadcast_add", {"data", "conv"}, with_output_quantization(Attrs{}, out_scale, -20)));
+  g.nodes.push_back(testing::make_node("y", "dequantize", {"sum"}));
+  g.outputs = {"y"};
+  return g;
+}
+
+// The residual add as the convolution's epilogue object, which the
+// Cortex-M55 applies eight lanes at a time: the same bytes as the reference
+// where the input's scale is the larger, the convolution's, or both equal
+// (each side's shift of 0 or below), and into a small output scale (sums
+// past the clamp).
+TEST(FirmwareKernels, Int8ResidualAddEpilogueIsExactOnTheM55) {
+  SKIP_WITHOUT_TOOLCHAIN();
+  const Target& m55 = find_target("cortex-m55");
+  const double scales[][2] = {{0.03, 0.09}, {0.08, 0.09}, {0.05, 0.09}, {0.08, 0.01}};
+  for (const auto& [conv_scale, out_scale] : scales) {
+    const Graph graph = int8_residual_graph(conv_scale, out_scale);
+    VerifyOptions options;
+    options.compile = CompileOptions::for_target(m55);
+    options.compile.io_precision = IoPrecision::kQuantized;
+    options.tolerance = 0;
+    std::string cpp;
+    for (const EmittedFile& f : emit_for_target(compile_graph(graph, options.compile), CppEmitOptions{"r", "r", "r"}))
+      if (f.filename == "r.cpp") cpp = f.content;
+    EXPECT_NE(cpp.find("hg_q8_add_epilogue("), std::string::npos) << conv_scale;
+    EXPECT_NE(cpp.find("HgQuantizedAdd{-3, 7,"), std::string::npos) << conv_scale;
+    const VerifyReport report = verify_model(graph, options);
+    ASSERT_EQ(report.checks.size(), 1u);
+    EXPECT_TRUE(report.ok) << conv_scale << ": max abs error " << report.checks[0].max_abs_error;
+  }
+}
+
 // data(1x784) -> Dense(192) -> relu -> Dense(64) -> relu -> Dense(10): 163722
 // parameters, 654888 bytes of float32 weights.
 Graph mlp_164k() {
