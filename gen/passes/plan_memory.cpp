@@ -51,10 +51,12 @@ std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a;
 // its epilogue reads element for element (a residual add): the int8
 // convolution and dense kernels compute a run of outputs into registers or a
 // local row, then read the operand at each index before writing the output
-// there (hg_q8_epilogue_row, hg_gemm_q8). Only on the Cortex-M4/M7 for now,
-// whose kernel paths are the ones checked for it.
+// there (hg_q8_epilogue_row, hg_gemm_q8; the M55's Helium residual-add row
+// loads a vector of the operand before it stores that vector of outputs).
+// Only on the Cortex-M targets for now, whose kernel paths are the ones
+// checked for it.
 bool int8_epilogue_in_place(const Graph& graph, const Kernel& k, const Target& target) {
-  if (target.isa != Isa::kCortexM) return false;
+  if (target.isa != Isa::kCortexM && target.isa != Isa::kHelium) return false;
   const Node& anchor = graph.nodes[k.nodes.front()];
   if (anchor.op != "Convolution" && anchor.op != "FullyConnected") return false;
   const DType out = graph.type(anchor.outputs[0]).dtype;
