@@ -396,6 +396,15 @@ int64_t q8_depthwise_scratch_bytes(const ConvGeometry& g, int64_t value_bytes, c
   return lanes16 ? std::max(per_channel, 16 * (rows * width + g.oh * g.ow) * value_bytes) : per_channel;
 }
 
+// The patch tiles' scratch a quantized convolution plans for by default:
+// on a microcontroller, whose RAM is scarce and whose kernels gain little
+// from longer tiles past a few thousand bytes of patches, 16 KiB; elsewhere
+// 256 KiB, in cache.
+int64_t q8_default_tile_budget(const Target& target) {
+  const bool microcontroller = target.isa == Isa::kCortexM || target.isa == Isa::kHelium;
+  return microcontroller ? int64_t{16} * 1024 : int64_t{256} * 1024;
+}
+
 int64_t q8_scratch_floats(const ConvGeometry& g, const Target& target, int64_t budget_bytes) {
   return (q8_scratch_bytes(g, q8_tile(g, target, budget_bytes), target) + kFloatBytes - 1) / kFloatBytes;
 }
@@ -415,7 +424,7 @@ int64_t convolution_scratch_floats(const KernelSite& site) {
     case ConvKernel::kGemm3d:
       return reduction(g) * im2col_tile(g);
     case ConvKernel::kQuantizedGemm:  // bytes, counted in floats
-      return q8_scratch_floats(g, target, int64_t{256} * 1024);
+      return q8_scratch_floats(g, target, q8_default_tile_budget(target));
     case ConvKernel::kQuantizedDepthwise:
       return (q8_depthwise_scratch_bytes(g, static_cast<int64_t>(dtype_size(site.in[0].dtype)), target) + kFloatBytes - 1) /
              kFloatBytes;
