@@ -73,7 +73,6 @@ bool quantized_io(Graph& graph) {
     }
   }
 
-  std::unordered_map<std::string, std::string> taken;  // a producer's value -> the output that took its name
   for (const std::string& out : graph.outputs) {
     if (graph.types.count(out) && graph.type(out).dtype != DType::kFloat32) continue;
     const int p = index.producer(out);
@@ -89,8 +88,8 @@ bool quantized_io(Graph& graph) {
       continue;
     }
     const std::string& value = node.inputs[0];
-    if (graph.is_input(value) || graph.is_constant(value) || graph.is_output(value) || renamed.count(value) ||
-        taken.count(value)) {
+    // renamed: a quantize's output taken by its input, or a value another output took already.
+    if (graph.is_input(value) || graph.is_constant(value) || graph.is_output(value) || renamed.count(value)) {
       problems.push_back("output " + quoted_name(out) + " dequantizes " + quoted_name(value) +
                          ", which is an input, a weight, another output or quantized input");
       continue;
@@ -98,7 +97,6 @@ bool quantized_io(Graph& graph) {
     retyped[out] = graph.type(value);
     untyped.push_back(value);
     renamed[value] = out;
-    taken[value] = out;
     removed[static_cast<std::size_t>(p)] = true;
   }
 

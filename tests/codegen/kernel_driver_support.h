@@ -79,11 +79,21 @@ inline std::string driver_command(const std::string& dir, const std::string& run
   return (runner.empty() ? "" : runner + " ") + quoted(dir + "/driver");
 }
 
+// The kernels (kernels.inc) inside the namespaces generated code puts them
+// in: what both kinds of driver below include after their headers.
+inline const char* kKernelsInNamespaces = R"PRELUDE(
+namespace model {
+namespace kernels {
+#include "kernels.inc"
+}  // namespace kernels
+}  // namespace model
+)PRELUDE";
+
 // What a kernel-text driver (check_kernel_driver) opens with: the
 // intrinsics header where the target has it (before the namespaces, as
 // generated code includes it), the standard headers, and the kernels
 // (kernels.inc) inside the namespaces generated code puts them in.
-inline const char* kKernelTextPrelude = R"PRELUDE(#if defined(__AVX512F__) || defined(__AVX2__)
+inline const std::string kKernelTextPrelude = R"PRELUDE(#if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 #include <climits>
@@ -92,13 +102,7 @@ inline const char* kKernelTextPrelude = R"PRELUDE(#if defined(__AVX512F__) || de
 #include <cstdio>
 #include <cstring>
 #include <vector>
-
-namespace model {
-namespace kernels {
-#include "kernels.inc"
-}  // namespace kernels
-}  // namespace model
-)PRELUDE";
+)PRELUDE" + std::string(kKernelsInNamespaces);
 
 // A kernel-text check: the `kernels` templates (templates/kernels/NAME.inc,
 // in order, as kernels.inc) and kKernelTextPrelude with `driver` (as
@@ -187,7 +191,7 @@ inline float residual(long idx) { return static_cast<float>((idx * 13) % 17 - 8)
 // What a kernel driver opens with: the intrinsics headers, the kernels' text
 // (kernels.inc) inside the namespaces generated code puts it in, and
 // kKernelDriverSupport (driver_support.h).
-inline const char* kKernelDriverPrelude = R"PRELUDE(#include <cmath>
+inline const std::string kKernelDriverPrelude = R"PRELUDE(#include <cmath>
 #include <cstdio>
 #include <vector>
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
@@ -195,16 +199,7 @@ inline const char* kKernelDriverPrelude = R"PRELUDE(#include <cmath>
 #elif defined(__ARM_NEON)
 #include <arm_neon.h>
 #endif
-
-namespace model {
-namespace kernels {
-#include "kernels.inc"
-}  // namespace kernels
-}  // namespace model
-
-#include "driver_support.h"
-
-)PRELUDE";
+)PRELUDE" + std::string(kKernelsInNamespaces) + "\n#include \"driver_support.h\"\n\n";
 
 // Writes a kernel driver into DIR: kernels.inc (`kernels`, the kernel
 // templates' text), driver_support.h and main.cpp (the prelude, then `body`).

@@ -39,12 +39,11 @@ void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather,
       {0, 128, 128, 2, 1.0}, {3, 64, 128, 3, 0.85}, {4, 128, 64, 3, 0.85}, {1, 64, 64, 4, 0.7}, {2, 32, 32, 8, 0.4}};
   static const Cfg tf32[] = {{0, 128, 128, 2, 3.2}, {1, 64, 64, 4, 0.7}, {2, 32, 32, 8, 0.4}};
   static const Cfg tf32_gather[] = {{4, 128, 128, 2, 1.6}, {1, 64, 64, 4, 0.7}, {2, 32, 32, 8, 0.4}};
-  std::vector<Cfg> cfgs(std::begin(fp32), std::end(fp32));
+  const Cfg* first = fp32;
+  const Cfg* last = std::end(fp32);
   if (precision == Precision::kTF32) {
-    if (gather)
-      cfgs.assign(std::begin(tf32_gather), std::end(tf32_gather));
-    else
-      cfgs.assign(std::begin(tf32), std::end(tf32));
+    first = gather ? tf32_gather : tf32;
+    last = gather ? std::end(tf32_gather) : std::end(tf32);
   }
   static const int split_choices[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
   const double kSms = 132, kSmRate = 128 * 1.7e9, kLaunch = 2e-6, kBandwidth = 2.5e12;
@@ -52,8 +51,9 @@ void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather,
   double best = -1;
   *splits = 1;
   *config = gather ? 4 : 0;
-  for (const Cfg& c : cfgs)
+  for (const Cfg* c_at = first; c_at != last; ++c_at)
     for (int s : split_choices) {
+      const Cfg& c = *c_at;
       if (gather && c.id == 0) continue;
       if (s > 1 && (k / s < 64 || s > ktiles)) continue;
       const double tiles = static_cast<double>(batch) * static_cast<double>((m + c.bm - 1) / c.bm) *
