@@ -42,7 +42,7 @@ struct CompileFlags {
   std::string target;  // empty: the command's default (generic; bench: this machine's)
   bool small_arena = false;
   std::string io_precision = "fp32";  // or "quantized"
-  std::string precision = "fp32";     // or "tf32"
+  std::string precision = "fp32";     // or "tf32", "fp16", "bf16"
   CompileOptions options(const Target& default_target = hybgen::default_target()) const;
 };
 

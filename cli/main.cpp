@@ -97,9 +97,11 @@ void add_compile_flags(CLI::App& app, hybgen::CompileFlags& flags, const std::st
       ->check(CLI::IsMember({"fp32", "quantized"}))
       ->capture_default_str();
   app.add_option("--precision", flags.precision,
-                 "the arithmetic of float32 products: fp32 (exact), or tf32 on the CUDA targets: the GEMM and "
-                 "convolution tiles on tensor cores, operands rounded to TF32 (10-bit mantissa), FP32 sums and storage")
-      ->check(CLI::IsMember({"fp32", "tf32"}))
+                 "the arithmetic of a float model: fp32 (exact); on the CUDA targets tf32 (the GEMM and "
+                 "convolution tiles on tensor cores, operands rounded to TF32, FP32 sums and storage), or fp16 / "
+                 "bf16 (weights and activations stored in half precision, computed with FP32 sums; run()'s inputs "
+                 "and outputs stay float32)")
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}))
       ->capture_default_str();
 }
 
@@ -148,8 +150,8 @@ int main(int argc, char** argv) {
   verify_cmd
       ->add_option("--tolerance", verify.tolerance,
                    "largest relative error accepted per output, where relative error = "
-                   "max |generated - reference| / max |reference| (default: 1e-05, or 0.01 with --precision "
-                   "tf32)")
+                   "max |generated - reference| / max |reference| (default: 1e-05; with --precision tf32 0.01, "
+                   "fp16 0.02, bf16 0.1)")
       ->each([&verify](const std::string&) { verify.tolerance_given = true; });
   verify_cmd->add_flag("--keep", verify.keep, "keep the build folder and print its path");
   CLI::Option* bisect_flag = verify_cmd->add_flag(

@@ -50,19 +50,43 @@ IoPrecision parse_io_precision(const std::string& text) {
   throw Error("--io-precision " + quoted_name(text) + ": expected fp32 or quantized");
 }
 
-std::string precision_name(Precision precision) { return precision == Precision::kTF32 ? "tf32" : "fp32"; }
-
-Precision parse_precision(const std::string& text) {
-  if (text == "fp32") return Precision::kFP32;
-  if (text == "tf32") return Precision::kTF32;
-  throw Error("--precision " + quoted_name(text) + ": expected fp32 or tf32");
+std::string precision_name(Precision precision) {
+  switch (precision) {
+    case Precision::kTF32:
+      return "tf32";
+    case Precision::kFP16:
+      return "fp16";
+    case Precision::kBF16:
+      return "bf16";
+    default:
+      return "fp32";
+  }
 }
 
-// TF32 keeps 10 of FP32's 23 mantissa bits: each product's operands are off
-// by up to 2^-11 relative, and a layer's sums and a network's layers add
-// those up; 1e-2 of the largest output holds a ResNet-18 or a transformer
-// layer while a wrong kernel misses by far more.
-double default_tolerance(Precision precision) { return precision == Precision::kTF32 ? 1e-2 : 1e-5; }
+Precision parse_precision(const std::string& text) {
+  for (Precision p : {Precision::kFP32, Precision::kTF32, Precision::kFP16, Precision::kBF16})
+    if (text == precision_name(p)) return p;
+  throw Error("--precision " + quoted_name(text) + ": expected fp32, tf32, fp16 or bf16");
+}
+
+// Relative to the largest output (docs/cuda.md#precision). TF32 keeps 10 of
+// FP32's 23 mantissa bits: each product's operands are off by up to 2^-11
+// relative, and a layer's sums and a network's layers add those up; 1e-2
+// holds a ResNet-18 or a transformer layer while a wrong kernel misses by
+// far more. FP16 rounds every stored activation and weight as well (2^-11
+// each); BF16 keeps 7 bits (2^-8 each), eight times FP16's error.
+double default_tolerance(Precision precision) {
+  switch (precision) {
+    case Precision::kTF32:
+      return 1e-2;
+    case Precision::kFP16:
+      return 2e-2;
+    case Precision::kBF16:
+      return 1e-1;
+    default:
+      return 1e-5;
+  }
+}
 
 CompileOptions CompileOptions::for_target(const Target& target, bool optimize) {
   CompileOptions options;
@@ -110,6 +134,8 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
     rewrite("fuse_pointwise_depthwise", fuse_pointwise_depthwise);
     rewrite("fuse_strided_batch_dot", fuse_strided_batch_dot);
   }
+  if (half_storage(state.graph, options.target)) infer_shapes(state.graph);
+  after("half_storage");
   check_kernels(state.graph, options.target);
   after("check_kernels");
   schedule(state.graph);

@@ -93,6 +93,13 @@ inline Constant random_integer_constant(const TensorType& type, std::mt19937& rn
   return c;
 }
 
+// The op a value of `dtype` (not quantized) enters and leaves the all-ops
+// graph through, from and to float32: _storage_cast for the half-precision
+// storage types, Cast for integers and bool.
+inline std::string edge_cast(DType dtype) {
+  return dtype == DType::kFloat16 || dtype == DType::kBFloat16 ? "_storage_cast" : "Cast";
+}
+
 // True when `backend`'s kernel of `op` computes every dtype of the
 // example's inputs and outputs, and the quantize and dequantize nodes
 // around a quantized one have kernels there too.
@@ -107,7 +114,7 @@ inline bool backend_computes(Backend backend, const OpDef& op, const OpExample& 
   for (const TensorType& t : values) {
     if (!computes(op.name, t.dtype)) return false;
     if (!t.quantization.empty() && !(computes("quantize", t.dtype) && computes("dequantize", t.dtype))) return false;
-    if (t.quantization.empty() && t.dtype != DType::kFloat32 && !computes("Cast", t.dtype)) return false;
+    if (t.quantization.empty() && t.dtype != DType::kFloat32 && !computes(edge_cast(t.dtype), t.dtype)) return false;
   }
   return true;
 }
@@ -147,6 +154,16 @@ inline AllOpsGraph all_ops_graph(unsigned seed, const std::set<std::string>& onl
         // Weights are constants, as in a real model, so the kernels that
         // re-lay them out at generation time (packed GEMM panels) are covered.
         const bool weight = op->weight_shapes && i > 0;
+        if (type.dtype == DType::kFloat16 || type.dtype == DType::kBFloat16) {
+          NpyArray values = random_input(*op, i, ex.inputs[i], rng);
+          g.add_input(in + "_float", {type.shape});
+          all.inputs[in + "_float"] = std::move(values);
+          Attrs cast;
+          cast.set("dtype", dtype_name(type.dtype));
+          g.nodes.push_back(Node{in + "_cast", "_storage_cast", cast, {in + "_float"}, {in}});
+          node.inputs.push_back(in);
+          continue;
+        }
         if (type.dtype != DType::kFloat32) {
           quantized = true;
           if (weight) {
@@ -188,12 +205,13 @@ inline AllOpsGraph all_ops_graph(unsigned seed, const std::set<std::string>& onl
         const TensorType& out_type = out_types[static_cast<std::size_t>(o)];
         const bool integer =
             out_type.dtype == DType::kInt8 || out_type.dtype == DType::kUInt8 || out_type.dtype == DType::kInt32;
-        if (!out_type.quantization.empty() || integer) {
-          quantized = true;
+        const bool half = out_type.dtype == DType::kFloat16 || out_type.dtype == DType::kBFloat16;
+        if (!out_type.quantization.empty() || integer || half) {
+          quantized = quantized || !half;
           Attrs to_float;
           to_float.set("dtype", std::string("float32"));
           dequantize.push_back(out_type.quantization.empty()
-                                   ? Node{out + "_cast", "Cast", to_float, {out}, {out + "_float"}}
+                                   ? Node{out + "_cast", edge_cast(out_type.dtype), to_float, {out}, {out + "_float"}}
                                    : Node{out + "_dequantize", "dequantize", {}, {out}, {out + "_float"}});
           g.outputs.push_back(out + "_float");
           all.origin[out + "_float"] = {op->name, e, quantized};

@@ -151,7 +151,7 @@ ParameterList parameter_list(const LoweredModel& m) {
   ParameterList list;
   for (const auto& p : m.params) {
     list.params += (list.params.empty() ? "" : ", ") + std::string(p.is_output ? "" : "const ") +
-                   dtype_c_type(p.type.dtype) + "* " + p.variable;
+                   storage_c_type(p.type.dtype, m.target.backend) + "* " + p.variable;
     list.args += (list.args.empty() ? "" : ", ") + p.variable;
     list.variables.push_back(p.variable);
   }
@@ -182,8 +182,8 @@ std::string view_code(LoweredModel& m, const LoweredKernel& kernel) {
   const Kernel& k = *kernel.kernel;
   const std::string& input = m.graph.nodes[k.nodes.front()].inputs[0];
   if (m.compiled.plan.find(k.outputs[0])) return "// shares the bytes of " + comment_text(input);
-  return "const " + dtype_c_type(m.graph.type(k.outputs[0]).dtype) + "* const " + m.variable(k.outputs[0]) + " = " +
-         m.pointer(input) + ";";
+  return "const " + storage_c_type(m.graph.type(k.outputs[0]).dtype, m.target.backend) + "* const " +
+         m.variable(k.outputs[0]) + " = " + m.pointer(input) + ";";
 }
 
 std::string in_place_comment(const LoweredKernel& kernel) {
@@ -255,14 +255,14 @@ class CppKernelPrinter : public KernelPrinter {
 
 }  // namespace
 
-std::string weight_pointer_declaration(const WeightEntry& weight, const std::string& base) {
-  const std::string type = dtype_c_type(weight.dtype);
+std::string weight_pointer_declaration(const WeightEntry& weight, const std::string& base, Backend backend) {
+  const std::string type = storage_c_type(weight.dtype, backend);
   return "  const " + type + "* const " + weight.variable + " = reinterpret_cast<const " + type + "*>(" + base + " + " +
          std::to_string(weight.offset) + ");  // " + comment_text(weight.what) + "\n";
 }
 
-std::string arena_pointer_declaration(const LoweredModel::ArenaPointer& buffer) {
-  const std::string type = dtype_c_type(buffer.dtype);
+std::string arena_pointer_declaration(const LoweredModel::ArenaPointer& buffer, Backend backend) {
+  const std::string type = storage_c_type(buffer.dtype, backend);
   return "  " + type + "* const " + buffer.variable + " = reinterpret_cast<" + type + "*>(hg_arena + " +
          std::to_string(buffer.offset) + ");  // " + buffer.what + "\n";
 }
@@ -306,11 +306,11 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   const auto read_weights = m.read_weights();
   if (external && !read_weights.empty())
     pointers += "  const unsigned char* const hg_weights = static_cast<const unsigned char*>(weights);\n";
-  for (const WeightEntry* w : read_weights) pointers += weight_pointer_declaration(*w, blob_base);
+  for (const WeightEntry* w : read_weights) pointers += weight_pointer_declaration(*w, blob_base, target.backend);
   if (external && !m.blob.empty()) null_checks = "!weights || " + null_checks;
   const auto buffers = m.read_buffers();
   if (!buffers.empty()) pointers += "  unsigned char* const hg_arena = static_cast<unsigned char*>(arena);\n";
-  for (const auto& b : buffers) pointers += arena_pointer_declaration(b);
+  for (const auto& b : buffers) pointers += arena_pointer_declaration(b, target.backend);
   for (const auto& in : m.unread_inputs()) pointers += "  (void)" + in + ";  // not read by the graph\n";
   if (!uses_pool) pointers += "  (void)pool;  // no kernel of this graph splits its work\n";
 

@@ -52,8 +52,8 @@ struct EmittedFile {
 // type of its dtype: `  const T* const VAR = reinterpret_cast<const T*>(BASE
 // + OFFSET);  // WHAT` for a weight in the blob at `base`, `  T* const VAR =
 // reinterpret_cast<T*>(hg_arena + OFFSET);  // WHAT` for an arena buffer.
-std::string weight_pointer_declaration(const WeightEntry& weight, const std::string& base);
-std::string arena_pointer_declaration(const LoweredModel::ArenaPointer& buffer);
+std::string weight_pointer_declaration(const WeightEntry& weight, const std::string& base, Backend backend);
+std::string arena_pointer_declaration(const LoweredModel::ArenaPointer& buffer, Backend backend);
 
 // Throws Error when a weight has no data, or a name is not a C identifier.
 std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOptions& options);

@@ -26,6 +26,29 @@ struct Temps {
 
 std::string load_key(const std::string& value, const Shape& shape) { return value + "@" + shape_str(shape); }
 
+// Half-precision storage (--precision fp16/bf16, CUDA): a fused loop holds
+// such values as floats, loaded through hg_to_float and stored through
+// hg_store (templates/cuda/kernels/common.inc), so its expressions are the
+// float32 ones.
+bool is_half(DType dtype) { return dtype == DType::kFloat16 || dtype == DType::kBFloat16; }
+DType computed_as(DType dtype) { return is_half(dtype) ? DType::kFloat32 : dtype; }
+TensorType computed_as(TensorType type) {
+  type.dtype = computed_as(type.dtype);
+  return type;
+}
+
+// `const T x = element;` for a loaded element of `dtype`.
+std::string load_line(const std::string& temp, DType dtype, const std::string& element) {
+  if (is_half(dtype)) return "const float " + temp + " = hg_to_float(" + element + ");\n";
+  return "const " + dtype_c_type(dtype) + " " + temp + " = " + element + ";\n";
+}
+
+// The statement storing `value` (a temporary of computed_as(dtype)) at `pointer`[`index`].
+std::string store_line(const std::string& pointer, DType dtype, const std::string& index, const std::string& value) {
+  if (is_half(dtype)) return "hg_store(" + pointer + " + " + index + ", " + value + ");";
+  return pointer + "[" + index + "] = " + value + ";";
+}
+
 // `const T vN = <expr>;` for every node (T the C type of its output's dtype), reading temporaries or loads.
 void print_nodes(const Graph& graph, const std::vector<int>& nodes, Temps& temps,
                  const std::function<std::string(const std::string& value, const Shape& shape)>& load) {
@@ -33,12 +56,12 @@ void print_nodes(const Graph& graph, const std::vector<int>& nodes, Temps& temps
     const Node& node = graph.nodes[index];
     const OpDef& def = find_op(node.op);
     const std::string temp = "v" + std::to_string(temps.of_value.size());
-    ScalarSite site{node.attrs, {}, {}, graph.type(node.outputs[0]), temp, &temps.statics};
+    ScalarSite site{node.attrs, {}, {}, computed_as(graph.type(node.outputs[0])), temp, &temps.statics};
     for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
       auto it = temps.of_value.find(node.inputs[i]);
       site.in.push_back(it != temps.of_value.end() ? it->second
                                                    : load(node.inputs[i], scalar_operand_shape(graph, node, i)));
-      site.in_types.push_back(graph.type(node.inputs[i]));
+      site.in_types.push_back(computed_as(graph.type(node.inputs[i])));
     }
     const std::string expression = def.emit_scalar(site);
     temps.copies_only = temps.copies_only && site.in.size() == 1 && expression == site.in[0] &&
@@ -131,7 +154,7 @@ ElementwiseBody elementwise_body(const Graph& graph, const Kernel& kernel, const
     for (int r = rank - 2; full && r >= 0; --r) full = s[r] == s[r + 1] * extents[r + 1];
     if (full && rank > 1) index = "o";
     const std::string temp = "x" + std::to_string(temps.of_load.size());
-    loads += "const " + dtype_c_type(graph.type(value).dtype) + " " + temp + " = " + read(value) + "[" + index + "];\n";
+    loads += load_line(temp, graph.type(value).dtype, read(value) + "[" + index + "]");
     return temps.of_load[key] = temp;
   };
   print_nodes(graph, kernel.nodes, temps, load);
@@ -142,7 +165,7 @@ ElementwiseBody elementwise_body(const Graph& graph, const Kernel& kernel, const
     const std::string p = pointer_of(value);
     out.writes.push_back(p);
     out.write_dtypes.push_back(graph.type(value).dtype);
-    out.statements += p + "[" + out_index + "] = " + temps.of_value.at(value) + ";\n";
+    out.statements += store_line(p, graph.type(value).dtype, out_index, temps.of_value.at(value)) + "\n";
   }
   return out;
 }
@@ -245,8 +268,10 @@ EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const Point
   const Shape& loop = graph.type(anchor.outputs[0]).shape;
   const int axis = normalize_axis(anchor_def.epilogue_axis.value_or(-1), loop.size());
 
-  out.value_dtype = graph.type(anchor.outputs[0]).dtype;
-  out.result_dtype = graph.type(epilogue_result(graph, kernel)).dtype;
+  // The kernel hands its float sums to the epilogue and rounds what it
+  // returns to the output's storage type itself.
+  out.value_dtype = computed_as(graph.type(anchor.outputs[0]).dtype);
+  out.result_dtype = computed_as(graph.type(epilogue_result(graph, kernel)).dtype);
   Temps temps;
   temps.of_value[anchor.outputs[0]] = "v";
   std::string loads;
@@ -268,7 +293,7 @@ EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const Point
       out.read_dtypes.push_back(graph.type(value).dtype);
     }
     const std::string temp = "x" + std::to_string(temps.of_load.size());
-    loads += "const " + dtype_c_type(graph.type(value).dtype) + " " + temp + " = " + p + "[" + index + "];\n";
+    loads += load_line(temp, graph.type(value).dtype, p + "[" + index + "]");
     return temps.of_load[key] = temp;
   };
   const std::vector<int> epilogue_nodes(kernel.nodes.begin() + 1, kernel.nodes.end());
@@ -284,7 +309,8 @@ EpilogueBody epilogue_body(const Graph& graph, const Kernel& kernel, const Point
       const std::string p = pointer_of(value);
       out.writes.push_back(p);
       out.write_dtypes.push_back(graph.type(value).dtype);
-      out.statements += p + "[index] = " + temps.of_value.at(value) + ";  // also read outside the kernel\n";
+      out.statements += store_line(p, graph.type(value).dtype, "index", temps.of_value.at(value)) +
+                        "  // also read outside the kernel\n";
       out.uses_index = true;
     }
   out.statements += "return " + temps.of_value.at(result) + ";\n";

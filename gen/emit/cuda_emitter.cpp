@@ -26,10 +26,29 @@ namespace {
 // allow and wmma elsewhere; on cuda-host, the same operand rounding in the
 // FP32 tiles.
 std::string precision_defines(Precision precision) {
-  if (precision == Precision::kFP32) return "// --precision fp32: exact float32 products.\n";
-  return "// --precision tf32: the GEMM and convolution tiles on TF32 tensor cores, FP32 sums.\n"
-         "#ifndef HG_CUDA_TF32\n#define HG_CUDA_TF32 1\n#endif\n"
-         "#ifndef HG_CUDA_TF32_MMA\n#define HG_CUDA_TF32_MMA 1\n#endif\n";
+  std::string text = "// --precision " + precision_name(precision);
+  switch (precision) {
+    case Precision::kTF32:
+      return text +
+             ": the GEMM and convolution tiles on TF32 tensor cores, FP32 sums.\n"
+             "#ifndef HG_CUDA_TF32\n#define HG_CUDA_TF32 1\n#endif\n"
+             "#ifndef HG_CUDA_TF32_MMA\n#define HG_CUDA_TF32_MMA 1\n#endif\n";
+    case Precision::kFP16:
+    case Precision::kBF16:
+      return text + ": weights and activations stored as " +
+             (precision == Precision::kFP16 ? "__half" : "__nv_bfloat16") + ", computed in float.\n";
+    default:
+      return text + ": exact float32 products.\n";
+  }
+}
+
+// HG_CUDA_HALF when the graph holds float16 or bfloat16 values: the .cu
+// then includes cuda_fp16.h and cuda_bf16.h (the storage types' conversions).
+std::string half_storage_define(const Graph& graph) {
+  for (const auto& [value, type] : graph.types)
+    if (type.dtype == DType::kFloat16 || type.dtype == DType::kBFloat16)
+      return "#ifndef HG_CUDA_HALF\n#define HG_CUDA_HALF 1\n#endif\n";
+  return "";
 }
 
 constexpr int kElementwiseThreads = 256;
@@ -39,9 +58,10 @@ std::string parameter_list(const std::vector<std::string>& reads, const std::vec
                            const std::vector<std::string>& writes, const std::vector<DType>& write_dtypes) {
   std::string params;
   for (std::size_t i = 0; i < reads.size(); ++i)
-    params += (params.empty() ? "const " : ", const ") + dtype_c_type(read_dtypes[i]) + "* " + reads[i];
+    params +=
+        (params.empty() ? "const " : ", const ") + storage_c_type(read_dtypes[i], Backend::kCuda) + "* " + reads[i];
   for (std::size_t i = 0; i < writes.size(); ++i)
-    params += (params.empty() ? "" : ", ") + dtype_c_type(write_dtypes[i]) + "* " + writes[i];
+    params += (params.empty() ? "" : ", ") + storage_c_type(write_dtypes[i], Backend::kCuda) + "* " + writes[i];
   return params;
 }
 
@@ -177,7 +197,8 @@ std::string print_epilogue_struct(const Graph& graph, const LoweredKernel& lower
   for (std::size_t i = 0; i < operands.size(); ++i) {
     const bool read = i < epilogue.reads.size();
     const DType dtype = read ? epilogue.read_dtypes[i] : epilogue.write_dtypes[i - epilogue.reads.size()];
-    members += std::string(read ? "  const " : "  ") + dtype_c_type(dtype) + "* p" + std::to_string(i) + ";\n";
+    members += std::string(read ? "  const " : "  ") + storage_c_type(dtype, Backend::kCuda) + "* p" +
+               std::to_string(i) + ";\n";
     init += (init.empty() ? "" : ", ") + operands[i];
   }
   const std::string definition =
@@ -242,10 +263,10 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
 
   std::string pointers;
   const auto read_weights = m.read_weights();
-  for (const WeightEntry* w : read_weights) pointers += weight_pointer_declaration(*w, "hg_weights");
+  for (const WeightEntry* w : read_weights) pointers += weight_pointer_declaration(*w, "hg_weights", Backend::kCuda);
   if (read_weights.empty()) pointers += "  (void)hg_weights;  // the graph reads no weights\n";
   const auto buffers = m.read_buffers();
-  for (const auto& b : buffers) pointers += arena_pointer_declaration(b);
+  for (const auto& b : buffers) pointers += arena_pointer_declaration(b, Backend::kCuda);
   if (buffers.empty()) pointers += "  (void)hg_arena;  // every value lives in the inputs and outputs\n";
   for (const auto& in : m.unread_inputs()) pointers += "  (void)" + in + ";  // not read by the graph\n";
 
@@ -278,21 +299,23 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
                                                                   {"PARAMS", list.params},
                                                                   {"USAGE_ARGS", list.args}}),
                                                 "cuda/model.h")};
-  EmittedFile source{name + ".cu", fill_template(template_text("cuda/model.cu"),
-                                                 file_values(m, {{"TARGET", m.target.name},
-                                                                 {"TARGET_SUMMARY", m.target.summary},
-                                                                 {"PRECISION", precision_defines(m.target.precision)},
-                                                                 {"WEIGHT_DECLARATION", weight_declaration},
-                                                                 {"KERNELS", kernels},
-                                                                 {"PARAMS", list.params},
-                                                                 {"ARGS", list.args},
-                                                                 {"NULL_CHECKS", null_checks},
-                                                                 {"INIT_PARAMS", init_params},
-                                                                 {"INIT_NULL_CHECKS", init_null_checks},
-                                                                 {"WEIGHT_SOURCE", weight_source},
-                                                                 {"POINTERS", pointers},
-                                                                 {"BODY", body}}),
-                                                 "cuda/model.cu")};
+  EmittedFile source{
+      name + ".cu",
+      fill_template(template_text("cuda/model.cu"),
+                    file_values(m, {{"TARGET", m.target.name},
+                                    {"TARGET_SUMMARY", m.target.summary},
+                                    {"PRECISION", precision_defines(m.target.precision) + half_storage_define(g)},
+                                    {"WEIGHT_DECLARATION", weight_declaration},
+                                    {"KERNELS", kernels},
+                                    {"PARAMS", list.params},
+                                    {"ARGS", list.args},
+                                    {"NULL_CHECKS", null_checks},
+                                    {"INIT_PARAMS", init_params},
+                                    {"INIT_NULL_CHECKS", init_null_checks},
+                                    {"WEIGHT_SOURCE", weight_source},
+                                    {"POINTERS", pointers},
+                                    {"BODY", body}}),
+                    "cuda/model.cu")};
   return {header, source, weights_file(m), manifest_file(m)};
 }
 

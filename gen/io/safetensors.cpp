@@ -7,14 +7,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "io/file_util.h"
 #include "io/json_util.h"
-#include "io/float16.h"
 #include "ir/error.h"
+#include "ir/half.h"
 #include "ir/limits.h"
 #include "ir/names.h"
 

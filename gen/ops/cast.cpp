@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "ir/error.h"
+#include "ir/half.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 
@@ -56,24 +57,7 @@ To convert(From v) {
 
 }  // namespace
 
-float round_to_half(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  const uint32_t sign = u & 0x80000000u, a = u & 0x7fffffffu;
-  if (a > 0x7f800000u) return x;
-  if (a >= 0x38800000u) {
-    const uint32_t rounded = (a + 0x0fffu + ((a >> 13) & 1u)) & ~0x1fffu;
-    const uint32_t r = sign | (rounded > 0x477fe000u ? 0x7f800000u : rounded);
-    float y;
-    std::memcpy(&y, &r, sizeof y);
-    return y;
-  }
-  // Subnormal float16: the nearest multiple of 2^-24, ties to even.
-  const double scaled = std::fabs(static_cast<double>(x)) * 16777216.0;
-  double q = std::nearbyint(scaled);  // the default rounding mode: ties to even
-  const double y = q / 16777216.0;
-  return static_cast<float>(sign ? -y : y);
-}
+float round_to_half(float x) { return std::isnan(x) ? x : half_to_float(float_to_half(x)); }
 
 namespace {
 

@@ -72,10 +72,17 @@ Registry& registry_with_elementwise_kernels() {
       for (Backend backend : all_backends()) {
         auto loop = r.kernels.find({backend, kElementwiseLoop});
         if (loop == r.kernels.end()) continue;
+        const std::vector<DType>& in_loop = loop->second.dtypes;
+        auto loop_has = [&](DType d) { return std::find(in_loop.begin(), in_loop.end(), d) != in_loop.end(); };
         std::vector<DType> dtypes;
         for (DType d : def->scalar_dtypes)
-          if (std::find(loop->second.dtypes.begin(), loop->second.dtypes.end(), d) != loop->second.dtypes.end())
-            dtypes.push_back(d);
+          if (loop_has(d)) dtypes.push_back(d);
+        // A loop that stores halves holds them as floats (exact loads, rounded
+        // stores), so an expression written for float32 serves them too.
+        const bool float32 = std::find(dtypes.begin(), dtypes.end(), DType::kFloat32) != dtypes.end();
+        for (DType half : {DType::kFloat16, DType::kBFloat16})
+          if (float32 && loop_has(half) && std::find(dtypes.begin(), dtypes.end(), half) == dtypes.end())
+            dtypes.push_back(half);
         if (dtypes.empty()) continue;
         OpKernel& kernel = r.kernels[{backend, name}];
         if (!kernel.emit) kernel.dtypes = dtypes;
@@ -125,7 +132,11 @@ const KernelRegistrar cpp_elementwise_loop(Backend::kCpp, kElementwiseLoop, [] {
   loop.dtypes = {DType::kFloat32, DType::kInt8, DType::kUInt8, DType::kInt32};
   return loop;
 }());
-const KernelRegistrar cuda_elementwise_loop(Backend::kCuda, kElementwiseLoop, OpKernel{});
+const KernelRegistrar cuda_elementwise_loop(Backend::kCuda, kElementwiseLoop, [] {
+  OpKernel loop;
+  loop.dtypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};
+  return loop;
+}());
 
 }  // namespace
 

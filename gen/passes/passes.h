@@ -8,7 +8,8 @@
 //   if (target.int8_through_float) dequantize_graph(g);
 //   remove_identities(g);
 //   remove_dead_code(g); fold_qdq(g); if (quantized edges) quantized_io(g); lower_batch_norm(g); fold_scale_shift(g);
-//   fold_constants(g); fuse_pointwise_depthwise(g); fuse_strided_batch_dot(g); check_kernels(g, target); schedule(g);
+//   fold_constants(g); fuse_pointwise_depthwise(g); fuse_strided_batch_dot(g); half_storage(g, target);
+//   check_kernels(g, target); schedule(g);
 //   std::vector<Kernel> kernels = schedule_kernels(g, fuse(g), target);
 //   MemoryPlan plan = plan_memory(g, kernels, target);
 #pragma once
@@ -16,6 +17,7 @@
 #include "ir/graph.h"
 #include "passes/kernels.h"
 #include "passes/memory_plan.h"
+#include "targets/target.h"
 
 namespace hybgen {
 
@@ -41,6 +43,13 @@ bool dequantize_graph(Graph& graph);
 // _copy). Graph output names are kept: when an identity's output is a graph
 // output, its producer takes over that name.
 bool remove_identities(Graph& graph);
+
+// --precision fp16/bf16 (CUDA): every node whose kernel computes the half
+// type stores its float values as float16 / bfloat16; weights are converted
+// at generation time and _storage_cast nodes convert where a value crosses
+// between half and float32 nodes, so the graph's inputs and outputs stay
+// float32. Does nothing at other precisions. Returns whether it changed the graph.
+bool half_storage(Graph& graph, const Target& target);
 
 // Throws Error naming every node that has no kernel on `target`'s backend,
 // or whose inputs or outputs are of a dtype that kernel does not compute.

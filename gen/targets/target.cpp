@@ -140,6 +140,12 @@ const std::vector<Backend>& all_backends() {
   return backends;
 }
 
+std::string storage_c_type(DType dtype, Backend backend) {
+  if (backend == Backend::kCuda && dtype == DType::kFloat16) return "__half";
+  if (backend == Backend::kCuda && dtype == DType::kBFloat16) return "__nv_bfloat16";
+  return dtype_c_type(dtype);
+}
+
 const std::vector<Target>& all_targets() {
   static const std::vector<Target> targets = make_targets();
   return targets;

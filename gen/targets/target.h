@@ -50,10 +50,12 @@ struct MemoryRegion {
   unsigned long bytes = 0;
 };
 
-// The arithmetic of float32 products (--precision): exact FP32, or on a CUDA
+// The arithmetic of a float model (--precision): exact FP32; or on a CUDA
 // target TF32 tensor cores (FP32 storage, operands rounded to TF32's 10-bit
-// mantissa, FP32 sums) for the GEMM and convolution tiles.
-enum class Precision { kFP32, kTF32 };
+// mantissa, FP32 sums) for the GEMM and convolution tiles; or FP16 / BF16
+// storage of weights and activations (the pass half_storage), computed in
+// FP32 registers and on FP16 / BF16 tensor cores with FP32 sums.
+enum class Precision { kFP32, kTF32, kFP16, kBF16 };
 
 struct Target {
   std::string name;     // --target
@@ -104,10 +106,15 @@ struct Target {
   // weights (the pass dequantize_graph) instead of being refused.
   bool int8_through_float = false;
   // --precision: what the generated code's float products compute in
-  // (kTF32 on CUDA targets only; compile_graph checks). Every registered
+  // (other than kFP32 on CUDA targets only; compile_graph checks). Every registered
   // target is kFP32; a compile's copy may say otherwise.
   Precision precision = Precision::kFP32;
 };
+
+// The C type a value of `dtype` is stored as in `backend`'s generated code:
+// dtype_c_type's, except CUDA's __half and __nv_bfloat16 for float16 and
+// bfloat16 (templates/cuda/kernels/common.inc converts them).
+std::string storage_c_type(DType dtype, Backend backend);
 
 const std::vector<Target>& all_targets();
 std::vector<std::string> target_names();

@@ -15,6 +15,7 @@
 #include "all_ops_graph.h"
 #include "emit/backends.h"
 #include "io/file_util.h"
+#include "ir/half.h"
 #include "ops/op.h"
 #include "pipeline.h"
 #include "run_command.h"
@@ -43,11 +44,26 @@ double tolerance_of(const std::string& op) {
 
 // Every example of every op generated for `target` and checked (those named
 // in `only` when it is not empty: testing::example_name).
-void check_every_op(const std::string& target, const std::set<std::string>& only = {}) {
+void check_every_op(const std::string& target, const std::set<std::string>& only = {},
+                    Precision precision = Precision::kFP32, double precision_tolerance = 0.0) {
   VerifyOptions options;
   options.cxx = HYBGEN_CXX;
   options.compile.target = find_target(target);
-  const testing::AllOpsGraph all = testing::all_ops_graph(1234, only, options.compile.target.backend);
+  options.compile.target.precision = precision;
+  testing::AllOpsGraph all = testing::all_ops_graph(1234, only, options.compile.target.backend);
+  if (precision == Precision::kFP16 || precision == Precision::kBF16) {
+    // Inputs and weights the half format holds exactly, so that the reference
+    // sees what the kernels read: a rounding step (ceil, fix) or a steep
+    // function (tan) would otherwise magnify the inputs' own rounding.
+    auto round = [&](float& v) {
+      v = precision == Precision::kFP16 ? half_to_float(float_to_half(v)) : bfloat16_to_float(float_to_bfloat16(v));
+    };
+    for (auto& [name, array] : all.inputs)
+      for (float& v : array.data) round(v);
+    for (auto& [name, constant] : all.graph.constants)
+      if (constant.type.dtype == DType::kFloat32 && constant.has_data())
+        for (int64_t i = 0; i < constant.type.num_elements(); ++i) round(constant.f32_data()[i]);
+  }
   options.inputs = all.inputs;
   const VerifyReport report = verify_model(all.graph, options);
 
@@ -58,7 +74,7 @@ void check_every_op(const std::string& target, const std::set<std::string>& only
     ASSERT_EQ(all.origin.count(check.name), 1u) << "unexpected output " << check.name;
     const testing::ExampleOutput& from = all.origin.at(check.name);
     EXPECT_EQ(check.against, "reference");
-    EXPECT_LE(check.max_rel_error, tolerance_of(from.op))
+    EXPECT_LE(check.max_rel_error, std::max(tolerance_of(from.op), precision_tolerance))
         << from.op << " example " << from.example << " (output " << check.name << "): max abs error "
         << check.max_abs_error;
     // Integer arithmetic (docs/quantization.md) is exact: the same bits as the reference.
@@ -125,6 +141,19 @@ TEST(RegistryOps, QuantizedExamplesGiveTheReferencesBitsOnEveryCpuTarget) {
 // The CUDA backend's kernels, the same .cu that nvcc builds, run on the CPU
 // through the cuda-host layer (templates/cuda_host/cuda_runtime.h).
 TEST(RegistryOps, EveryOpMatchesItsReferenceOnCudaHost) { check_every_op("cuda-host"); }
+
+// The same under --precision fp16 and bf16 (the pass half_storage): each op
+// whose CUDA kernel computes the half type reads and writes halves, so an
+// example's inputs, weights and outputs are each rounded once to the
+// format's 11 (fp16) or 8 (bf16) significant bits; the tolerances allow a
+// few such roundings relative to the largest output, far below what a
+// kernel reading the wrong type or element gives.
+TEST(RegistryOps, EveryOpMatchesItsReferenceOnCudaHostInFp16) {
+  check_every_op("cuda-host", {}, Precision::kFP16, 4e-3);
+}
+TEST(RegistryOps, EveryOpMatchesItsReferenceOnCudaHostInBf16) {
+  check_every_op("cuda-host", {}, Precision::kBF16, 3e-2);
+}
 
 // The microcontroller kernels (single precision, no stack arrays, Helium on
 // the M55), as a bare-metal program on the target's board under

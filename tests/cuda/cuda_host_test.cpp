@@ -78,6 +78,11 @@ TEST_F(CudaHost, GraphCaptureRecordsAndReplaysWithNewInput) { expect_ok("graph_r
 
 TEST_F(CudaHost, MemcpyMemsetRoundTrip) { expect_ok("memcpy_memset"); }
 
+// __half and __nv_bfloat16 convert as the generator's weights do (gen/ir/half.h) and as rounding in double says.
+TEST_F(CudaHost, HalfConversionsRoundToNearestEven) {
+  expect_ok("half_conversions", "-I" + q(HYBGEN_SOURCE_DIR "/gen"));
+}
+
 // Synchronisation a GPU hangs on aborts with a message that names the
 // launch and the barrier, well within the timeout.
 TEST_F(CudaHost, NonUniformSynchronisationAbortsWithAMessage) {

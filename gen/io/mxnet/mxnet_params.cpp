@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "io/file_util.h"
-#include "io/float16.h"
 #include "ir/error.h"
+#include "ir/half.h"
 #include "ir/limits.h"
 #include "ir/names.h"
 

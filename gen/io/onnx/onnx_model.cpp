@@ -8,6 +8,8 @@
 // and intermediate values keep the model's names.
 #include "io/onnx/onnx_model.h"
 
+#include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML=1)
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -17,12 +19,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML=1)
-
 #include "io/file_util.h"
-#include "io/float16.h"
 #include "io/onnx/onnx_ops.h"
 #include "ir/error.h"
+#include "ir/half.h"
 #include "ir/limits.h"
 #include "ir/names.h"
 #include "ops/evaluate.h"

@@ -10,8 +10,8 @@
 #include <map>
 #include <type_traits>
 
-#include "io/float16.h"
 #include "ir/error.h"
+#include "ir/half.h"
 
 namespace hybgen {
 
@@ -129,42 +129,11 @@ OnnxConst OnnxConst::scalar_float(double value, DType dtype) { return of_floats(
 
 namespace {
 
-// float32 to IEEE half (round to nearest even), and back.
-uint16_t float_to_half(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000;
-  const uint32_t abs = x & 0x7fffffff;
-  if (abs >= 0x7f800000) return static_cast<uint16_t>(sign | 0x7c00 | (abs > 0x7f800000 ? 0x200 : 0));  // inf, nan
-  if (abs >= 0x477ff000) return static_cast<uint16_t>(sign | 0x7c00);  // rounds past 65504: inf
-  if (abs < 0x38800000) {  // a half subnormal (or zero)
-    float a;
-    std::memcpy(&a, &abs, 4);
-    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(a * 16777216.0f)));  // a / 2^-24
-  }
-  const uint32_t mant = abs & 0x7fffff;
-  uint32_t h = ((abs >> 23) - 112) << 10 | (mant >> 13);
-  const uint32_t rest = mant & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;
-  return static_cast<uint16_t>(sign | h);
-}
-
-float round_bfloat16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffff) > 0x7f800000) return f;  // nan
-  x += 0x7fff + ((x >> 16) & 1);
-  x &= 0xffff0000;
-  float r;
-  std::memcpy(&r, &x, 4);
-  return r;
-}
-
-// Rounds a double to the precision a float dtype holds.
 double round_to(double v, DType dtype) {
   if (dtype == DType::kFloat32) return static_cast<double>(static_cast<float>(v));
   if (dtype == DType::kFloat16) return static_cast<double>(half_to_float(float_to_half(static_cast<float>(v))));
-  if (dtype == DType::kBFloat16) return static_cast<double>(round_bfloat16(static_cast<float>(v)));
+  if (dtype == DType::kBFloat16)
+    return static_cast<double>(bfloat16_to_float(float_to_bfloat16(static_cast<float>(v))));
   return v;
 }
 

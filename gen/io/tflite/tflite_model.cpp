@@ -33,10 +33,10 @@
 #include <set>
 
 #include "io/file_util.h"
-#include "io/float16.h"
 #include "io/tflite/flatbuffer_view.h"
 #include "io/tflite/tflite_schema.h"
 #include "ir/error.h"
+#include "ir/half.h"
 #include "ir/limits.h"
 #include "ir/names.h"
 #include "ops/op.h"
