@@ -73,7 +73,7 @@ const OpRegistrar cast_op([] {
   d.inplace = true;
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     const DType to = target_dtype(a);
-    if (to_half(a) && in[0].dtype != DType::kFloat32)
+    if (to_half(a) && !is_float_dtype(in[0].dtype))
       throw Error("Cast of " + dtype_name(in[0].dtype) + " to float16 is not supported");
     return std::vector<TensorType>{TensorType{in[0].shape, to}};
   };

@@ -17,6 +17,7 @@
 #include "io/file_util.h"
 #include "ir/half.h"
 #include "ops/op.h"
+#include "passes/passes.h"
 #include "pipeline.h"
 #include "run_command.h"
 #include "targets/target.h"
@@ -153,6 +154,34 @@ TEST(RegistryOps, EveryOpMatchesItsReferenceOnCudaHostInFp16) {
 }
 TEST(RegistryOps, EveryOpMatchesItsReferenceOnCudaHostInBf16) {
   check_every_op("cuda-host", {}, Precision::kBF16, 3e-2);
+}
+
+// The half-precision tests above are only as wide as the kernels that run
+// in half: every example node whose CUDA kernel declares a half type runs in
+// it under half_storage (none falls back to float32 because its shape rule
+// refuses halves, which would leave the tests above checking float32).
+TEST(RegistryOps, EveryNodeWhoseCudaKernelComputesHalvesRunsInThem) {
+  for (Precision precision : {Precision::kFP16, Precision::kBF16}) {
+    const DType half = precision == Precision::kFP16 ? DType::kFloat16 : DType::kBFloat16;
+    Target target = find_target("cuda-host");
+    target.precision = precision;
+    Graph g = testing::all_ops_graph(1234, {}, Backend::kCuda).graph;
+    validate(g);
+    infer_shapes(g);
+    const Graph before = g;
+    half_storage(g, target);
+    infer_shapes(g);
+    for (const Node& node : g.nodes) {
+      if (node.op == "_storage_cast" || before.producer(node.outputs[0]) < 0) continue;
+      const OpKernel* kernel = find_kernel(Backend::kCuda, find_op(node.op).name);
+      ASSERT_NE(kernel, nullptr) << node.op;
+      if (std::find(kernel->dtypes.begin(), kernel->dtypes.end(), half) == kernel->dtypes.end()) continue;
+      for (const auto& in : node.inputs)
+        EXPECT_FALSE(g.type(in).dtype == DType::kFloat32 && g.producer(in) >= 0 &&
+                     g.nodes[g.producer(in)].op == "_storage_cast")
+            << node.name << " (" << node.op << ") reads float32 under --precision " << precision_name(precision);
+    }
+  }
 }
 
 // The microcontroller kernels (single precision, no stack arrays, Helium on
