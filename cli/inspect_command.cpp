@@ -144,6 +144,16 @@ int run_inspect(const InspectFlags& flags) {
   j["kernels"] = kernels_to_json(g, c.kernels);
   j["target"] = c.target.name;
   j["precision"] = precision_name(c.target.precision);
+  // --precision fp16/bf16: which nodes store halves and which kept float32 (their kernel has no half form).
+  const bool half_precision = c.target.precision == Precision::kFP16 || c.target.precision == Precision::kBF16;
+  std::vector<std::string> half_nodes, float32_nodes;
+  for (const Node& n : g.nodes) {
+    if (n.op == "_storage_cast" || n.outputs.empty()) continue;
+    const TensorType& t = g.type(n.outputs[0]);
+    if (t.dtype == DType::kFloat16 || t.dtype == DType::kBFloat16) half_nodes.push_back(n.name);
+    else if (t.dtype == DType::kFloat32 && t.quantization.empty()) float32_nodes.push_back(n.name);
+  }
+  if (half_precision) j["half_storage"] = {{"half_nodes", half_nodes.size()}, {"float32_nodes", float32_nodes}};
   j["memory_plan"] = nlohmann::ordered_json::parse(c.plan.to_json().dump());
   if (board) j["memory"] = board_report_json(*board);
   if (sqnr) {
@@ -179,6 +189,15 @@ int run_inspect(const InspectFlags& flags) {
     for (int n : k.nodes) names += (names.empty() ? "" : " + ") + printable_name(g.nodes[n].name);
     std::printf("%-4zu %-12s %14.0f %14.0f  %s\n", i, kernel_kind_name(k.kind).c_str(), kernel_flops(g, k),
                 kernel_bytes(g, k), names.c_str());
+  }
+  if (half_precision) {
+    std::string kept;
+    for (std::size_t i = 0; i < float32_nodes.size() && i < 8; ++i)
+      kept += (kept.empty() ? "" : ", ") + printable_name(float32_nodes[i]);
+    if (float32_nodes.size() > 8) kept += ", ... (" + std::to_string(float32_nodes.size() - 8) + " more)";
+    std::printf("\nprecision %s: %zu nodes store %s, %zu keep float32%s%s\n", precision_name(c.target.precision).c_str(),
+                half_nodes.size(), c.target.precision == Precision::kFP16 ? "float16" : "bfloat16",
+                float32_nodes.size(), kept.empty() ? "" : ": ", kept.c_str());
   }
   std::printf("\nparameters %lld (%zu bytes), %.4g FLOPs per run\n", static_cast<long long>(g.parameter_count()),
               weight_bytes, total_flops);
