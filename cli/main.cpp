@@ -93,8 +93,9 @@ void add_compile_flags(CLI::App& app, hybgen::CompileFlags& flags, const std::st
   app.add_option("--io-precision", flags.io_precision,
                  "what run() takes and gives: fp32, or quantized: a quantized model's integers (int8 or uint8, at "
                  "the scale and zero point of the quantize each input enters and the dequantize each output leaves, "
-                 "as TensorFlow Lite Micro takes them), so no float is computed at the edges")
-      ->check(CLI::IsMember({"fp32", "quantized"}))
+                 "as TensorFlow Lite Micro takes them), so no float is computed at the edges; or half: with "
+                 "--precision fp16/bf16, the __half / __nv_bfloat16 values the model stores")
+      ->check(CLI::IsMember({"fp32", "quantized", "half"}))
       ->capture_default_str();
   app.add_option("--precision", flags.precision,
                  "the arithmetic of a float model: fp32 (exact); on the CUDA targets tf32 (the GEMM and "

@@ -4,7 +4,7 @@
 #                  [NAMESPACE <ns>] [NAME <stem>]
 #                  [ARCH generic|x86-64-v3|x86-64-v3-vnni|x86-64-v4|x86-64-v4-vnni|armv8-a|cortex-m4|cortex-m7|
 #                        cortex-m55|native|cuda]
-#                  [EXTERNAL_WEIGHTS] [SMALL_ARENA] [IO_PRECISION fp32|quantized] [PRECISION fp32|tf32|fp16|bf16]
+#                  [EXTERNAL_WEIGHTS] [SMALL_ARENA] [IO_PRECISION fp32|quantized|half] [PRECISION fp32|tf32|fp16|bf16]
 #                  [QUANTIZE int8 CALIBRATION <samples.npy>... [CALIBRATION_INPUT <input>]
 #                   [QUANTIZE_METHOD minmax|percentile|entropy]])
 #
@@ -44,10 +44,11 @@
 # --small-arena: im2col columns shrink to fit beside the activations, for a
 # smaller arena at some speed. IO_PRECISION is hybgen's --io-precision:
 # quantized makes run() take and give a quantized model's integers (int8 or
-# uint8, at its edges' scales and zero points) instead of float32.
+# uint8, at its edges' scales and zero points) instead of float32; half
+# (with PRECISION fp16 or bf16) makes them take the halves the model stores.
 # PRECISION is --precision (ARCH cuda): tf32 runs the GEMM and convolution
 # tiles on TF32 tensor cores; fp16 and bf16 store weights and activations in
-# half precision (run() stays float32).
+# half precision (run() stays float32 unless IO_PRECISION half).
 # QUANTIZE int8 quantizes the model at build time with `hybgen quantize`
 # (docs/quantization.md) and generates the int8 code: CALIBRATION lists the
 # float32 .npy files of sample inputs (first dimension the samples, run in
@@ -115,8 +116,8 @@ function(hybgen_add_model)
     message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): QUANTIZE_METHOD takes minmax, percentile or "
                         "entropy, not '${HG_QUANTIZE_METHOD}'")
   endif()
-  if(HG_IO_PRECISION AND NOT HG_IO_PRECISION MATCHES "^(fp32|quantized)$")
-    message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): IO_PRECISION takes fp32 or quantized, not "
+  if(HG_IO_PRECISION AND NOT HG_IO_PRECISION MATCHES "^(fp32|quantized|half)$")
+    message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): IO_PRECISION takes fp32, quantized or half, not "
                         "'${HG_IO_PRECISION}'")
   endif()
   if(HG_PRECISION AND NOT HG_PRECISION MATCHES "^(fp32|tf32|fp16|bf16)$")

@@ -11,7 +11,7 @@ namespace hybgen {
 std::vector<std::string> pass_names(const CompileOptions& options) {
   std::vector<std::string> names;
   if (!options.optimize) {
-    names = {"validate",      "infer_shapes", "dequantize_graph",  "remove_identities",
+    names = {"validate",      "infer_shapes", "dequantize_graph",  "remove_identities", "half_storage",
              "check_kernels", "schedule",     "choose_algorithms", "plan_memory"};
   } else {
     names = {"validate",
@@ -25,6 +25,7 @@ std::vector<std::string> pass_names(const CompileOptions& options) {
              "fold_constants",
              "fuse_pointwise_depthwise",
              "fuse_strided_batch_dot",
+             "half_storage",
              "check_kernels",
              "schedule",
              "fuse",
@@ -41,13 +42,20 @@ std::vector<std::string> pass_names(const CompileOptions& options) {
 }
 
 std::string io_precision_name(IoPrecision precision) {
-  return precision == IoPrecision::kQuantized ? "quantized" : "fp32";
+  switch (precision) {
+    case IoPrecision::kQuantized:
+      return "quantized";
+    case IoPrecision::kHalf:
+      return "half";
+    default:
+      return "fp32";
+  }
 }
 
 IoPrecision parse_io_precision(const std::string& text) {
-  if (text == "fp32") return IoPrecision::kFloat32;
-  if (text == "quantized") return IoPrecision::kQuantized;
-  throw Error("--io-precision " + quoted_name(text) + ": expected fp32 or quantized");
+  for (IoPrecision p : {IoPrecision::kFloat32, IoPrecision::kQuantized, IoPrecision::kHalf})
+    if (text == io_precision_name(p)) return p;
+  throw Error("--io-precision " + quoted_name(text) + ": expected fp32, quantized or half");
 }
 
 std::string precision_name(Precision precision) {
@@ -114,6 +122,10 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
     throw Error("--precision " + precision_name(precision) + ": target " + options.target.name +
                 " computes exact float32; " + precision_name(precision) +
                 " is the CUDA targets' tensor-core arithmetic");
+  const bool half_precision = precision == Precision::kFP16 || precision == Precision::kBF16;
+  if (options.io_precision == IoPrecision::kHalf && !half_precision)
+    throw Error("--io-precision half: the edges take the halves --precision fp16 or bf16 stores; the precision is " +
+                precision_name(precision));
   state.graph = std::move(graph);
   validate(state.graph);
   after("validate");
@@ -134,7 +146,7 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
     rewrite("fuse_pointwise_depthwise", fuse_pointwise_depthwise);
     rewrite("fuse_strided_batch_dot", fuse_strided_batch_dot);
   }
-  if (half_storage(state.graph, options.target)) infer_shapes(state.graph);
+  if (half_storage(state.graph, options.target, options.io_precision == IoPrecision::kHalf)) infer_shapes(state.graph);
   after("half_storage");
   check_kernels(state.graph, options.target);
   after("check_kernels");

@@ -17,12 +17,12 @@
 
 namespace hybgen {
 
-enum class IoPrecision { kFloat32, kQuantized };
+enum class IoPrecision { kFloat32, kQuantized, kHalf };
 
-// "fp32", "quantized"; and back (Error naming the text and the choices).
+// "fp32", "quantized", "half"; and back (Error naming the text and the choices).
 std::string io_precision_name(IoPrecision precision);
 IoPrecision parse_io_precision(const std::string& text);
-// "fp32", "tf32"; and back.
+// "fp32", "tf32", "fp16", "bf16"; and back.
 std::string precision_name(Precision precision);
 Precision parse_precision(const std::string& text);
 // The relative error `hybgen verify` allows by default at this precision
@@ -52,7 +52,10 @@ struct CompileOptions {
   // activations leave: a smaller arena, slower convolutions (--small-arena).
   bool small_arena = false;
   // The inputs and outputs of run(): float32, or a quantized model's
-  // integers at its edges (--io-precision quantized; the pass quantized_io).
+  // integers at its edges (--io-precision quantized; the pass quantized_io),
+  // or under --precision fp16/bf16 the halves the model stores: inputs in
+  // the half type, outputs in the type their node makes (--io-precision
+  // half; the pass half_storage).
   IoPrecision io_precision = IoPrecision::kFloat32;
 
   // The options for `target`, with the optimizer on or off: what every

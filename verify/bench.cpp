@@ -24,21 +24,26 @@ BenchResult bench_device(const CompiledGraph& compiled, const BenchOptions& opti
   if (options.profile) throw Error("bench: --profile times the C++ backend's kernels; use Nsight Systems for CUDA");
   const Graph& g = compiled.graph;
   std::string buffers, fill, args;
-  auto add = [&](const std::string& v, int64_t count, bool input) {
-    const std::string n = std::to_string(count);
-    buffers += "float* " + v + " = nullptr;\n";
-    fill += "  if (!cuda_ok(cudaMalloc(&" + v + ", " + n + " * sizeof(float)), \"cudaMalloc\")) return 6;\n";
+  // Float32 edges, or with --io-precision half the model's half type (converted on the host).
+  auto add = [&](const std::string& v, const TensorType& edge, bool input) {
+    const std::string n = std::to_string(edge.num_elements()), type = storage_c_type(edge.dtype, Backend::kCuda);
+    const std::string convert = edge.dtype == DType::kFloat16    ? "__float2half_rn"
+                                : edge.dtype == DType::kBFloat16 ? "__float2bfloat16_rn"
+                                                                 : "";
+    buffers += type + "* " + v + " = nullptr;\n";
+    fill += "  if (!cuda_ok(cudaMalloc(&" + v + ", " + n + " * sizeof(" + type + ")), \"cudaMalloc\")) return 6;\n";
     // A fixed, non-trivial input: denormals or zeros could flatter the timing.
     if (input)
-      fill += "  {\n    std::vector<float> host(" + n + ");\n    for (long k = 0; k < " + n +
-              "; ++k) host[k] = static_cast<float>((k * 37) % 101) / 50.0f - 1.0f;\n"
-              "    if (!cuda_ok(cudaMemcpy(" + v + ", host.data(), " + n +
-              " * sizeof(float), cudaMemcpyHostToDevice), \"upload\")) return 6;\n  }\n";
+      fill += "  {\n    std::vector<" + type + "> host(" + n + ");\n    for (long k = 0; k < " + n +
+              "; ++k) host[k] = " + convert +
+              "(static_cast<float>((k * 37) % 101) / 50.0f - 1.0f);\n"
+              "    if (!cuda_ok(cudaMemcpy(" +
+              v + ", host.data(), " + n + " * sizeof(" + type +
+              "), cudaMemcpyHostToDevice), \"upload\")) return 6;\n  }\n";
     args += (args.empty() ? "" : ", ") + v;
   };
-  for (std::size_t i = 0; i < g.inputs.size(); ++i) add("in_" + std::to_string(i), g.type(g.inputs[i]).num_elements(), true);
-  for (std::size_t i = 0; i < g.outputs.size(); ++i)
-    add("out_" + std::to_string(i), g.type(g.outputs[i]).num_elements(), false);
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) add("in_" + std::to_string(i), g.type(g.inputs[i]), true);
+  for (std::size_t i = 0; i < g.outputs.size(); ++i) add("out_" + std::to_string(i), g.type(g.outputs[i]), false);
   GeneratedBuild build(compiled, backend_traits(compiled.target.backend).bench_driver,
                        {{"BUFFERS", buffers},
                         {"FILL", fill},

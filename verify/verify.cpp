@@ -10,6 +10,7 @@
 #include "emit/board_files.h"
 #include "io/file_util.h"
 #include "ir/error.h"
+#include "ir/half.h"
 #include "ir/names.h"
 #include "ops/gemm_pack.h"
 #include "ops/quantized.h"
@@ -47,8 +48,36 @@ std::vector<uint8_t> quantize_edge(const TensorType& edge, std::vector<float>& r
   return bytes;
 }
 
-// The driver's output file as float32: the real values of a quantized edge's integers.
+bool is_half(DType dtype) { return dtype == DType::kFloat16 || dtype == DType::kBFloat16; }
+
+// A half edge's values (--io-precision half) as the bytes the driver reads:
+// each rounded to the edge's type; `values` then holds what the halves are,
+// which the reference is given.
+std::vector<uint8_t> half_edge(const TensorType& edge, std::vector<float>& values) {
+  std::vector<uint8_t> bytes(values.size() * 2);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const uint16_t h = edge.dtype == DType::kFloat16 ? float_to_half(values[i]) : float_to_bfloat16(values[i]);
+    std::memcpy(&bytes[2 * i], &h, 2);
+    values[i] = edge.dtype == DType::kFloat16 ? half_to_float(h) : bfloat16_to_float(h);
+  }
+  return bytes;
+}
+
+// The driver's output file as float32: the real values of a quantized edge's
+// integers, or a half edge's values.
 std::vector<float> read_edge(const std::string& path, const TensorType& edge) {
+  if (is_half(edge.dtype)) {
+    const auto bytes = read_file_bytes(path);
+    if (bytes.size() != edge.bytes())
+      throw Error(path + ": " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(edge.bytes()));
+    std::vector<float> v(bytes.size() / 2);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      uint16_t h;
+      std::memcpy(&h, &bytes[2 * i], 2);
+      v[i] = edge.dtype == DType::kFloat16 ? half_to_float(h) : bfloat16_to_float(h);
+    }
+    return v;
+  }
   if (edge.quantization.empty()) return read_floats(path, static_cast<std::size_t>(edge.num_elements()));
   const auto bytes = read_file_bytes(path);
   if (bytes.size() != static_cast<std::size_t>(edge.num_elements()))
@@ -143,7 +172,9 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     }
     const TensorType& edge = edges.type(in);
     std::vector<uint8_t> bytes;
-    if (edge.quantization.empty())
+    if (is_half(edge.dtype))
+      bytes = half_edge(edge, values);
+    else if (edge.quantization.empty())
       bytes.assign(reinterpret_cast<const uint8_t*>(values.data()),
                    reinterpret_cast<const uint8_t*>(values.data() + values.size()));
     else
@@ -151,7 +182,8 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     inputs[in] = Tensor::from_vector(shape, values);
     input_files.emplace_back("in_" + std::to_string(i) + ".bin", std::move(bytes));
     const std::string name = "in_" + std::to_string(i);
-    buffers += dtype_c_type(edge.dtype) + " " + name + "[" + std::to_string(edge.num_elements()) + "];\n";
+    buffers += storage_c_type(edge.dtype, generated.target.backend) + " " + name + "[" +
+               std::to_string(edge.num_elements()) + "];\n";
     reads += "  if (!read_values(dir, \"" + name + ".bin\", " + name + ", " + std::to_string(edge.bytes()) +
              ")) return 4;\n";
     args += (args.empty() ? "" : ", ") + name;
@@ -159,7 +191,8 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   for (std::size_t i = 0; i < compiled.outputs.size(); ++i) {
     const TensorType& edge = edges.type(compiled.outputs[i]);
     const std::string name = "out_" + std::to_string(i);
-    buffers += dtype_c_type(edge.dtype) + " " + name + "[" + std::to_string(edge.num_elements()) + "];\n";
+    buffers += storage_c_type(edge.dtype, generated.target.backend) + " " + name + "[" +
+               std::to_string(edge.num_elements()) + "];\n";
     writes += "  if (!write_values(dir, \"" + name + ".bin\", " + name + ", " + std::to_string(edge.bytes()) +
               ")) return 5;\n";
     args += (args.empty() ? "" : ", ") + name;
@@ -171,7 +204,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     // The host arrays above, copied to and from device buffers of their own.
     std::string device, device_args, downloads, clear, replay_checks;
     auto add = [&](const std::string& host, const TensorType& edge, bool output) {
-      const std::string bytes = std::to_string(edge.bytes()), type = dtype_c_type(edge.dtype);
+      const std::string bytes = std::to_string(edge.bytes()), type = storage_c_type(edge.dtype, Backend::kCuda);
       const std::string d = "d_" + host;
       device += "  " + type + "* " + d + " = nullptr;\n  if (!cuda_ok(cudaMalloc(&" + d + ", " + bytes +
                 "), \"cudaMalloc\")) return 6;\n";

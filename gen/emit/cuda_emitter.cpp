@@ -42,6 +42,21 @@ std::string precision_defines(Precision precision) {
   }
 }
 
+// --io-precision half: run() takes and gives __half or __nv_bfloat16, so the
+// header includes their CUDA headers (the cuda-host layer declares both).
+std::string edge_includes(const Graph& graph) {
+  std::string includes;
+  for (const auto* list : {&graph.inputs, &graph.outputs})
+    for (const auto& v : *list) {
+      const DType d = graph.type(v).dtype;
+      const std::string line = d == DType::kFloat16    ? "#include <cuda_fp16.h>\n"
+                               : d == DType::kBFloat16 ? "#include <cuda_bf16.h>\n"
+                                                       : "";
+      if (!line.empty() && includes.find(line) == std::string::npos) includes += line;
+    }
+  return includes.empty() ? "" : "#if !defined(HG_CUDA_HOST)\n" + includes + "#endif\n";
+}
+
 // HG_CUDA_HALF when the graph holds float16 or bfloat16 values: the .cu
 // then includes cuda_fp16.h and cuda_bf16.h (the storage types' conversions).
 std::string half_storage_define(const Graph& graph) {
@@ -292,7 +307,8 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
     weight_source = "detail::kWeightBlob";
   }
   EmittedFile header{name + ".h", fill_template(template_text("cuda/model.h"),
-                                                header_values(m, {{"WEIGHT_CONSTANTS", weight_constants},
+                                                header_values(m, {{"EDGE_INCLUDES", edge_includes(g)},
+                                                                  {"WEIGHT_CONSTANTS", weight_constants},
                                                                   {"INIT_USAGE", init_usage},
                                                                   {"INIT_PARAMS", init_params},
                                                                   {"INIT_DOC", init_doc},

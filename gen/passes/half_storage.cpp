@@ -13,6 +13,9 @@
 // a weight gets a converted copy at generation time, any other value a
 // _storage_cast node (one per value and type, before its first reader). An
 // output made in half keeps its name through a _storage_cast to float32.
+// With half edges (--io-precision half) the inputs take the half type and
+// each output the type its node makes (the half type but where the node
+// keeps float32), so a caller holding halves passes them without conversions.
 //
 // So which nodes run in half follows from the kernels' declared dtypes
 // alone, and check_kernels, which runs next, holds every node to them.
@@ -68,7 +71,7 @@ Constant converted_constant(const Constant& from, DType to) {
 
 }  // namespace
 
-bool half_storage(Graph& graph, const Target& target) {
+bool half_storage(Graph& graph, const Target& target, bool half_edges) {
   if (target.precision != Precision::kFP16 && target.precision != Precision::kBF16) return false;
   const DType half = target.precision == Precision::kFP16 ? DType::kFloat16 : DType::kBFloat16;
 
@@ -113,6 +116,9 @@ bool half_storage(Graph& graph, const Target& target) {
   };
 
   bool changed = false;
+  if (half_edges)
+    for (const std::string& in : graph.inputs)
+      if (was_float32(in)) graph.types[in].dtype = half, changed = true;
   for (int n : topological_order(graph)) {
     Node node = graph.nodes[static_cast<std::size_t>(n)];
     const OpDef& def = find_op(node.op);
@@ -138,26 +144,27 @@ bool half_storage(Graph& graph, const Target& target) {
     }
     for (auto& in : node.inputs)
       if (was_float32(in)) in = as(in, in_half ? half : DType::kFloat32);
+    // Outputs take the type the node makes; a graph output keeps its name,
+    // and float32 unless half_edges, through a _storage_cast from the value
+    // the node makes. With half_edges it is what the node makes (an argmax's
+    // indices stay float32, which holds them exactly).
     std::vector<Node> output_casts;
-    if (in_half) {
-      for (std::size_t o = 0; o < node.outputs.size(); ++o) {
-        if (out_types[o].dtype == graph.type(node.outputs[o]).dtype) continue;
-        if (graph.is_output(node.outputs[o])) {  // keeps its name and float32, made by a cast from the half value
-          const std::string kept = node.outputs[o];
-          node.outputs[o] = fresh(kept + "_" + dtype_name(out_types[o].dtype));
-          converted[{kept, out_types[o].dtype}] = node.outputs[o];  // half readers read the half value
-          Attrs attrs;
-          attrs.set("dtype", dtype_name(graph.type(kept).dtype));
-          output_casts.push_back(Node{fresh(kept + "_to_" + dtype_name(graph.type(kept).dtype)),
-                                      "_storage_cast",
-                                      attrs,
-                                      {node.outputs[o]},
-                                      {kept}});
-        }
-        graph.types[node.outputs[o]] = out_types[o];
-      }
-      changed = true;
+    for (std::size_t o = 0; o < node.outputs.size(); ++o) {
+      const std::string value = node.outputs[o];
+      const TensorType made = in_half ? out_types[o] : graph.type(value);
+      TensorType edge = made;
+      if (graph.is_output(value) && was_float32(value) && !half_edges) edge.dtype = DType::kFloat32;
+      graph.types[value] = edge;
+      if (made.dtype == edge.dtype) continue;
+      node.outputs[o] = fresh(value + "_" + dtype_name(made.dtype));
+      graph.types[node.outputs[o]] = made;
+      converted[{value, made.dtype}] = node.outputs[o];  // readers of the made type read it directly
+      Attrs attrs;
+      attrs.set("dtype", dtype_name(edge.dtype));
+      output_casts.push_back(
+          Node{fresh(value + "_to_" + dtype_name(edge.dtype)), "_storage_cast", attrs, {node.outputs[o]}, {value}});
     }
+    changed = changed || in_half || !output_casts.empty();
     nodes.push_back(std::move(node));
     for (Node& cast : output_casts) nodes.push_back(std::move(cast));
   }

@@ -48,8 +48,9 @@ bool remove_identities(Graph& graph);
 // type stores its float values as float16 / bfloat16; weights are converted
 // at generation time and _storage_cast nodes convert where a value crosses
 // between half and float32 nodes, so the graph's inputs and outputs stay
-// float32. Does nothing at other precisions. Returns whether it changed the graph.
-bool half_storage(Graph& graph, const Target& target);
+// float32, or with `half_edges` (--io-precision half) take the half type
+// too. Does nothing at other precisions. Returns whether it changed the graph.
+bool half_storage(Graph& graph, const Target& target, bool half_edges = false);
 
 // Throws Error naming every node that has no kernel on `target`'s backend,
 // or whose inputs or outputs are of a dtype that kernel does not compute.

@@ -83,6 +83,27 @@ TEST(HalfStorage, ValuesWeightsAndEdges) {
   }
 }
 
+TEST(HalfStorage, HalfEdgesTakeTheHalfTypeWithoutCasts) {
+  Graph g = elementwise_chain();
+  ASSERT_TRUE(half_storage(g, cuda_at(Precision::kBF16), /*half_edges=*/true));
+  infer_shapes(g);
+  validate(g);
+  EXPECT_EQ(op_names(g), (std::vector<std::string>{"abs", "elemwise_add", "Activation"}));
+  for (const char* edge : {"data", "sum", "out"}) EXPECT_EQ(g.type(edge).dtype, DType::kBFloat16) << edge;
+  // A float32 node reads a half input through a cast, and its output edge keeps float32 (indices past 256).
+  Graph arg;
+  arg.add_input("data", {{2, 300}});
+  arg.nodes.push_back(make_node("index", "argmax", {"data"}, attrs_of({{"axis", int64_t{1}}})));
+  arg.outputs = {"index"};
+  arg = prepared(arg);
+  ASSERT_TRUE(half_storage(arg, cuda_at(Precision::kBF16), true));
+  infer_shapes(arg);
+  validate(arg);
+  EXPECT_EQ(op_names(arg), (std::vector<std::string>{"_storage_cast", "argmax"}));
+  EXPECT_EQ(arg.type("data").dtype, DType::kBFloat16);
+  EXPECT_EQ(arg.type("index").dtype, DType::kFloat32);
+}
+
 TEST(HalfStorage, ANodeWithoutAHalfKernelKeepsFloat32) {
   // argmax's output holds indices, which bfloat16 holds exactly only up to 256: its CUDA kernel is float32 only.
   Graph g;

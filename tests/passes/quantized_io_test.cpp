@@ -73,7 +73,7 @@ TEST(QuantizedIo, RunsAfterFoldQdqAndNotOnTargetsWithoutInt8Kernels) {
   CompileOptions cuda = CompileOptions::for_target(find_target("cuda"));
   cuda.io_precision = IoPrecision::kQuantized;
   EXPECT_ERROR(compile_graph(int8_conv_relu_dense(), cuda), "target cuda has no int8 kernels");
-  EXPECT_ERROR(parse_io_precision("int4"), "--io-precision 'int4': expected fp32 or quantized");
+  EXPECT_ERROR(parse_io_precision("int4"), "--io-precision 'int4': expected fp32, quantized or half");
 }
 
 }  // namespace
