@@ -1,6 +1,7 @@
 # hybgen_add_model(... ARCH cuda) in a project of its own: configures and
 # builds (compiles and links; nothing runs, no GPU needed) a library from a
-# model with embedded and with EXTERNAL_WEIGHTS (and PRECISION tf32), checks the files hybgen
+# model with embedded and with EXTERNAL_WEIGHTS (and PRECISION tf32), and in
+# half precision with half edges (PRECISION fp16 IO_PRECISION half), checks the files hybgen
 # generated and that NAME.cu was compiled for sm_80 and sm_90; that a
 # caller's CMAKE_CUDA_ARCHITECTURES wins; and that a project without the
 # CUDA language gets a clear error. Run with:
@@ -32,14 +33,26 @@ include("${HYBGEN_SOURCE_DIR}/cmake/HybgenAddModel.cmake")
 
 hybgen_add_model(TARGET net MODEL "${MODEL}" NAMESPACE net ARCH cuda)
 hybgen_add_model(TARGET net_ext MODEL "${MODEL}" NAMESPACE net_ext ARCH cuda EXTERNAL_WEIGHTS PRECISION tf32)
+hybgen_add_model(TARGET net_half MODEL "${MODEL}" NAMESPACE net_half ARCH cuda PRECISION fp16 IO_PRECISION half)
 
 add_executable(app main.cpp)
-target_link_libraries(app PRIVATE net net_ext)
+target_link_libraries(app PRIVATE net net_ext net_half)
 ]=])
 file(WRITE "${project_dir}/main.cpp" [=[
 // Links the generated CUDA libraries (a model of one input and one output).
 #include "net.h"
 #include "net_ext.h"
+#include "net_half.h"
+
+#include <type_traits>
+
+// run() of the half model: its input is __half; its output the type its last node makes.
+template <class In, class Out>
+int run_half(int (*run)(const net_half::Model*, const In*, Out*, cudaStream_t), const net_half::Model* model,
+             void* in, void* out) {
+  static_assert(std::is_same<In, __half>::value, "IO_PRECISION half: the input is __half");
+  return run(model, static_cast<const In*>(in), static_cast<Out*>(out), nullptr);
+}
 
 int main() {
   float* in = nullptr;
@@ -52,6 +65,9 @@ int main() {
   net_ext::Model ext;
   if (net_ext::init(&ext, weights) != net_ext::kOk || net_ext::run(&ext, in, out, nullptr) != net_ext::kOk) return 1;
   net_ext::release(&ext);
+  net_half::Model half;  // run() takes and gives __half
+  if (net_half::init(&half) != net_half::kOk || run_half(&net_half::run, &half, in, out) != net_half::kOk) return 1;
+  net_half::release(&half);
   return 0;
 }
 ]=])
@@ -78,6 +94,10 @@ endif()
 file(READ "${build}/hybgen/net_ext/net_ext.manifest.json" manifest)
 if(NOT manifest MATCHES "\"precision\": \"tf32\"")
   message(FATAL_ERROR "PRECISION tf32 did not reach the generated code:\n${manifest}")
+endif()
+file(READ "${build}/hybgen/net_half/net_half.manifest.json" manifest)
+if(NOT manifest MATCHES "\"precision\": \"fp16\"" OR NOT manifest MATCHES "\"dtype\": \"float16\"")
+  message(FATAL_ERROR "PRECISION fp16 IO_PRECISION half did not reach the generated code:\n${manifest}")
 endif()
 file(READ "${build}/compile_commands.json" commands)
 string(REGEX MATCH "[^\n]*net\\.cu\\.o[^\n]*" net_command "${commands}")
