@@ -96,10 +96,11 @@ std::vector<Requantization> channel_requantization(float input_scale, const std:
 }
 
 void check_float_or_quantized(const TensorType& data) {
-  // Float values of any storage type (float16 and bfloat16 under --precision
-  // fp16/bf16): which a target computes is its kernels' OpKernel::dtypes.
-  if (!is_float_dtype(data.dtype) && data.quantization.empty())
-    throw Error("the input is " + data.str() + ": this op takes float or quantized integers");
+  // float16 and bfloat16 are float32's storage under --precision fp16 / bf16 (the pass half_storage).
+  const bool float_storage =
+      data.dtype == DType::kFloat32 || data.dtype == DType::kFloat16 || data.dtype == DType::kBFloat16;
+  if (!float_storage && data.quantization.empty())
+    throw Error("the input is " + data.str() + ": this op takes float32 or quantized integers");
   if (data.quantization.axis)
     throw Error("the input is quantized per axis (" + data.str() + "); this op takes it per tensor");
 }

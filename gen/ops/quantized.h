@@ -56,7 +56,8 @@ std::vector<Requantization> channel_requantization(float input_scale, const std:
 // axis 0 (its output channels); the bias int32. Error naming what is wrong.
 // Float data: the weight and bias must not be quantized.
 void check_quantized_operands(const std::vector<TensorType>& in);
-// Error unless `data` is float32 or an integer quantized per tensor: what
+// Error unless `data` is float32 (or its half storage, float16 / bfloat16)
+// or an integer quantized per tensor: what
 // ops with a float and a quantized form take (an unquantized int8 has no
 // meaning there; a per-axis one is a weight's).
 void check_float_or_quantized(const TensorType& data);

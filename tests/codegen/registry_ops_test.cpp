@@ -203,6 +203,8 @@ std::vector<std::set<std::string>> example_groups_fitting(const Target& target, 
   for (const OpDef* op : all_ops()) {
     if (!testing::op_selected(op->name)) continue;
     for (std::size_t e = 0; e < op->examples.size(); ++e) {
+      // As check_every_op's graph: the examples of dtypes the board's kernels compute (not _storage_cast's halves).
+      if (!testing::backend_computes(target.backend, *op, op->examples[e])) continue;
       const std::string example = testing::example_name(op->name, e);
       const CompiledGraph compiled =
           compile_graph(testing::all_ops_graph(1234, {example}).graph, CompileOptions::for_target(target));
@@ -228,7 +230,7 @@ std::vector<std::set<std::string>> example_groups_fitting(const Target& target, 
 // flags and the generated-code contract's, need no symbol the target forbids
 // (the check verify makes of every board build it runs).
 void check_board_objects(const Target& target, const std::set<std::string>& examples) {
-  const testing::AllOpsGraph all = testing::all_ops_graph(1234, examples);
+  const testing::AllOpsGraph all = testing::all_ops_graph(1234, examples, target.backend);
   CppEmitOptions emit{"board_objects", "board_objects", "board_objects"};
   TempDir dir("hybgen-board-objects");
   const std::string d = dir.path() + "/";

@@ -7,12 +7,14 @@
 // 16-byte aligned buffers (the float4 paths) and once with every buffer
 // one float off (the scalar paths), and must reproduce the op's reference
 // kernel exactly. The same driver must compile with nvcc for sm_80 and sm_90.
+// A second driver moves 2-byte elements (__half, the storage of --precision
+// fp16), whose 16-byte paths take 8 elements per float4.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -24,9 +26,10 @@
 #include <system_error>
 #include <vector>
 
+#include "cuda_test_support.h"
+#include "ir/half.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
-#include "cuda_test_support.h"
 #include "run_command.h"
 #include "targets/target.h"
 
@@ -62,7 +65,9 @@ int64_t concat_offset(const Prepared& p, std::size_t input) {
   return offset;
 }
 
-Prepared prepare(const Case& c, std::mt19937& rng) {
+// `dtype`: the element type the kernels move (float32, or float16 with
+// values the format holds, so the float reference gives the bits expected).
+Prepared prepare(const Case& c, std::mt19937& rng, DType dtype = DType::kFloat32) {
   const OpDef& def = find_op(c.op);
   Prepared p{c, normalize_attrs(def, c.attrs), {}, {}, {}, {}, {}, {}};
   for (const Shape& s : c.inputs) p.in.push_back(TensorType{s, DType::kFloat32});
@@ -70,7 +75,7 @@ Prepared prepare(const Case& c, std::mt19937& rng) {
   std::uniform_real_distribution<float> value(-2.0f, 2.0f);
   for (std::size_t i = 0; i < p.in.size(); ++i) {
     std::vector<float> v(static_cast<std::size_t>(p.in[i].num_elements()));
-    for (float& f : v) f = value(rng);
+    for (float& f : v) f = dtype == DType::kFloat16 ? half_to_float(float_to_half(value(rng))) : value(rng);
     if (def.name == "Embedding" && i == 0) {  // indices: in range, fractional, negative, past the end, NaN
       const float rows = static_cast<float>(p.attrs.get_int("input_dim"));
       std::uniform_real_distribution<float> index(-3.0f, rows + 3.0f);
@@ -93,6 +98,8 @@ Prepared prepare(const Case& c, std::mt19937& rng) {
       std::copy(p.data[i].begin(), p.data[i].end(), p.init[0].begin() + offset);
     }
 
+  for (auto& t : p.in) t.dtype = dtype;
+  for (auto& t : p.out) t.dtype = dtype;
   Node node{"node", def.name, p.attrs, {}, {}};
   std::vector<std::string> ins, outs;
   for (std::size_t i = 0; i < p.in.size(); ++i) ins.push_back("in" + std::to_string(i));
@@ -116,23 +123,29 @@ void add_kernel(const std::string& name, std::vector<std::string>& order, std::s
   order.push_back(name);
 }
 
-std::string driver_source(const std::vector<Prepared>& cases) {
+// `element`: the C type of the buffers (float or __half).
+std::string driver_source(const std::vector<Prepared>& cases, const std::string& element = "float") {
   std::vector<std::string> order;
   std::set<std::string> seen;
   add_kernel("common", order, seen);
   for (const auto& p : cases)
     for (const auto& k : p.call.kernels) add_kernel(k, order, seen);
   std::string s =
+      std::string(element == "float" ? "" : "#define HG_CUDA_HALF 1\n") +
       "#include <cuda_runtime.h>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <vector>\n"
+      "#if defined(HG_CUDA_HALF) && !defined(HG_CUDA_HOST)\n#include <cuda_fp16.h>\n#endif\n"
       "#define HG_CHECK(call) do { const cudaError_t e_ = (call); if (e_ != cudaSuccess) return e_; } while (0)\n"
       "namespace model { namespace kernels {\n";
   for (const auto& k : order) s += read_text(kKernels + "/" + k + ".inc") + "\n";
   s += "}  // namespace kernels\n}  // namespace model\nusing namespace model::kernels;\n\n"
-       "typedef cudaError_t (*CaseFn)(cudaStream_t, const float* const*, float* const*);\n";
+       "typedef " +
+       element +
+       " Elem;\n"
+       "typedef cudaError_t (*CaseFn)(cudaStream_t, const Elem* const*, Elem* const*);\n";
   for (std::size_t c = 0; c < cases.size(); ++c) {
     const Prepared& p = cases[c];
     s += "// " + p.c.op + " " + p.c.label + "\nstatic cudaError_t case_" + std::to_string(c) +
-         "(cudaStream_t stream, const float* const* ins, float* const* outs) {\n";
+         "(cudaStream_t stream, const Elem* const* ins, Elem* const* outs) {\n";
     // Only the buffers the code names (nvcc warns of unused ones).
     auto named = [&](const std::string& name) {
       for (std::size_t at = p.call.code.find(name); at != std::string::npos; at = p.call.code.find(name, at + 1)) {
@@ -143,10 +156,10 @@ std::string driver_source(const std::vector<Prepared>& cases) {
     };
     for (std::size_t i = 0; i < p.in.size(); ++i)
       if (named("in" + std::to_string(i)))
-        s += "  const float* in" + std::to_string(i) + " = ins[" + std::to_string(i) + "];\n";
+        s += "  const Elem* in" + std::to_string(i) + " = ins[" + std::to_string(i) + "];\n";
     for (std::size_t i = 0; i < p.out.size(); ++i)
       if (named("out" + std::to_string(i)))
-        s += "  float* out" + std::to_string(i) + " = outs[" + std::to_string(i) + "];\n";
+        s += "  Elem* out" + std::to_string(i) + " = outs[" + std::to_string(i) + "];\n";
     s += "  (void)stream;\n  (void)ins;\n  (void)outs;\n" + p.call.code + "\n  return cudaSuccess;\n}\n";
   }
   s += R"(
@@ -156,7 +169,7 @@ struct CaseInfo {
 };
 
 // Reads case_N.bin (inputs, then the outputs' initial values), runs the
-// case with every buffer `shift` floats past a 256-byte boundary and writes
+// case with every buffer `shift` elements past a 256-byte boundary and writes
 // the outputs to case_N_SHIFT.out.
 static int run_case(const char* dir, int index, const CaseInfo& info, int shift, cudaStream_t stream) {
   char path[4096];
@@ -165,18 +178,18 @@ static int run_case(const char* dir, int index, const CaseInfo& info, int shift,
   if (!f) return 2;
   std::vector<long> sizes = info.in;
   sizes.insert(sizes.end(), info.out.begin(), info.out.end());
-  std::vector<float*> dev;
+  std::vector<Elem*> dev;
   for (long n : sizes) {
-    std::vector<float> host(static_cast<size_t>(n));
-    if (std::fread(host.data(), sizeof(float), host.size(), f) != host.size()) return 3;
-    float* d = nullptr;
-    if (cudaMalloc(&d, (static_cast<size_t>(n) + 8) * sizeof(float)) != cudaSuccess) return 4;
-    if (cudaMemcpy(d + shift, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) return 5;
+    std::vector<Elem> host(static_cast<size_t>(n));
+    if (std::fread(host.data(), sizeof(Elem), host.size(), f) != host.size()) return 3;
+    Elem* d = nullptr;
+    if (cudaMalloc(&d, (static_cast<size_t>(n) + 8) * sizeof(Elem)) != cudaSuccess) return 4;
+    if (cudaMemcpy(d + shift, host.data(), host.size() * sizeof(Elem), cudaMemcpyHostToDevice) != cudaSuccess) return 5;
     dev.push_back(d);
   }
   std::fclose(f);
-  std::vector<const float*> ins;
-  std::vector<float*> outs;
+  std::vector<const Elem*> ins;
+  std::vector<Elem*> outs;
   for (size_t i = 0; i < info.in.size(); ++i) ins.push_back(dev[i] + shift);
   for (size_t i = 0; i < info.out.size(); ++i) outs.push_back(dev[info.in.size() + i] + shift);
   const cudaError_t e = info.fn(stream, ins.data(), outs.data());
@@ -189,12 +202,12 @@ static int run_case(const char* dir, int index, const CaseInfo& info, int shift,
   f = std::fopen(path, "wb");
   if (!f) return 8;
   for (size_t i = 0; i < info.out.size(); ++i) {
-    std::vector<float> host(static_cast<size_t>(info.out[i]));
-    if (cudaMemcpy(host.data(), outs[i], host.size() * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) return 9;
-    std::fwrite(host.data(), sizeof(float), host.size(), f);
+    std::vector<Elem> host(static_cast<size_t>(info.out[i]));
+    if (cudaMemcpy(host.data(), outs[i], host.size() * sizeof(Elem), cudaMemcpyDeviceToHost) != cudaSuccess) return 9;
+    std::fwrite(host.data(), sizeof(Elem), host.size(), f);
   }
   std::fclose(f);
-  for (float* d : dev) cudaFree(d);
+  for (Elem* d : dev) cudaFree(d);
   return 0;
 }
 
@@ -351,6 +364,61 @@ TEST_F(DataKernels, EveryCaseMatchesTheReferenceOnTheCudaHostLayer) {
         for (std::size_t i = 0; i < got.size(); ++i)
           if (!same(got[i], p.expected[o][i]) && bad++ < 3)
             ADD_FAILURE() << "output " << o << "[" << i << "] = " << got[i] << ", expected " << p.expected[o][i];
+        EXPECT_EQ(bad, 0u) << "output " << o;
+      }
+    }
+  }
+}
+
+// The same cases (but Embedding's, whose float indices keep it float32)
+// moving __half elements: every 16-byte path then takes 8 elements per
+// float4, and a buffer one element off (2 bytes) takes the scalar paths.
+TEST_F(DataKernels, EveryCaseMovesHalfElementsOnTheCudaHostLayer) {
+  std::mt19937 rng(20240612);
+  std::vector<Prepared> cases;
+  for (const Case& c : all_cases()) {
+    if (c.op == "Embedding") continue;
+    SCOPED_TRACE(c.op + " " + c.label);
+    ASSERT_NO_THROW(cases.push_back(prepare(c, rng, DType::kFloat16)));
+  }
+  const std::string dir = dir_ + "/half";
+  fs::create_directories(dir);
+  std::ofstream(dir + "/driver.cu") << driver_source(cases, "__half");
+  fs::copy_file(kHeader, dir + "/cuda_runtime.h");
+  const CommandResult built = run_command(q(HYBGEN_CXX) + " -std=c++17 -O1 -Wall -Wextra -Wpedantic -Werror -x c++ -I" +
+                                          q(dir) + " " + q(dir + "/driver.cu") + " -o " + q(dir + "/driver"));
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  auto bits = [](const std::vector<float>& v) {
+    std::vector<uint16_t> b(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) b[i] = float_to_half(v[i]);
+    return b;
+  };
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    std::ofstream f(dir + "/case_" + std::to_string(c) + ".bin", std::ios::binary);
+    for (const auto* group : {&cases[c].data, &cases[c].init})
+      for (const auto& v : *group) {
+        const std::vector<uint16_t> b = bits(v);
+        f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size() * sizeof(uint16_t)));
+      }
+  }
+  const CommandResult ran = run_command("timeout 60 " + q(dir + "/driver") + " " + q(dir));
+  ASSERT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_EQ(ran.output, "OK\n");
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    const Prepared& p = cases[c];
+    for (int shift : {0, 1}) {
+      SCOPED_TRACE(p.c.op + " " + p.c.label + " shift " + std::to_string(shift) + "\n" + p.call.code);
+      std::ifstream f(dir + "/case_" + std::to_string(c) + "_" + std::to_string(shift) + ".out", std::ios::binary);
+      for (std::size_t o = 0; o < p.expected.size(); ++o) {
+        const std::vector<uint16_t> want = bits(p.expected[o]);
+        std::vector<uint16_t> got(want.size());
+        f.read(reinterpret_cast<char*>(got.data()), static_cast<std::streamsize>(got.size() * sizeof(uint16_t)));
+        ASSERT_TRUE(f.good()) << "output " << o << " missing";
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < got.size(); ++i)
+          if (got[i] != want[i] && bad++ < 3)
+            ADD_FAILURE() << "output " << o << "[" << i << "] = " << half_to_float(got[i]) << ", expected "
+                          << half_to_float(want[i]);
         EXPECT_EQ(bad, 0u) << "output " << o;
       }
     }

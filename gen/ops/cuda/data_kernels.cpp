@@ -12,8 +12,9 @@
 #include <numeric>
 
 #include "ir/error.h"
-#include "ops/op.h"
+#include "ops/cuda/storage_types.h"
 #include "ops/indexing.h"
+#include "ops/op.h"
 #include "ops/op_util.h"
 #include "ops/slice.h"
 #include "ops/transpose.h"
@@ -82,6 +83,7 @@ KernelCall emit_slice_axis(const EmitContext& ctx) {
 std::string parts_calls(const EmitContext& ctx, bool split, const std::string& whole, int64_t outer, int64_t row,
                         const std::vector<std::string>& ptrs, const std::vector<int64_t>& offsets,
                         const std::vector<int64_t>& parts) {
+  const std::string element = storage_c_type((split ? ctx.in_types : ctx.out_types)[0].dtype, Backend::kCuda);
   std::string code;
   for (std::size_t first = 0; first < ptrs.size(); first += kMaxParts) {
     const std::size_t last = std::min(ptrs.size(), first + kMaxParts);
@@ -95,7 +97,7 @@ std::string parts_calls(const EmitContext& ctx, bool split, const std::string& w
     if (!code.empty()) code += "\n";
     code += std::string("HG_CHECK(") + (split ? "hg_split(" : "hg_concat(") + ctx.stream + ", " + whole + ", " +
             std::to_string(outer) + ", " + std::to_string(row) + ", " + std::to_string(last - first) + ", " +
-            (split ? "HgSplitParts{" : "HgConcatParts{") + p + "}, " + o + "}, " + s + "}}));";
+            (split ? "HgSplitParts<" : "HgConcatParts<") + element + ">{" + p + "}, " + o + "}, " + s + "}}));";
   }
   return code;
 }
@@ -258,25 +260,27 @@ KernelCall emit_embedding(const EmitContext& ctx) {
                              "));"};
 }
 
-const KernelRegistrar concat_reg(Backend::kCuda, "Concat", OpKernel{emit_concat});
-const KernelRegistrar slice_reg(Backend::kCuda, "slice", OpKernel{emit_slice});
-const KernelRegistrar slice_axis_reg(Backend::kCuda, "slice_axis", OpKernel{emit_slice_axis});
-const KernelRegistrar split_reg(Backend::kCuda, "SliceChannel", OpKernel{emit_split});
-const KernelRegistrar stack_reg(Backend::kCuda, "stack", OpKernel{emit_stack});
-const KernelRegistrar tile_reg(Backend::kCuda, "tile", OpKernel{emit_gather_op});
-const KernelRegistrar repeat_reg(Backend::kCuda, "repeat", OpKernel{emit_gather_op});
-const KernelRegistrar reverse_reg(Backend::kCuda, "reverse", OpKernel{emit_gather_op});
-const KernelRegistrar slice_like_reg(Backend::kCuda, "slice_like", OpKernel{emit_gather_op});
-const KernelRegistrar space_to_depth_reg(Backend::kCuda, "space_to_depth", OpKernel{emit_gather_op});
-const KernelRegistrar depth_to_space_reg(Backend::kCuda, "depth_to_space", OpKernel{emit_gather_op});
-const KernelRegistrar transpose_reg(Backend::kCuda, "transpose", OpKernel{emit_transpose});
+const KernelRegistrar concat_reg(Backend::kCuda, "Concat", in_half_storage(OpKernel{emit_concat}));
+const KernelRegistrar slice_reg(Backend::kCuda, "slice", in_half_storage(OpKernel{emit_slice}));
+const KernelRegistrar slice_axis_reg(Backend::kCuda, "slice_axis", in_half_storage(OpKernel{emit_slice_axis}));
+const KernelRegistrar split_reg(Backend::kCuda, "SliceChannel", in_half_storage(OpKernel{emit_split}));
+const KernelRegistrar stack_reg(Backend::kCuda, "stack", in_half_storage(OpKernel{emit_stack}));
+const KernelRegistrar tile_reg(Backend::kCuda, "tile", in_half_storage(OpKernel{emit_gather_op}));
+const KernelRegistrar repeat_reg(Backend::kCuda, "repeat", in_half_storage(OpKernel{emit_gather_op}));
+const KernelRegistrar reverse_reg(Backend::kCuda, "reverse", in_half_storage(OpKernel{emit_gather_op}));
+const KernelRegistrar slice_like_reg(Backend::kCuda, "slice_like", in_half_storage(OpKernel{emit_gather_op}));
+const KernelRegistrar space_to_depth_reg(Backend::kCuda, "space_to_depth", in_half_storage(OpKernel{emit_gather_op}));
+const KernelRegistrar depth_to_space_reg(Backend::kCuda, "depth_to_space", in_half_storage(OpKernel{emit_gather_op}));
+const KernelRegistrar transpose_reg(Backend::kCuda, "transpose", in_half_storage(OpKernel{emit_transpose}));
+// float32 only: its indices are float values that float16 and bfloat16
+// hold exactly only up to 2048 and 256.
 const KernelRegistrar embedding_reg(Backend::kCuda, "Embedding", OpKernel{emit_embedding});
-const KernelRegistrar reshape_reg(Backend::kCuda, "Reshape", OpKernel{emit_copy});
-const KernelRegistrar flatten_reg(Backend::kCuda, "Flatten", OpKernel{emit_copy});
-const KernelRegistrar expand_dims_reg(Backend::kCuda, "expand_dims", OpKernel{emit_copy});
-const KernelRegistrar squeeze_reg(Backend::kCuda, "squeeze", OpKernel{emit_copy});
-const KernelRegistrar dropout_reg(Backend::kCuda, "Dropout", OpKernel{emit_copy});
-const KernelRegistrar copy_reg(Backend::kCuda, "_copy", OpKernel{emit_copy});
+const KernelRegistrar reshape_reg(Backend::kCuda, "Reshape", in_half_storage(OpKernel{emit_copy}));
+const KernelRegistrar flatten_reg(Backend::kCuda, "Flatten", in_half_storage(OpKernel{emit_copy}));
+const KernelRegistrar expand_dims_reg(Backend::kCuda, "expand_dims", in_half_storage(OpKernel{emit_copy}));
+const KernelRegistrar squeeze_reg(Backend::kCuda, "squeeze", in_half_storage(OpKernel{emit_copy}));
+const KernelRegistrar dropout_reg(Backend::kCuda, "Dropout", in_half_storage(OpKernel{emit_copy}));
+const KernelRegistrar copy_reg(Backend::kCuda, "_copy", in_half_storage(OpKernel{emit_copy}));
 
 }  // namespace
 }  // namespace hybgen

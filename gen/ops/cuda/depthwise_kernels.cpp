@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "ops/cuda/storage_types.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 
@@ -73,11 +74,11 @@ KernelCall emit_pointwise_depthwise(const EmitContext& ctx) {
 
 int64_t scratch_bytes(const KernelSite& site) {
   const Geometry g = geometry(site.attrs, site.in, site.out);
-  return fused_fits(g) ? 0 : g.n * g.mid * g.h * g.w * static_cast<int64_t>(sizeof(float));
+  return fused_fits(g) ? 0 : g.n * g.mid * g.h * g.w * static_cast<int64_t>(dtype_size(site.out[0].dtype));
 }
 
 const KernelRegistrar depthwise_kernels_registrar(Backend::kCuda, "_pointwise_depthwise_conv", [] {
-  OpKernel k{emit_pointwise_depthwise};
+  OpKernel k = in_half_storage(OpKernel{emit_pointwise_depthwise});
   k.scratch_bytes = scratch_bytes;
   return k;
 }());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "ops/cuda/storage_types.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 
@@ -109,20 +110,27 @@ KernelCall emit_lrn(const EmitContext& ctx) {
                        cpp_float(a.get_float("beta")) + ", " + cpp_float(a.get_float("knorm")) + "));"};
 }
 
-const KernelRegistrar softmax_reg(Backend::kCuda, "softmax",
-                                  OpKernel{[](const EmitContext& c) { return emit_softmax(c, false); }});
-const KernelRegistrar log_softmax_reg(Backend::kCuda, "log_softmax",
-                                      OpKernel{[](const EmitContext& c) { return emit_softmax(c, true); }});
-const KernelRegistrar softmax_output_reg(Backend::kCuda, "SoftmaxOutput", OpKernel{emit_softmax_output});
-const KernelRegistrar softmax_activation_reg(Backend::kCuda, "SoftmaxActivation", OpKernel{emit_softmax_activation});
-const KernelRegistrar layer_norm_reg(Backend::kCuda, "LayerNorm", OpKernel{emit_layer_norm});
-const KernelRegistrar batch_norm_reg(Backend::kCuda, "BatchNorm", OpKernel{emit_batch_norm});
+const KernelRegistrar softmax_reg(Backend::kCuda, "softmax", in_half_storage(OpKernel{[](const EmitContext& c) {
+                                    return emit_softmax(c, false);
+                                  }}));
+const KernelRegistrar log_softmax_reg(Backend::kCuda, "log_softmax", in_half_storage(OpKernel{[](const EmitContext& c) {
+                                        return emit_softmax(c, true);
+                                      }}));
+const KernelRegistrar softmax_output_reg(Backend::kCuda, "SoftmaxOutput",
+                                         in_half_storage(OpKernel{emit_softmax_output}));
+const KernelRegistrar softmax_activation_reg(Backend::kCuda, "SoftmaxActivation",
+                                             in_half_storage(OpKernel{emit_softmax_activation}));
+const KernelRegistrar layer_norm_reg(Backend::kCuda, "LayerNorm", in_half_storage(OpKernel{emit_layer_norm}));
+const KernelRegistrar batch_norm_reg(Backend::kCuda, "BatchNorm", in_half_storage(OpKernel{emit_batch_norm}));
 const KernelRegistrar instance_norm_reg(Backend::kCuda, "InstanceNorm",
-                                        OpKernel{[](const EmitContext& c) { return emit_group_norm(c, true); }});
-const KernelRegistrar group_norm_reg(Backend::kCuda, "GroupNorm",
-                                     OpKernel{[](const EmitContext& c) { return emit_group_norm(c, false); }});
-const KernelRegistrar l2_normalization_reg(Backend::kCuda, "L2Normalization", OpKernel{emit_l2_normalization});
-const KernelRegistrar lrn_reg(Backend::kCuda, "LRN", OpKernel{emit_lrn});
+                                        in_half_storage(OpKernel{
+                                            [](const EmitContext& c) { return emit_group_norm(c, true); }}));
+const KernelRegistrar group_norm_reg(Backend::kCuda, "GroupNorm", in_half_storage(OpKernel{[](const EmitContext& c) {
+                                       return emit_group_norm(c, false);
+                                     }}));
+const KernelRegistrar l2_normalization_reg(Backend::kCuda, "L2Normalization",
+                                           in_half_storage(OpKernel{emit_l2_normalization}));
+const KernelRegistrar lrn_reg(Backend::kCuda, "LRN", in_half_storage(OpKernel{emit_lrn}));
 
 }  // namespace
 }  // namespace hybgen

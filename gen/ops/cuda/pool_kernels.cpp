@@ -9,6 +9,7 @@
 
 #include "ir/error.h"
 #include "ops/conv_geometry.h"
+#include "ops/cuda/storage_types.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 
@@ -40,7 +41,7 @@ KernelCall emit_pooling(const EmitContext& ctx) {
                         std::to_string(g.type) + ", " + include_pad + ", " + (global ? "true" : "false") + "));"};
 }
 
-const KernelRegistrar pool_kernels_registrar(Backend::kCuda, "Pooling", OpKernel{emit_pooling});
+const KernelRegistrar pool_kernels_registrar(Backend::kCuda, "Pooling", in_half_storage(OpKernel{emit_pooling}));
 
 }  // namespace
 }  // namespace hybgen

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "ops/cuda/storage_types.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 #include "ops/reduce.h"
@@ -64,7 +65,7 @@ KernelCall emit_reduce(const EmitContext& ctx) {
 
 const bool registered = [] {
   for (const char* op : {"sum", "mean", "max", "min", "prod", "norm"})
-    register_kernel(Backend::kCuda, op, OpKernel{emit_reduce});
+    register_kernel(Backend::kCuda, op, in_half_storage(OpKernel{emit_reduce}));
   return true;
 }();
 

@@ -3,6 +3,7 @@
 // C++ backend's tables were made with (gen/ops/resize2d.cpp).
 #include <string>
 
+#include "ops/cuda/storage_types.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 #include "ops/resize2d.h"
@@ -19,7 +20,7 @@ KernelCall emit_resize2d(const EmitContext& ctx) {
               int_str(p.transform) + ", " + int_str(p.rounding) + "));"};
 }
 
-const KernelRegistrar resize2d_kernels_registrar(Backend::kCuda, "Resize2D", OpKernel{emit_resize2d});
+const KernelRegistrar resize2d_kernels_registrar(Backend::kCuda, "Resize2D", in_half_storage(OpKernel{emit_resize2d}));
 
 }  // namespace
 }  // namespace hybgen

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ir/error.h"
+#include "ops/cuda/storage_types.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 #include "ops/rnn.h"
@@ -46,7 +47,7 @@ const KernelRegistrar rnn_reg(Backend::kCuda, "RNN", [] {
   k.scratch_bytes = rnn_scratch_bytes;
   return k;
 }());
-const KernelRegistrar swap_axis_reg(Backend::kCuda, "SwapAxis", OpKernel{emit_swap_axis});
+const KernelRegistrar swap_axis_reg(Backend::kCuda, "SwapAxis", in_half_storage(OpKernel{emit_swap_axis}));
 
 }  // namespace
 }  // namespace hybgen

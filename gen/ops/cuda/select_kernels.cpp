@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ir/error.h"
+#include "ops/cuda/storage_types.h"
 #include "ops/indexing.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
@@ -97,6 +98,9 @@ KernelCall emit_pad(const EmitContext& ctx) {
                        std::to_string(mode) + ", " + cpp_float(a.get_float("constant_value")) + "));"};
 }
 
+// float32 only: argmax, argmin and topk give positions, pick, take and
+// one_hot read them, SequenceMask reads lengths, as float values that
+// float16 and bfloat16 hold exactly only up to 2048 and 256.
 const KernelRegistrar argmax_reg(Backend::kCuda, "argmax",
                                  OpKernel{[](const EmitContext& c) { return emit_arg(c, false); }});
 const KernelRegistrar argmin_reg(Backend::kCuda, "argmin",
@@ -106,7 +110,7 @@ const KernelRegistrar pick_reg(Backend::kCuda, "pick", OpKernel{emit_pick});
 const KernelRegistrar take_reg(Backend::kCuda, "take", OpKernel{emit_take});
 const KernelRegistrar one_hot_reg(Backend::kCuda, "one_hot", OpKernel{emit_one_hot});
 const KernelRegistrar sequence_mask_reg(Backend::kCuda, "SequenceMask", OpKernel{emit_sequence_mask});
-const KernelRegistrar pad_reg(Backend::kCuda, "Pad", OpKernel{emit_pad});
+const KernelRegistrar pad_reg(Backend::kCuda, "Pad", in_half_storage(OpKernel{emit_pad}));
 
 }  // namespace
 }  // namespace hybgen

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "ops/cuda/storage_types.h"
 #include "ops/deconv.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
@@ -74,8 +75,10 @@ KernelCall emit_resize(const EmitContext& ctx) {
 }
 
 const KernelRegistrar reg_deconvolution(Backend::kCuda, "Deconvolution", OpKernel{emit_deconvolution});
+// UpSampling stays float32 while Deconvolution's kernel, which its bilinear
+// mode runs, does (hg_upsample_nearest computes either).
 const KernelRegistrar reg_upsampling(Backend::kCuda, "UpSampling", OpKernel{emit_upsampling});
-const KernelRegistrar reg_resize(Backend::kCuda, "_contrib_BilinearResize2D", OpKernel{emit_resize});
+const KernelRegistrar reg_resize(Backend::kCuda, "_contrib_BilinearResize2D", in_half_storage(OpKernel{emit_resize}));
 
 }  // namespace
 }  // namespace hybgen
