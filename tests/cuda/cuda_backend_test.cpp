@@ -83,41 +83,6 @@ TEST(CudaBackend, EveryRegisteredOpHasACudaKernel) {
   EXPECT_NO_THROW(check_kernels(all.graph, find_target("cuda")));
 }
 
-// Under --precision fp16 / bf16 every node whose CUDA kernel (a printer of
-// its own, not the fused loop) declares the half type reads and writes it
-// for every float value: an op's shape rule that refused half inputs would
-// keep it float32 silently (the pass half_storage then casts around it), so
-// the declared dtypes would not say what runs.
-TEST(CudaBackend, KernelsDeclaringHalfStorageRunInIt) {
-  for (Precision precision : {Precision::kFP16, Precision::kBF16}) {
-    const DType half = precision == Precision::kFP16 ? DType::kFloat16 : DType::kBFloat16;
-    Graph g = testing::all_ops_graph(1, {}, Backend::kCuda).graph;
-    validate(g);
-    infer_shapes(g);
-    Target target = find_target("cuda");
-    target.precision = precision;
-    ASSERT_TRUE(half_storage(g, target));
-    int in_half = 0;
-    for (const Node& node : g.nodes) {
-      const OpKernel* kernel = find_kernel(Backend::kCuda, find_op(node.op).name);
-      if (!kernel || !kernel->emit ||
-          std::find(kernel->dtypes.begin(), kernel->dtypes.end(), half) == kernel->dtypes.end())
-        continue;
-      std::vector<std::string> values = node.inputs;
-      values.insert(values.end(), node.outputs.begin(), node.outputs.end());
-      bool any_half = false;
-      for (const auto& v : values) {
-        const TensorType& t = g.type(v);
-        EXPECT_FALSE(t.dtype == DType::kFloat32 && t.quantization.empty())
-            << node.op << " (" << node.name << "): " << v << " stayed float32 under " << precision_name(precision);
-        any_half = any_half || t.dtype == half;
-      }
-      in_half += any_half;
-    }
-    EXPECT_GT(in_half, 0);
-  }
-}
-
 // The registry test's graph (tests/codegen/registry_ops_test.cpp runs it on
 // cuda-host) through nvcc for sm_80 and sm_90, in float32 and in the
 // half-precision storage of --precision fp16 and bf16 (every kernel that
