@@ -10,6 +10,8 @@ prepare (CPU only): for each config NAME:BATCH, export the zoo model with
 export_zoo (Xavier seed 42) and, for each hybgen precision, generate its CUDA
 (`hybgen --target cuda --external-weights --precision P`) and build it with a
 small extern "C" shim into a shared library (nvcc -arch=--arch, --jobs at once).
+Both sides use the export's weights with each CNN's batch norms calibrated on
+the benchmark's input (calibrate()), so that FP16 has something to compare.
 
 measure (GPU): PyTorch's side is built natively from the same weights, not
 converted from ONNX: resnet18_v1 is torchvision.models.resnet18; mobilenet_v2
@@ -75,6 +77,8 @@ MODELS = ("resnet18_v1", "mobilenet_v2", "transformer_encoder")
 CNNS = ("resnet18_v1", "mobilenet_v2")
 HYBGEN_PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
 INPUT_SEED = 7
+# Differences from PyTorch FP32 past these are marked LARGE in the table (not an error: a flag to look at).
+FLAG_DIFF = {"fp32": 1e-4, "tf32": 1e-2, "fp16": 5e-2, "bf16": 2e-1}
 
 
 def run(cmd, **kw):
@@ -172,6 +176,33 @@ def export(name, batch, args, work: Path):
     return prefix
 
 
+def calibrate(name, prefix):
+    """The weights both sides are timed with: PREFIX.calibrated.safetensors, where a CNN's batch norms hold the
+    mean and variance of their inputs on the benchmark's input. Xavier weights with identity norms shrink
+    MobileNet v2's activations by about 10x per bottleneck (its output is near 1e-11, below FP16's range),
+    which would leave nothing to compare at FP16; calibrated, every layer's output is of order 1, as in a
+    trained network. The transformer's layer norms need nothing: its weights are copied unchanged."""
+    import torch
+    out = Path(str(prefix) + ".calibrated.safetensors")
+    weights = read_safetensors(str(prefix) + ".safetensors")
+    if name in CNNS:
+        module, graph = torch_model(torch, name, prefix)
+        bns = [m for m in module.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+        for bn in bns:
+            bn.reset_running_stats()
+            bn.momentum = None  # a cumulative average: after one batch, that batch's statistics
+        module.train()
+        with torch.no_grad():
+            module(torch.from_numpy(model_input(graph["inputs"][0]["shape"])))
+        state = module.state_dict()
+        weights = dict(weights)
+        for key, zoo in module.zoo_names.items():
+            if key.endswith(("running_mean", "running_var")):
+                weights[zoo] = state[key].numpy().astype(np.float32)
+    write_safetensors(out, weights)
+    return out
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # PyTorch's side, built natively with the zoo export's weights.
 
@@ -235,7 +266,10 @@ def map_cnn(torch, module, graph, weights):
         state[tname + ".weight"] = weights[z + "_weight"]
         if fc.bias is not None:
             state[tname + ".bias"] = weights[z + "_bias"]
-    return load_exact(torch, module, state, weights)
+    module = load_exact(torch, module, state, weights)
+    ids = {id(v): k for k, v in weights.items()}
+    module.zoo_names = {k: ids[id(v)] for k, v in state.items()}  # torch key -> zoo weight name
+    return module
 
 
 def load_exact(torch, module, state, weights):
@@ -420,8 +454,9 @@ def prepare_one(name, batch, precision, args, work: Path):
     prefix = export(name, batch, args, work)
     stem = f"{stem_of(name, batch)}_{precision}"
     gen = work / (stem + "_cuda")
-    run([args.hybgen, str(prefix) + ".json", "--target", "cuda", "--precision", precision, "--external-weights",
-         "--name", stem, "-o", gen])
+    calibrated = str(prefix) + ".calibrated.safetensors"
+    run([args.hybgen, str(prefix) + ".json", "-w", calibrated, "--target", "cuda", "--precision", precision,
+         "--external-weights", "--name", stem, "-o", gen])
     (gen / "shim.cu").write_text(SHIM.format(name=stem))
     t1 = time.time()
     lib = gen / f"lib{stem}.so"
@@ -431,7 +466,7 @@ def prepare_one(name, batch, precision, args, work: Path):
     tmp.replace(lib)  # no half-written library for measure to load
     manifest = json.loads((gen / f"{stem}.manifest.json").read_text())
     return {"config": f"{name}:{batch}", "name": name, "batch": batch, "precision": precision, "stem": stem,
-            "prefix": str(prefix), "lib": str(lib), "weights": str(gen / f"{stem}.weights.bin"),
+            "prefix": str(prefix), "calibrated": calibrated, "lib": str(lib), "weights": str(gen / f"{stem}.weights.bin"),
             "input": manifest["inputs"][0]["shape"], "output": manifest["outputs"][0]["shape"],
             "kernels": len(manifest["kernels"]), "nvcc_seconds": round(time.time() - t1, 1),
             "prepare_seconds": round(time.time() - t0, 1)}
@@ -447,6 +482,8 @@ def prepare_all(args, work):
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for f in [pool.submit(export, n, b, args, work) for n, b in configs]:
             f.result()
+    for n, b in configs:
+        calibrate(n, work / stem_of(n, b))
     jobs = [(n, b, p) for n, b in configs for p in precisions]
     order = sorted(jobs, key=lambda j: (MODELS.index(j[0]) if j[0] in CNNS else 9, -j[1]))
     prepared, t0 = [], time.time()
@@ -603,7 +640,7 @@ def compile_one(args):
     import torch
     (name, batch, precision), = parse_configs(args.compile_one, with_precision=True)
     prefix = Path(args.out) / "work" / stem_of(name, batch)
-    module, graph = torch_model(torch, name, prefix)
+    module, graph = torch_model(torch, name, prefix, str(prefix) + ".calibrated.safetensors")
     x_np = model_input(graph["inputs"][0]["shape"])
     set_tf32(torch, False)
     with torch.inference_mode():
@@ -668,6 +705,12 @@ def fmt(v):
 
 def measure_all(prepared, args, out):
     import torch
+    if not prepared:
+        print("gpu_bench.py: nothing was prepared (see the prepare phase's output)", flush=True)
+        return 1
+    if not torch.cuda.is_available():
+        print("gpu_bench.py: torch sees no CUDA device", flush=True)
+        return 2
     t_start = time.time()
     set_tf32(torch, False)
     torch.backends.cudnn.benchmark = args.cudnn_benchmark
@@ -684,7 +727,7 @@ def measure_all(prepared, args, out):
         r = {"config": cfg, "torch": {}, "hybgen": {}}
         try:
             with torch.cuda.stream(torch.cuda.Stream()):
-                module, graph = torch_model(torch, name, libs[0]["prefix"])
+                module, graph = torch_model(torch, name, libs[0]["prefix"], libs[0]["calibrated"])
                 x_np = model_input(graph["inputs"][0]["shape"])
                 with torch.inference_mode():
                     ref = module.cuda()(torch.from_numpy(x_np).cuda()).cpu().numpy()
@@ -700,7 +743,9 @@ def measure_all(prepared, args, out):
             print(f"FAILED {cfg}: {r['error']}", flush=True)
         for side in ("torch", "hybgen"):
             for label, v in r[side].items():
-                extra = f"  {v['error']}" if "error" in v else ""
+                prec = label.split()[0]
+                worst = max(v.get("rel_diff", 0.0), v.get("graph_rel_diff", 0.0))
+                extra = f"  {v['error']}" if "error" in v else ("  LARGE" if worst > FLAG_DIFF[prec] else "")
                 print(f"{cfg:24} {side:8} {label:10} {fmt(v.get('eager_us', v.get('run_us'))):>10} "
                       f"{fmt(v.get('graph_us')):>9} {v.get('rel_diff', float('nan')):9.1e}{extra}", flush=True)
         results["configs"].append(r)

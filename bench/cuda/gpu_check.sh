@@ -36,7 +36,8 @@ stage() { echo "[$((SECONDS - start)) s] $*"; }
 # 1. Verify the zoo, all models at once in the background (nvcc is mostly one thread each).
 stage "building: verify the zoo, bench_gemm_cublas, gpu_bench.py --phase prepare ($jobs jobs)"
 models=$("$zoo" --list | awk '{print $1}' | grep -v seed_mlp)
-printf '%s\n' $models | xargs -P 16 -I{} sh -c \
+# One BLAS thread each: a dozen processes share the cores with the builds.
+printf '%s\n' $models | OPENBLAS_NUM_THREADS=1 xargs -P 16 -I{} sh -c \
   "'$zoo' {} '$out/zoo/{}' > /dev/null 2>&1; timeout 300 '$hybgen' verify '$out/zoo/{}.json' --target cuda --external-weights --tolerance 1e-4 > '$out/verify/{}.txt' 2>&1; echo \"{}: exit \$?\" >> '$out/verify/summary.txt'" &
 verify_pid=$!
 
