@@ -480,11 +480,16 @@ def prepare_all(args, work):
         raise SystemExit(f"gpu_bench.py: unknown precision(s) {bad} (want {', '.join(HYBGEN_PRECISIONS)})")
     # Exports first (cheap, and each is shared by its precisions), then the builds, biggest models first.
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for f in [pool.submit(export, n, b, args, work) for n, b in configs]:
+        exports = [(n, b, pool.submit(export, n, b, args, work)) for n, b in configs]
+    ready = []
+    for n, b, f in exports:
+        try:
             f.result()
-    for n, b in configs:
-        calibrate(n, work / stem_of(n, b))
-    jobs = [(n, b, p) for n, b in configs for p in precisions]
+            calibrate(n, work / stem_of(n, b))
+            ready.append((n, b))
+        except Exception as e:  # one config failing leaves the others
+            print(f"FAILED to export {n}:{b}: {e}", flush=True)
+    jobs = [(n, b, p) for n, b in ready for p in precisions]
     order = sorted(jobs, key=lambda j: (MODELS.index(j[0]) if j[0] in CNNS else 9, -j[1]))
     prepared, t0 = [], time.time()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
@@ -497,7 +502,7 @@ def prepare_all(args, work):
                       f"(nvcc {prepared[-1]['nvcc_seconds']} s)", flush=True)
             except Exception as e:  # one config failing leaves the others
                 print(f"FAILED to prepare {n}:{b} {p}: {e}", flush=True)
-    print(f"prepare: {len(prepared)} of {len(jobs)} libraries in {time.time() - t0:.0f} s with {args.jobs} jobs",
+    print(f"prepare: {len(prepared)} of {len(configs) * len(precisions)} libraries in {time.time() - t0:.0f} s with {args.jobs} jobs",
           flush=True)
     prepared.sort(key=lambda p: jobs.index((p["name"], p["batch"], p["precision"])))
     return prepared

@@ -13,7 +13,7 @@
 # Building (nvcc, the exports) runs in parallel first; the timings run one at
 # a time afterwards, with nothing else on the GPU or the CPUs. torch.compile
 # gets what is left of CHECK_SECONDS after the rest (gpu_bench.py
-# --time-budget). A summary closes the output.
+# --time-budget). A summary closes the output, also in OUT/summary.txt.
 set -u
 out=${1:?usage: gpu_check.sh OUT}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -64,13 +64,16 @@ PYTHONUNBUFFERED=1 python3 "$here/gpu_bench.py" --phase measure --out "$out" --t
   > "$out/gpu_bench.txt" 2>&1
 stage "gpu_bench.py measured (exit $?, time budget $budget s)"
 
-echo "===== machine"; cat "$out/machine.txt"
-echo "===== verify (exit 0: within 1e-4 of the CPU reference)"
-sort "$out/verify/summary.txt" 2>/dev/null
-for f in "$out"/verify/*.txt; do
-  case "$f" in */summary.txt) ;; *) grep -h -E "compared with|reference$|^verify:|error" "$f" | tail -4 |
-                                     sed "s|^|  $(basename "$f" .txt): |" ;; esac
-done
-echo "===== GEMM"; cat "$out/gemm.txt"
-echo "===== models"; cat "$out/gpu_bench_prepare.txt" "$out/gpu_bench.txt"
+summary() {
+  echo "===== machine"; cat "$out/machine.txt"
+  echo "===== verify (exit 0: within 1e-4 of the CPU reference)"
+  sort "$out/verify/summary.txt" 2>/dev/null
+  for f in "$out"/verify/*.txt; do
+    case "$f" in */summary.txt) ;; *) grep -h -E "reference$|^verify:|error" "$f" | tail -3 |
+                                       sed "s|^|  $(basename "$f" .txt): |" ;; esac
+  done
+  echo "===== GEMM"; cat "$out/gemm.txt"
+  echo "===== models"; cat "$out/gpu_bench_prepare.txt" "$out/gpu_bench.txt"
+}
+summary 2>&1 | tee "$out/summary.txt"
 stage "done"
