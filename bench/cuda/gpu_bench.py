@@ -597,7 +597,7 @@ def measure_torch(torch, name, module_fp32, x_np, ref, args):
                 torch.cuda.synchronize()
                 r["graph_rel_diff"] = rel_diff(gy.float().cpu().numpy(), ref)
                 r["graph_us"] = timed(torch, g.replay, args.runs, args.warmup)
-            del g, gy, m, x, y
+            g = gy = m = x = y = None  # free this variant's graph and memory before the next
         except Exception as e:
             r["error"] = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
         out[label] = r
