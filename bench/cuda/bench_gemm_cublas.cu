@@ -5,6 +5,8 @@
 // cuBLAS; the generated code never does). See README.md:
 //   nvcc -O3 -arch=sm_90 -std=c++17 bench_gemm_cublas.cu -lcublas -o bench_gemm_cublas
 //   ./bench_gemm_cublas [M N K]
+// cuBLAS FP16 (cublasGemmEx, CUDA_R_16F operands, FP32 compute) is timed
+// alone, as the reference for an FP16 GEMM (none in the generated code yet).
 // Each kernel is timed with CUDA events, the median of 20 runs after 3
 // warm-up runs, and checked against cuBLAS FP32 (max |diff| / max |ref|):
 // a result over 1e-4 (FP32) or 1e-2 (TF32, about 1e-3 when right) is
@@ -13,6 +15,7 @@
 // with split-K, and the other tile shapes of its mma.sync kernel that fit
 // 48 KiB of shared memory are timed next to the default (HgMmaTileDefault).
 #include <cublas_v2.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <mma.h>
 
@@ -90,6 +93,19 @@ static void tf32_tile(const float* a, const float* b, float* c, long m, long n, 
     std::exit(1);
   }
   CHECK_CUDA(e);
+}
+
+// Rounds n floats to halves (the FP16 GEMM's operands).
+__global__ void to_half(const float* in, __half* out, size_t n) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    out[i] = __float2half_rn(in[i]);
+}
+
+__global__ void to_float(const __half* in, float* out, size_t n) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    out[i] = __half2float(in[i]);
 }
 
 // Median milliseconds of 20 runs after 3 warm-up runs.
@@ -273,6 +289,45 @@ int main(int argc, char** argv) {
     variant("  tile 256x128 k16 2st 4x2 warps",
             [&] { tf32_tile<tf32::kernels::HgMmaTile<256, 128, 16, 2, 4, 2, 1>>(a, b, c, m, n, k); });
   }
+  // cuBLAS FP16 (halves in, FP32 sums), the reference for the FP16 figure: with C in FP16 (what
+  // --precision fp16 stores) and in FP32. hybgen has no FP16 GEMM kernel in this tree to time against it.
+  struct Ref {
+    std::string name;
+    float ms;
+    double err;
+  };
+  std::vector<Ref> refs;
+  constexpr double kFp16Tol = 1e-2;
+  {
+    __half *ah, *bh, *ch;
+    CHECK_CUDA(cudaMalloc(&ah, ha.size() * sizeof(__half)));
+    CHECK_CUDA(cudaMalloc(&bh, hb.size() * sizeof(__half)));
+    CHECK_CUDA(cudaMalloc(&ch, static_cast<size_t>(m * n) * sizeof(__half)));
+    to_half<<<1024, 256>>>(a, ah, ha.size());
+    to_half<<<1024, 256>>>(b, bh, hb.size());
+    CHECK_CUDA(cudaGetLastError());
+    auto cublas_fp16 = [&](cudaDataType_t c_type, void* out) {
+      CHECK_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+                                static_cast<int>(k), &one, bh, CUDA_R_16F, static_cast<int>(n), ah, CUDA_R_16F,
+                                static_cast<int>(k), &zero, out, c_type, static_cast<int>(n), CUBLAS_COMPUTE_32F,
+                                CUBLAS_GEMM_DEFAULT));
+    };
+    const float t16 = time_ms([&] { cublas_fp16(CUDA_R_16F, ch); });
+    cublas_fp32();
+    cublas_fp16(CUDA_R_16F, ch);
+    to_float<<<1024, 256>>>(ch, c, static_cast<size_t>(m * n));
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaDeviceSynchronize());
+    refs.push_back({"cuBLAS FP16 (A B, C half) [the reference]", t16, rel_error(c, ref, static_cast<size_t>(m * n))});
+    const float t32 = time_ms([&] { cublas_fp16(CUDA_R_32F, c); });
+    cublas_fp32();
+    cublas_fp16(CUDA_R_32F, c);
+    CHECK_CUDA(cudaDeviceSynchronize());
+    refs.push_back({"cuBLAS FP16 (A B, C float)", t32, rel_error(c, ref, static_cast<size_t>(m * n))});
+    cudaFree(ah);
+    cudaFree(bh);
+    cudaFree(ch);
+  }
   // Untimed checks of the TF32 path: ragged edges (the same leading
   // dimensions, M - 3, N - 5, K - 7: partial 16-byte copies along K of A
   // and N of B), and split-K in 3 through scratch.
@@ -317,6 +372,12 @@ int main(int argc, char** argv) {
     wrong = wrong || bad;
     std::printf("%-42s %10s %10s %10s %10s %8s %12.2e%s\n", ch.name, "-", "-", "-", "-", "-", ch.err,
                 bad ? "  WRONG" : "");
+  }
+  for (const Ref& r : refs) {
+    const bool bad = !(r.err <= kFp16Tol);
+    wrong = wrong || bad;
+    std::printf("%-42s %10s %10.3f %10s %10.2f %8s %12.2e%s\n", r.name.c_str(), "-", r.ms, "-", tflops(r.ms), "-",
+                r.err, bad ? "  WRONG" : "");
   }
   std::printf("(relative error = max |ours - cuBLAS FP32| / max |cuBLAS FP32|; TF32 rounds its inputs to 10 bits)\n");
   CHECK_CUBLAS(cublasDestroy(handle));

@@ -1,30 +1,44 @@
 #!/usr/bin/env bash
 # Every GPU check of the CUDA backend in one run, on a machine with an NVIDIA
-# GPU, nvcc, and Python with torch, onnx and onnx2torch:
+# GPU, nvcc, and Python with torch and torchvision:
 #
-#   bench/cuda/gpu_check.sh OUT      # HYBGEN, EXPORT_ZOO: the binaries (default build/...)
+#   bench/cuda/gpu_check.sh OUT   # HYBGEN, EXPORT_ZOO: the binaries (default build/...)
+#                                 # CHECK_SECONDS: the whole run's aim (default 480)
 #
 # 1. `hybgen verify --target cuda` on every zoo model at batch 1 (the eager
 #    reference on the CPU), OUT/verify/NAME.txt;
 # 2. bench_gemm_cublas: the GEMM against cuBLAS, OUT/gemm.txt;
-# 3. gpu_bench.py: the generated code against PyTorch eager and
-#    torch.compile, OUT/gpu_bench.txt and .json.
+# 3. gpu_bench.py: the generated code against PyTorch (eager, CUDA Graph,
+#    torch.compile max-autotune while time is left), OUT/gpu_bench.txt and .json.
 # Building (nvcc, the exports) runs in parallel first; the timings run one at
-# a time afterwards, with nothing else on the GPU.
+# a time afterwards, with nothing else on the GPU or the CPUs. torch.compile
+# gets what is left of CHECK_SECONDS after the rest (gpu_bench.py
+# --time-budget). A summary closes the output, also in OUT/summary.txt.
 set -u
 out=${1:?usage: gpu_check.sh OUT}
 here=$(cd "$(dirname "$0")" && pwd)
 hybgen=${HYBGEN:-build/hybgen}
 zoo=${EXPORT_ZOO:-build/examples/export_zoo}
+check_seconds=${CHECK_SECONDS:-480}
 jobs=$(nproc)
+for tool in "$hybgen" "$zoo"; do
+  [ -x "$tool" ] || { echo "gpu_check.sh: $tool is not an executable (build hybgen and export_zoo first)" >&2; exit 2; }
+done
+command -v nvcc > /dev/null || { echo "gpu_check.sh: nvcc is not on the PATH" >&2; exit 2; }
 mkdir -p "$out/verify" "$out/zoo"
+rm -f "$out/verify/summary.txt"
+start=$SECONDS
+stage() { echo "[$((SECONDS - start)) s] $*"; }
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv; nvcc --version | tail -2
-  python3 -c "import torch; print('torch', torch.__version__)"; lscpu | grep 'Model name'; } > "$out/machine.txt" 2>&1
+  python3 -c "import torch, torchvision; print('torch', torch.__version__, 'torchvision', torchvision.__version__)"
+  lscpu | grep 'Model name'; echo "cores: $jobs"; } > "$out/machine.txt" 2>&1
 
-# 1. Verify the zoo (in the background, several at once).
+# 1. Verify the zoo, all models at once in the background (nvcc is mostly one thread each).
+stage "building: verify the zoo, bench_gemm_cublas, gpu_bench.py --phase prepare ($jobs jobs)"
 models=$("$zoo" --list | awk '{print $1}' | grep -v seed_mlp)
-printf '%s\n' $models | xargs -P 6 -I{} sh -c \
-  "'$zoo' {} '$out/zoo/{}' > /dev/null 2>&1; timeout 420 '$hybgen' verify '$out/zoo/{}.json' --target cuda --external-weights --tolerance 1e-4 > '$out/verify/{}.txt' 2>&1; echo \"{}: exit \$?\" >> '$out/verify/summary.txt'" &
+# One BLAS thread each: a dozen processes share the cores with the builds.
+printf '%s\n' $models | OPENBLAS_NUM_THREADS=1 xargs -P 16 -I{} sh -c \
+  "'$zoo' {} '$out/zoo/{}' > /dev/null 2>&1; timeout 300 '$hybgen' verify '$out/zoo/{}.json' --target cuda --external-weights --tolerance 1e-4 > '$out/verify/{}.txt' 2>&1; echo \"{}: exit \$?\" >> '$out/verify/summary.txt'" &
 verify_pid=$!
 
 # 2 and 3: build while the zoo verifies.
@@ -33,9 +47,33 @@ verify_pid=$!
 gemm_pid=$!
 python3 "$here/gpu_bench.py" --phase prepare --out "$out" --hybgen "$hybgen" --export-zoo "$zoo" --jobs "$jobs" \
   > "$out/gpu_bench_prepare.txt" 2>&1
+stage "gpu_bench.py prepared: $(tail -1 "$out/gpu_bench_prepare.txt")"
 wait "$gemm_pid" "$verify_pid"
+stage "built and verified"
 
 # Timings, one at a time.
-[ -x "$out/bench_gemm_cublas" ] && "$out/bench_gemm_cublas" > "$out/gemm.txt" 2>&1
-python3 "$here/gpu_bench.py" --phase measure --out "$out" > "$out/gpu_bench.txt" 2>&1
-cat "$out/machine.txt" "$out/verify/summary.txt" "$out/gemm.txt" "$out/gpu_bench.txt" 2>/dev/null
+if [ -x "$out/bench_gemm_cublas" ]; then
+  "$out/bench_gemm_cublas" > "$out/gemm.txt" 2>&1
+else
+  echo "bench_gemm_cublas did not build: see $out/gemm_build.txt" > "$out/gemm.txt"
+fi
+stage "GEMM timed"
+budget=$((check_seconds - (SECONDS - start)))
+[ "$budget" -lt 60 ] && budget=60
+PYTHONUNBUFFERED=1 python3 "$here/gpu_bench.py" --phase measure --out "$out" --time-budget "$budget" \
+  > "$out/gpu_bench.txt" 2>&1
+stage "gpu_bench.py measured (exit $?, time budget $budget s)"
+
+summary() {
+  echo "===== machine"; cat "$out/machine.txt"
+  echo "===== verify (exit 0: within 1e-4 of the CPU reference)"
+  sort "$out/verify/summary.txt" 2>/dev/null
+  for f in "$out"/verify/*.txt; do
+    case "$f" in */summary.txt) ;; *) grep -h -E "reference$|^verify:|error" "$f" | tail -3 |
+                                       sed "s|^|  $(basename "$f" .txt): |" ;; esac
+  done
+  echo "===== GEMM"; cat "$out/gemm.txt"
+  echo "===== models"; cat "$out/gpu_bench_prepare.txt" "$out/gpu_bench.txt"
+}
+summary 2>&1 | tee "$out/summary.txt"
+stage "done"
