@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "emit/templates.h"
 #include "io/model_json.h"
 #include "io/safetensors.h"
 #include "pipeline.h"
@@ -148,9 +149,17 @@ class BackgroundCompile {
     std::condition_variable none_left;
     std::set<BackgroundCompile*> running;
   };
+  // At exit, handlers and static destructors run in the reverse order of
+  // their registration, so a static first made by a compile after the
+  // handler was registered would be destroyed before the handler stops that
+  // compile. The statics a compile reads that no earlier step (tracing,
+  // compile_graph) made are therefore made here first: the embedded
+  // templates and ValueIndex's empty list.
   static InFlight& in_flight() {
     static InFlight* all = [] {
       auto* created = new InFlight;
+      (void)template_text("jit_entry.cpp");
+      (void)ValueIndex(Graph{}).consumers("");
       std::atexit(cancel_all_at_exit);
       return created;
     }();
