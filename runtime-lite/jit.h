@@ -4,7 +4,9 @@
 // library in a cache folder, loaded with dlopen, and run with the weights
 // packed once in memory; new parameter values repack the weights without
 // recompiling. Where no compiler is found or compiling fails, the optimized
-// graph runs on the interpreter instead.
+// graph runs on the interpreter instead. A tiered block (the default) calls
+// NativeGraph::load on a thread of its own (runtime-lite/block.cpp) and runs
+// the interpreter until it returns.
 //
 //   HybridizeOptions options;                    // compile unless HYBGEN_JIT=0
 //   CompiledGraph c = compile_graph(traced, {true, nullptr, host_target()});
@@ -14,6 +16,8 @@
 //
 // The cache: one folder per entry, named by a hash of the generated sources
 // (the graph, the target, the hybgen version), the compiler and its flags.
+// A block renames its traced values by place first, so instances of one
+// network share an entry.
 // An entry is built in a private folder and renamed into place, so processes
 // racing on one entry each end with a whole one; a damaged entry (sources,
 // library or checksum not as written) is rebuilt.
