@@ -1,18 +1,23 @@
 #include "runtime-lite/block.h"
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <set>
+#include <thread>
 
+#include "emit/templates.h"
 #include "io/model_json.h"
 #include "io/safetensors.h"
 #include "pipeline.h"
-#include "targets/target.h"
 #include "runtime-lite/invoke.h"
 #include "runtime-lite/symbol.h"
+#include "targets/target.h"
 
 namespace hybgen {
 namespace {
@@ -30,7 +35,162 @@ void note_once(const std::string& message) {
   if (said.insert(message).second) std::fprintf(stderr, "%s\n", message.c_str());
 }
 
+double elapsed_ms(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Renames every value and node of a traced graph by its place: values "v0",
+// "v1", ... and constants "w0", "w1", ... in the order the nodes first name
+// them, nodes "n0", "n1", ..., the graph "hybridized"; the inputs keep their
+// names. Traced names carry the blocks' prefixes, which count instances
+// ("dense3_weight"): renamed, two instances of one network give one graph
+// text, hence one generated source and one cache entry. Returns each
+// constant's new name by its old one.
+std::map<std::string, std::string> rename_canonically(Graph& g) {
+  std::map<std::string, std::string> to;
+  for (const auto& in : g.inputs) to[in] = in;
+  int values = 0, weights = 0;
+  const auto rename = [&](std::string& v) {
+    auto it = to.find(v);
+    if (it == to.end())
+      it = to.emplace(v, g.is_constant(v) ? "w" + std::to_string(weights++) : "v" + std::to_string(values++)).first;
+    v = it->second;
+  };
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
+    n.name = "n" + std::to_string(i);
+    for (auto& v : n.inputs)
+      if (!v.empty()) rename(v);  // "": an optional input left out
+    for (auto& v : n.outputs)
+      if (!v.empty()) rename(v);
+  }
+  for (auto& v : g.outputs) rename(v);
+  std::map<std::string, std::string> constant_names;
+  std::map<std::string, Constant> constants;
+  for (auto& [name, c] : g.constants) {
+    std::string renamed = name;
+    rename(renamed);
+    constant_names[name] = renamed;
+    constants.emplace(renamed, std::move(c));
+  }
+  std::map<std::string, TensorType> types;
+  for (auto& [name, t] : g.types) {
+    const auto it = to.find(name);
+    types.emplace(it == to.end() ? name : it->second, std::move(t));
+  }
+  g.constants = std::move(constants);
+  g.types = std::move(types);
+  g.name = "hybridized";
+  return constant_names;
+}
+
 }  // namespace
+
+// One optimized graph compiled and loaded on a thread of its own. Its owner
+// polls done(); the destructor cancels a compile still running (the
+// compiler is killed, its private build folder removed: the cache never
+// holds half an entry) and joins. Compiles still running when the process
+// exits are cancelled and waited for at exit, before the statics they use
+// are destroyed.
+class BackgroundCompile {
+ public:
+  BackgroundCompile(CompiledGraph optimized, const HybridizeOptions& options, uint64_t generation,
+                    std::chrono::steady_clock::time_point since)
+      : generation(generation), optimized_(std::move(optimized)), options_(options), since_(since) {
+    in_flight_add(this);
+    try {
+      thread_ = std::thread([this] { run(); });
+    } catch (...) {
+      in_flight_remove(this);
+      throw;
+    }
+  }
+  ~BackgroundCompile() {
+    cancel_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  BackgroundCompile(const BackgroundCompile&) = delete;
+  BackgroundCompile& operator=(const BackgroundCompile&) = delete;
+
+  bool done() const { return done_.load(std::memory_order_acquire); }
+  void wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_cv_.wait(lock, [this] { return done(); });
+  }
+
+  // Read once done(): the library, or why there is none.
+  const uint64_t generation;  // the prepare() whose parameter values it compiled
+  std::unique_ptr<NativeGraph> native;
+  std::string error;
+  JitTimings timings;   // generate, compile, load; cache_hit, library
+  double ready_ms = 0;  // since the call that started it began
+
+ private:
+  void run() {
+    try {
+      native = NativeGraph::load(optimized_, options_, timings, &cancel_);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    ready_ms = elapsed_ms(since_);
+    optimized_ = CompiledGraph{};  // its weights, no longer needed
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_.store(true, std::memory_order_release);
+    }
+    done_cv_.notify_all();
+    in_flight_remove(this);
+  }
+
+  // Every compile running in this process. Never destroyed: a compile of a
+  // block that is itself never destroyed may end after static destructors ran.
+  struct InFlight {
+    std::mutex mutex;
+    std::condition_variable none_left;
+    std::set<BackgroundCompile*> running;
+  };
+  // At exit, handlers and static destructors run in the reverse order of
+  // their registration, so a static first made by a compile after the
+  // handler was registered would be destroyed before the handler stops that
+  // compile. The statics a compile reads that no earlier step (tracing,
+  // compile_graph) made are therefore made here first: the embedded
+  // templates and ValueIndex's empty list.
+  static InFlight& in_flight() {
+    static InFlight* all = [] {
+      auto* created = new InFlight;
+      (void)template_text("jit_entry.cpp");
+      (void)ValueIndex(Graph{}).consumers("");
+      std::atexit(cancel_all_at_exit);
+      return created;
+    }();
+    return *all;
+  }
+  static void in_flight_add(BackgroundCompile* c) {
+    InFlight& all = in_flight();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    all.running.insert(c);
+  }
+  static void in_flight_remove(BackgroundCompile* c) {
+    InFlight& all = in_flight();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    all.running.erase(c);
+    all.none_left.notify_all();
+  }
+  static void cancel_all_at_exit() {
+    InFlight& all = in_flight();
+    std::unique_lock<std::mutex> lock(all.mutex);
+    for (BackgroundCompile* c : all.running) c->cancel_ = true;
+    all.none_left.wait(lock, [&] { return all.running.empty(); });
+  }
+
+  std::atomic<bool> cancel_{false}, done_{false};
+  std::mutex mutex_;
+  std::condition_variable done_cv_;
+  CompiledGraph optimized_;
+  const HybridizeOptions options_;
+  const std::chrono::steady_clock::time_point since_;
+  std::thread thread_;  // last: starts once the members it reads are made
+};
 
 Block::Block(const std::string& prefix_hint) : prefix_(unique_block_prefix(prefix_hint)) {}
 
@@ -142,17 +302,42 @@ std::vector<Tensor> HybridBlock::hybrid_forward(const Ops& F, const std::vector<
 }
 
 void HybridBlock::hybridize(bool active, const HybridizeOptions& options) {
-  hybridized_ = active;
-  options_ = options;
-  cached_graphs_.clear();
-  last_graph_ = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    hybridized_ = active;
+    options_ = options;
+    cached_graphs_.clear();  // cancels compiles in flight
+    last_graph_ = nullptr;
+  }
   Block::hybridize(active, options);
 }
 
 const JitTimings* HybridBlock::first_call_cost() const {
+  std::lock_guard<std::mutex> lock(mutex_);
   if (!last_shapes_) return nullptr;
   const auto it = cached_graphs_.find(*last_shapes_);
   return it == cached_graphs_.end() ? nullptr : &it->second.timings;
+}
+
+bool HybridBlock::compiled(bool wait) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const auto current = [this]() -> CachedGraph* {
+    if (!last_shapes_) return nullptr;
+    const auto it = cached_graphs_.find(*last_shapes_);
+    return it == cached_graphs_.end() ? nullptr : &it->second;
+  };
+  CachedGraph* cached = current();
+  if (cached && cached->compile && !cached->compile->done() && wait) {
+    // Waits without the lock, so that calls go on meanwhile on the interpreter.
+    const std::shared_ptr<BackgroundCompile> compile = cached->compile;
+    lock.unlock();
+    compile->wait();
+    lock.lock();
+    cached = current();  // hybridize() may have dropped it meanwhile
+  }
+  if (!cached) return false;
+  if (cached->compile && cached->compile->done()) switch_tier(*cached);
+  return cached->native != nullptr;
 }
 
 std::vector<Tensor> HybridBlock::forward(const std::vector<Tensor>& inputs) {
@@ -160,6 +345,8 @@ std::vector<Tensor> HybridBlock::forward(const std::vector<Tensor>& inputs) {
   for (const auto& t : inputs) symbolic = symbolic || t.is_symbolic();
   if (symbolic) return hybrid_forward(Ops(true), inputs);
 
+  const auto call_start = Clock::now();
+  std::lock_guard<std::mutex> lock(mutex_);
   // The shapes of the last call again (the common case): no lookup.
   bool same_shapes = last_shapes_ && last_shapes_->size() == inputs.size();
   for (std::size_t i = 0; same_shapes && i < inputs.size(); ++i) same_shapes = (*last_shapes_)[i] == inputs[i].shape();
@@ -171,63 +358,86 @@ std::vector<Tensor> HybridBlock::forward(const std::vector<Tensor>& inputs) {
   }
   if (!hybridized_) return hybrid_forward(Ops(false), inputs);
 
+  bool first_call = false;
   if (!last_graph_) {
     auto it = cached_graphs_.find(*last_shapes_);
     if (it == cached_graphs_.end()) {
       // First call with these shapes: trace, then optimize with the live parameters.
       CachedGraph cached;
-      const auto t0 = std::chrono::steady_clock::now();
       cached.graph = trace(*last_shapes_, prefix().substr(0, prefix().size() - 1), false);
-      cached.timings.trace_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      cached.constant_names = rename_canonically(cached.graph);
+      cached.timings.trace_ms = elapsed_ms(call_start);
       for (const auto& in : cached.graph.inputs)  // inputs the result does not read are not in the graph
         for (std::size_t i = 0; i < inputs.size(); ++i)
           if (in == input_name(i, inputs.size())) cached.input_positions.push_back(i);
       it = cached_graphs_.emplace(*last_shapes_, std::move(cached)).first;
       try {
-        prepare(it->second);
+        prepare(it->second, call_start);
       } catch (...) {
         cached_graphs_.erase(it);  // the next call tries again
         throw;
       }
+      first_call = true;
     }
     last_graph_ = &it->second;
   }
   CachedGraph& cached = *last_graph_;
-  if (bindings_stale(cached)) prepare(cached);
+  if (cached.compile && cached.compile->done()) switch_tier(cached);
+  if (bindings_stale(cached)) prepare(cached, call_start);
+  std::vector<Tensor> out;
   if (cached.native) {
     std::vector<const Tensor*> ordered;
     ordered.reserve(cached.input_positions.size());
     for (std::size_t position : cached.input_positions) ordered.push_back(&inputs[position]);
-    return cached.native->run(ordered);
+    out = cached.native->run(ordered);
+  } else {
+    std::map<std::string, Tensor> named;
+    for (std::size_t i = 0; i < cached.input_positions.size(); ++i)
+      named[cached.graph.inputs[i]] = inputs[cached.input_positions[i]];
+    out = cached.interpreter->run(named);
   }
-  std::map<std::string, Tensor> named;
-  for (std::size_t i = 0; i < cached.input_positions.size(); ++i)
-    named[cached.graph.inputs[i]] = inputs[cached.input_positions[i]];
-  return cached.interpreter->run(named);
+  if (first_call) cached.timings.first_call_ms = elapsed_ms(call_start);
+  return out;
 }
 
-void HybridBlock::prepare(CachedGraph& cached) {
-  const auto t0 = std::chrono::steady_clock::now();
+void HybridBlock::prepare(CachedGraph& cached, Clock::time_point since) {
+  const auto t0 = Clock::now();
   Graph valued = cached.graph;
   cached.bindings.clear();
   for (Parameter* p : collect_params()) {
-    if (!valued.is_constant(p->name())) continue;
+    const auto name = cached.constant_names.find(p->name());
+    if (name == cached.constant_names.end()) continue;
     const Tensor& data = p->data();
-    Constant& c = valued.constants.at(p->name());
+    Constant& c = valued.constants.at(name->second);
     c.data.resize(static_cast<std::size_t>(data.size()) * sizeof(float));
     if (!c.data.empty()) std::memcpy(c.data.data(), data.data(), c.data.size());
     cached.bindings.push_back({p, data.data(), data.write_count()});
   }
   CompiledGraph optimized = compile_graph(std::move(valued), CompileOptions::for_target(host_target()));
-  cached.timings.optimize_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  cached.timings.optimize_ms = elapsed_ms(t0);
+  ++cached.generation;
 
   // Once compiling failed for this graph, new parameter values do not try
   // again: the compiler would fail the same way, seconds each time.
   if (options_.compile && cached.timings.why_not_compiled.empty()) {
     if (cached.native && cached.native->replace_weights(optimized)) return;
+    cached.native.reset();
+    if (options_.tiered) {
+      // A compile in flight goes on; if it compiled older parameter values,
+      // switch_tier() prepares again once it is done.
+      const auto t1 = Clock::now();
+      cached.interpreter = std::make_unique<Interpreter>(optimized);
+      cached.timings.interpreter_ms = elapsed_ms(t1);
+      cached.timings.compiled = false;
+      if (!cached.compile) {
+        cached.compile = std::make_shared<BackgroundCompile>(std::move(optimized), options_, cached.generation, since);
+        cached.timings.compiling = true;
+      }
+      return;
+    }
     try {
       cached.native = NativeGraph::load(optimized, options_, cached.timings);
+      cached.timings.compiled_after_ms = elapsed_ms(since);
       cached.interpreter.reset();
       return;
     } catch (const Error& e) {
@@ -239,7 +449,33 @@ void HybridBlock::prepare(CachedGraph& cached) {
   }
   cached.native.reset();
   cached.timings.compiled = false;
+  const auto t1 = Clock::now();
   cached.interpreter = std::make_unique<Interpreter>(optimized);
+  cached.timings.interpreter_ms = elapsed_ms(t1);
+}
+
+void HybridBlock::switch_tier(CachedGraph& cached) {
+  const std::shared_ptr<BackgroundCompile> done = std::move(cached.compile);
+  done->wait();
+  JitTimings& t = cached.timings;
+  t.compiling = false;
+  t.generate_ms = done->timings.generate_ms;
+  t.compile_ms = done->timings.compile_ms;
+  t.load_ms = done->timings.load_ms;
+  if (!done->native) {
+    t.why_not_compiled = done->error;
+    note_once("hybgen: " + prefix() + " runs its optimized graph on the interpreter, not compiled: " + done->error);
+    return;
+  }
+  t.compiled = true;
+  t.cache_hit = done->timings.cache_hit;
+  t.library = done->timings.library;
+  t.compiled_after_ms = done->ready_ms;
+  cached.native = std::move(done->native);
+  cached.interpreter.reset();
+  // Parameter values changed while it compiled: the new ones, into this
+  // library where the code is the same, else a compile of their own.
+  if (done->generation != cached.generation) prepare(cached, Clock::now());
 }
 
 bool HybridBlock::bindings_stale(const CachedGraph& cached) {

@@ -11,12 +11,15 @@
 //   auto net = std::make_shared<Net>();
 //   net->initialize(init::Xavier(), 42);
 //   net->hybridize();
-//   Tensor y = (*net)(x);          // traced once, then the graph runs
+//   Tensor y = (*net)(x);          // traced once, run on the interpreter while it compiles
+//   net->compiled(true);           // waits for the compile; later calls run native code
 //   net->export_model("net");      // net.json + net.safetensors
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,6 +83,8 @@ class Block {
   std::vector<std::unique_ptr<Parameter>> params_;
 };
 
+class BackgroundCompile;  // block.cpp: one graph compiling on a thread of its own
+
 class HybridBlock : public Block {
  public:
   explicit HybridBlock(const std::string& prefix_hint = "hybridblock") : Block(prefix_hint) {}
@@ -89,16 +94,25 @@ class HybridBlock : public Block {
   virtual std::vector<Tensor> hybrid_forward(const Ops& F, const std::vector<Tensor>& inputs);
 
   // Active, the first call with new input shapes traces the block and
-  // optimizes the graph; with options.compile (the default where a compiler
-  // is found) it is compiled to native code and loaded, else it runs on the
-  // interpreter. Later calls run it; a parameter given new values
+  // optimizes the graph. With options.compile (the default where a compiler
+  // is found) it is compiled to native code and loaded: tiered (the
+  // default), a background thread compiles while calls run the optimized
+  // graph on the interpreter, and the first call after the library is loaded
+  // switches to it; with options.tiered off, the first call waits for it.
+  // Without compiling, the interpreter runs it. A parameter given new values
   // (set_data, initialize, load_parameters) is picked up without recompiling.
+  // One block may be called from several threads: its calls take turns (a
+  // lock per block); different blocks run at once.
   void hybridize(bool active = true, const HybridizeOptions& options = {}) override;
   bool hybridized() const { return hybridized_; }
-  // What the first call with the last input shapes cost and how the block
-  // runs them; null before a hybridized call.
+  // Whether the graph for the last call's input shapes runs native code (the
+  // next call does, when the library is loaded). `wait`: first waits for its
+  // background compile to end; false then means it runs on the interpreter
+  // (first_call_cost()->why_not_compiled says why).
+  bool compiled(bool wait = false);
+  // What the first call with the last input shapes cost, per tier, and how
+  // the block runs them; null before a hybridized call.
   const JitTimings* first_call_cost() const;
-
   // The graph of the block for these input shapes (symbolic inputs "data",
   // or "data0", "data1", ... in call order), traced now; weights copied when
   // initialized.
@@ -111,12 +125,14 @@ class HybridBlock : public Block {
   std::vector<Tensor> forward(const std::vector<Tensor>& inputs) override;
 
  private:
-  // The graph traced for one set of input shapes (without weight values),
-  // optimized with the parameters' values and run as native code or on the
-  // interpreter; prepared again (not retraced) when a parameter gets new
-  // storage (initialize() again, set_data()) or is written through data().
+  // The graph traced for one set of input shapes (without weight values,
+  // values renamed canonically), optimized with the parameters' values and
+  // run as native code or on the interpreter; prepared again (not retraced)
+  // when a parameter gets new storage (initialize() again, set_data()) or is
+  // written through data().
   struct CachedGraph {
     Graph graph;
+    std::map<std::string, std::string> constant_names;  // parameter name -> its constant's name in `graph`
     struct Binding {
       Parameter* param;
       const float* storage;
@@ -126,11 +142,19 @@ class HybridBlock : public Block {
     std::vector<std::size_t> input_positions;  // per graph input: its position in the call
     std::unique_ptr<NativeGraph> native;
     std::unique_ptr<Interpreter> interpreter;
+    std::shared_ptr<BackgroundCompile> compile;  // in flight or done, not yet switched to
+    uint64_t generation = 0;                     // counts prepare()s: tells a compile of older parameter values
     JitTimings timings;
   };
-  void prepare(CachedGraph& cached);
+  using Clock = std::chrono::steady_clock;
+  // `since`: when the call that asked began (the background compile's clock).
+  void prepare(CachedGraph& cached, Clock::time_point since);
+  // Takes the ended background compile's library (or its failure) into `cached`.
+  void switch_tier(CachedGraph& cached);
   static bool bindings_stale(const CachedGraph& cached);
 
+  // Held by a concrete call, hybridize() and compiled(): calls of one block take turns.
+  mutable std::mutex mutex_;
   bool hybridized_ = false;
   HybridizeOptions options_;
   std::optional<std::vector<Shape>> last_shapes_;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ops/conv_geometry.h"
+#include "ops/op.h"
 #include "ops/op_util.h"
 #include "ops/reference_blas.h"
 
@@ -196,39 +197,142 @@ std::optional<FastKernel> winograd(const ConvGeometry& g, const float* w, bool b
   return kernel;
 }
 
-std::optional<FastKernel> convolution(const Node& node, const std::vector<TensorType>& in_types,
-                                      const std::vector<const float*>& constants) {
-  const ConvGeometry g = conv_geometry(node.attrs, in_types[0].shape);
-  // Depthwise, grouped and 3-D: the reference.
-  if (g.groups != 1 || g.spatial == 3 || !constants[1]) return std::nullopt;
-  if (uses_winograd(g)) return winograd(g, constants[1], in_types.size() > 2);
-  const bool direct =
-      g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.ph_end == 0 && g.pw_end == 0;
-  const int64_t k = g.c * g.kh * g.kw, spatial = g.oh * g.ow;
-  FastKernel kernel;
-  kernel.scratch_floats = direct ? 0 : static_cast<std::size_t>(k * spatial);
-  const float* w = constants[1];
-  const bool bias = in_types.size() > 2;
-  kernel.run = [g, direct, k, spatial, w, bias](const std::vector<const float*>& in, const std::vector<float*>& out,
-                                                float* scratch) {
-    for (int64_t n = 0; n < g.n; ++n) {
-      const float* x = in[0] + n * g.c * g.h * g.w;
-      float* y = out[0] + n * g.f * spatial;
-      if (!direct) im2col(g, x, scratch);
-      reference_sgemm(false, false, static_cast<int>(g.f), static_cast<int>(spatial), static_cast<int>(k), w,
-                      static_cast<int>(k), direct ? x : scratch, static_cast<int>(spatial), y,
-                      static_cast<int>(spatial));
-      if (bias)
-        for (int64_t f = 0; f < g.f; ++f) {
-          const float b = in[2][f];
-          float* row = y + f * spatial;
-          for (int64_t i = 0; i < spatial; ++i) row[i] += b;
+// One output plane of a depthwise convolution: y = bias + the taps of k
+// over the input plane x. Each output row is summed in place, tap by tap,
+// over the span of columns whose input lies inside the row, so the inner
+// loop has no bounds check and, at stride 1, vectorises; the row stays in L1
+// across its taps.
+void depthwise_plane(const ConvGeometry& g, const float* x, const float* k, float bias, float* y) {
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    float* row = y + oy * g.ow;
+    std::fill(row, row + g.ow, bias);
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      const int64_t iy = oy * g.sh - g.ph + ky * g.dh;
+      if (iy < 0 || iy >= g.h) continue;
+      const float* src = x + iy * g.w;
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        const float weight = k[ky * g.kw + kx];
+        const int64_t offset = kx * g.dw - g.pw;
+        const int64_t lo = std::min(g.ow, std::max<int64_t>(0, (-offset + g.sw - 1) / g.sw));
+        const int64_t hi = std::max(lo, std::min(g.ow, (g.w - offset + g.sw - 1) / g.sw));
+        if (g.sw == 1) {
+          const float* s = src + offset;
+          for (int64_t ox = lo; ox < hi; ++ox) row[ox] += weight * s[ox];
+        } else {
+          for (int64_t ox = lo; ox < hi; ++ox) row[ox] += weight * src[ox * g.sw + offset];
         }
+      }
+    }
+  }
+}
+
+// Depthwise: one input channel per group, `multiplier` filters each.
+std::optional<FastKernel> depthwise(const ConvGeometry& g, const float* w, bool bias) {
+  FastKernel kernel;
+  kernel.run = [g, w, bias](const std::vector<const float*>& in, const std::vector<float*>& out, float*) {
+    const int64_t multiplier = g.f / g.c, taps = g.kh * g.kw;
+    for (int64_t n = 0; n < g.n; ++n)
+      for (int64_t f = 0; f < g.f; ++f)
+        depthwise_plane(g, in[0] + (n * g.c + f / multiplier) * g.h * g.w, w + f * taps, bias ? in[2][f] : 0.0f,
+                        out[0] + (n * g.f + f) * g.oh * g.ow);
+  };
+  return kernel;
+}
+
+// _pointwise_depthwise_conv (gen/ops/pointwise_depthwise_conv.cpp): the 1x1
+// convolution a block of channels at a time (sgemm into scratch that stays
+// in cache), its bias and activation, then the depthwise planes of that block,
+// as the generated kernel does; `mid` never exists whole.
+std::optional<FastKernel> pointwise_depthwise(const Node& node, const std::vector<TensorType>& in_types,
+                                              const std::vector<const float*>& constants) {
+  const Shape& data = in_types[0].shape;
+  if (data.size() != 4 || !constants[1] || !constants[3]) return std::nullopt;
+  const Attrs& a = node.attrs;
+  const int64_t mid = a.get_int("num_filter");
+  Attrs d;  // the depthwise convolution's, as the op's reference builds them
+  d.set("kernel", a.get_ints("kernel"));
+  d.set("num_filter", mid);
+  d.set("num_group", mid);
+  d.set("stride", a.get_ints("stride"));
+  d.set("pad", a.get_ints("pad"));
+  d.set("dilate", a.get_ints("dilate"));
+  const ConvGeometry g = conv_geometry(normalize_attrs(find_op("Convolution"), d), {data[0], mid, data[2], data[3]});
+  const std::string& act = a.get_string("act_type");
+  const bool relu = act == "relu", clip = act == "clip";
+  const float lo = clip ? static_cast<float>(a.get_float("a_min")) : 0.0f;
+  const float hi = clip ? static_cast<float>(a.get_float("a_max")) : 0.0f;
+  const int64_t in_c = data[1], plane = g.h * g.w, taps = g.kh * g.kw;
+  const int64_t block = std::clamp<int64_t>(int64_t{64} * 1024 / plane, 1, mid);  // 256 KiB of `mid`
+  FastKernel kernel;
+  kernel.scratch_floats = static_cast<std::size_t>(block * plane);
+  const float* w1 = constants[1];
+  const float* w2 = constants[3];
+  kernel.run = [=](const std::vector<const float*>& in, const std::vector<float*>& out, float* scratch) {
+    for (int64_t n = 0; n < g.n; ++n) {
+      const float* x = in[0] + n * in_c * plane;
+      float* y = out[0] + n * mid * g.oh * g.ow;
+      for (int64_t c0 = 0; c0 < mid; c0 += block) {
+        const int64_t channels = std::min(block, mid - c0);
+        reference_sgemm(false, false, static_cast<int>(channels), static_cast<int>(plane), static_cast<int>(in_c),
+                        w1 + c0 * in_c, static_cast<int>(in_c), x, static_cast<int>(plane), scratch,
+                        static_cast<int>(plane));
+        for (int64_t c = 0; c < channels; ++c) {
+          float* m = scratch + c * plane;
+          const float b = in[2][c0 + c];
+          if (relu) {
+            for (int64_t i = 0; i < plane; ++i) m[i] = std::max(m[i] + b, 0.0f);
+          } else if (clip) {
+            for (int64_t i = 0; i < plane; ++i) m[i] = std::min(std::max(m[i] + b, lo), hi);
+          } else {
+            for (int64_t i = 0; i < plane; ++i) m[i] += b;
+          }
+          depthwise_plane(g, m, w2 + (c0 + c) * taps, in[4][c0 + c], y + (c0 + c) * g.oh * g.ow);
+        }
+      }
     }
   };
   return kernel;
 }
 
+std::optional<FastKernel> convolution(const Node& node, const std::vector<TensorType>& in_types,
+                                      const std::vector<const float*>& constants) {
+  const ConvGeometry g = conv_geometry(node.attrs, in_types[0].shape);
+  // 3-D, and weights computed at run time: the reference.
+  if (g.spatial == 3 || !constants[1]) return std::nullopt;
+  const bool bias = in_types.size() > 2;
+  if (g.groups > 1 && g.groups == g.c) return depthwise(g, constants[1], bias);
+  if (uses_winograd(g)) return winograd(g, constants[1], bias);
+  // Grouped: im2col + GEMM per group, over the group's channels and filters.
+  ConvGeometry group = g;
+  group.c = g.c / g.groups;
+  group.f = g.f / g.groups;
+  group.groups = 1;
+  const bool direct =
+      g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.ph_end == 0 && g.pw_end == 0;
+  const int64_t k = group.c * g.kh * g.kw, spatial = g.oh * g.ow;
+  FastKernel kernel;
+  kernel.scratch_floats = direct ? 0 : static_cast<std::size_t>(k * spatial);
+  const float* w = constants[1];
+  kernel.run = [g, group, direct, k, spatial, w, bias](const std::vector<const float*>& in,
+                                                       const std::vector<float*>& out, float* scratch) {
+    for (int64_t n = 0; n < g.n; ++n)
+      for (int64_t j = 0; j < g.groups; ++j) {
+        const float* x = in[0] + (n * g.c + j * group.c) * g.h * g.w;
+        float* y = out[0] + (n * g.f + j * group.f) * spatial;
+        if (!direct) im2col(group, x, scratch);
+        reference_sgemm(false, false, static_cast<int>(group.f), static_cast<int>(spatial), static_cast<int>(k),
+                        w + j * group.f * k, static_cast<int>(k), direct ? x : scratch, static_cast<int>(spatial), y,
+                        static_cast<int>(spatial));
+        if (bias)
+          for (int64_t f = 0; f < group.f; ++f) {
+            const float b = in[2][j * group.f + f];
+            float* row = y + f * spatial;
+            for (int64_t i = 0; i < spatial; ++i) row[i] += b;
+          }
+      }
+  };
+  return kernel;
+}
 
 // softmax along the last axis in float: max, e = exp(x - max) stored, one
 // sum, one scale; the reference computes exp twice per element in double.
@@ -284,8 +388,10 @@ std::optional<FastKernel> fast_kernel(const Node& node, const std::vector<Tensor
   for (const auto* types : {&in_types, &out_types})
     for (const TensorType& t : *types)
       if (t.dtype != DType::kFloat32) return std::nullopt;
-  static const std::map<std::string, Factory> factories = {
-      {"Convolution", convolution}, {"softmax", softmax}, {"LeakyReLU", leaky_relu}};
+  static const std::map<std::string, Factory> factories = {{"Convolution", convolution},
+                                                           {"_pointwise_depthwise_conv", pointwise_depthwise},
+                                                           {"softmax", softmax},
+                                                           {"LeakyReLU", leaky_relu}};
   auto it = factories.find(node.op);
   return it == factories.end() ? std::nullopt : it->second(node, in_types, constants);
 }

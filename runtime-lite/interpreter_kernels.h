@@ -1,10 +1,14 @@
 // Kernels the optimized interpreter runs in place of an op's reference where
 // work can be done once at construction or skipped, or where the generated
 // code's own arithmetic is faster:
-//  - Convolution (one group, weights known): 3x3 stride-1 filters on maps of
-//    14x14 and up by Winograd F(2x2, 3x3) with the filters transformed here;
-//    1x1 stride-1 ones straight to sgemm; the others im2col (row copies into
-//    preallocated scratch, not a bounds check per element) + sgemm;
+//  - Convolution (2-D or 1-D, weights known): 3x3 stride-1 filters on maps
+//    of 14x14 and up by Winograd F(2x2, 3x3) with the filters transformed
+//    here; 1x1 stride-1 ones straight to sgemm; the others im2col (row
+//    copies into preallocated scratch, not a bounds check per element) +
+//    sgemm, per group when grouped; depthwise ones summed row by row over
+//    the span each tap reads inside the input (no bounds check per element);
+//  - _pointwise_depthwise_conv: its 1x1 convolution by sgemm a block of
+//    channels at a time into scratch, then those channels' depthwise planes;
 //  - softmax on the last axis and GELU with the generated code's exp and
 //    GELU polynomials (templates/kernels/math.inc: a few ulp), in float.
 // Results agree with the reference to rounding (the tests hold them to 1e-5).

@@ -1,6 +1,9 @@
 #include "runtime-lite/jit.h"
 
 #include <dlfcn.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "emit/backends.h"
 #include "emit/cpp_emitter.h"
@@ -101,11 +105,43 @@ void remove_abandoned_builds(const std::string& cache) {
   }
 }
 
+// `command` run by /bin/sh in a process group of its own, as std::system
+// would; true when it exits with status 0. While it runs, `cancel` (when
+// given) is read every few milliseconds: once set, the whole group (the
+// compiler driver and its children) is killed and Error thrown.
+bool run_shell(const std::string& command, const std::atomic<bool>* cancel) {
+  if (!cancel) return std::system(command.c_str()) == 0;
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
+  pid_t pid = 0;
+  const int failed = posix_spawn(&pid, "/bin/sh", nullptr, &attributes, const_cast<char* const*>(argv), environ);
+  posix_spawnattr_destroy(&attributes);
+  if (failed != 0) throw Error(std::string("cannot start /bin/sh to compile: ") + std::strerror(failed));
+  for (;;) {
+    int status = 0;
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (done < 0 && errno != EINTR) throw Error(std::string("waiting for the compiler: ") + std::strerror(errno));
+    if (cancel->load(std::memory_order_relaxed)) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      throw Error("the compile was cancelled");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
 // Compiles `sources` in a private folder of the cache, then renames it to
 // `entry`. Returns false when another process put `entry` there first.
-// `pch`: a header to -include first (precompiled_header), or "".
+// `pch`: a header to -include first (precompiled_header), or "". Cancelled,
+// the private folder is removed and nothing reaches `entry`.
 bool build_entry(const std::string& cache, const std::string& entry, const JitSources& sources,
-                 const Toolchain& toolchain, const std::string& flags, const std::string& pch) {
+                 const Toolchain& toolchain, const std::string& flags, const std::string& pch,
+                 const std::atomic<bool>* cancel) {
   TempDir build("build-" + sources.key, cache);
   const std::string d = build.path() + "/";
   write_file_atomic(d + "hg_jit.h", sources.header);
@@ -116,7 +152,7 @@ bool build_entry(const std::string& cache, const std::string& entry, const JitSo
                                 shell_quote(build.path()) + " " + shell_quote(d + "hg_jit.cpp") + " " +
                                 shell_quote(d + "hg_jit_entry.cpp") + " -o " + shell_quote(d + kLibrary) + " > " +
                                 shell_quote(d + "compile.log") + " 2>&1";
-    return std::system(command.c_str()) == 0;
+    return run_shell(command, cancel);
   };
   // A damaged precompiled header fails the compile: then without it, and
   // it is removed so that the next compile builds it again.
@@ -227,11 +263,20 @@ std::string jit_cache_dir(const HybridizeOptions& options) {
 }
 
 std::string JitTimings::str() const {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "trace %.1f ms, optimize %.1f ms, generate %.1f ms, compile %.0f ms, load %.1f ms",
-                trace_ms, optimize_ms, generate_ms, compile_ms, load_ms);
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "trace %.1f ms, optimize %.1f ms, interpreter %.1f ms, first call %.1f ms; generate %.1f ms, "
+                "compile %.0f ms, load %.1f ms",
+                trace_ms, optimize_ms, interpreter_ms, first_call_ms, generate_ms, compile_ms, load_ms);
   std::string out = buf;
-  if (compiled) return out + (cache_hit ? " (compiled, from the cache)" : " (compiled)");
+  if (compiled) {
+    if (compiled_after_ms > 0) {
+      std::snprintf(buf, sizeof buf, ", loaded %.0f ms after the first call's start", compiled_after_ms);
+      out += buf;
+    }
+    return out + (cache_hit ? " (compiled, from the cache)" : " (compiled)");
+  }
+  if (compiling) return out + " (interpreter while compiling)";
   return out + " (interpreter: " + why_not_compiled + ")";
 }
 
@@ -265,7 +310,7 @@ JitSources jit_sources(const CompiledGraph& compiled, const std::string& cxx, co
 }
 
 std::unique_ptr<NativeGraph> NativeGraph::load(const CompiledGraph& compiled, const HybridizeOptions& options,
-                                               JitTimings& timings) {
+                                               JitTimings& timings, const std::atomic<bool>* cancel) {
   // Errors here for a target this machine cannot run, before any work.
   const Toolchain toolchain = toolchain_for(compiled.target, options.cxx, Emulation::kRefused);
   if (backend_traits(compiled.target.backend).device_buffers || !toolchain.runner.empty())
@@ -291,7 +336,7 @@ std::unique_ptr<NativeGraph> NativeGraph::load(const CompiledGraph& compiled, co
     if (fs::exists(entry, ec)) discard_entry(entry);
     if (attempt == 0) remove_abandoned_builds(cache);
     const std::string pch = precompiled_header(cache, compiled.target, toolchain, flags);
-    built = build_entry(cache, entry, sources, toolchain, flags, pch) || built;
+    built = build_entry(cache, entry, sources, toolchain, flags, pch, cancel) || built;
   }
   timings.compile_ms = ms_since(t0);
   timings.cache_hit = !built;

@@ -4,7 +4,9 @@
 // library in a cache folder, loaded with dlopen, and run with the weights
 // packed once in memory; new parameter values repack the weights without
 // recompiling. Where no compiler is found or compiling fails, the optimized
-// graph runs on the interpreter instead.
+// graph runs on the interpreter instead. A tiered block (the default) calls
+// NativeGraph::load on a thread of its own (runtime-lite/block.cpp) and runs
+// the interpreter until it returns.
 //
 //   HybridizeOptions options;                    // compile unless HYBGEN_JIT=0
 //   CompiledGraph c = compile_graph(traced, {true, nullptr, host_target()});
@@ -14,11 +16,14 @@
 //
 // The cache: one folder per entry, named by a hash of the generated sources
 // (the graph, the target, the hybgen version), the compiler and its flags.
+// A block renames its traced values by place first, so instances of one
+// network share an entry.
 // An entry is built in a private folder and renamed into place, so processes
 // racing on one entry each end with a whole one; a damaged entry (sources,
 // library or checksum not as written) is rebuilt.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -43,6 +48,11 @@ struct HybridizeOptions {
   std::string cxx;
   // Optimization flags for the compiler (the target's own come first).
   std::string cxx_flags = "-O3 -march=native";
+  // Tiered: the first call with new shapes runs the optimized graph on the
+  // interpreter at once while a background thread compiles it; a call after
+  // the library is loaded runs it. Off, the first call waits for the compile
+  // (what benchmarks of the steady state want; the behaviour before tiers).
+  bool tiered = true;
 
   static bool compile_by_default();
 };
@@ -50,15 +60,23 @@ struct HybridizeOptions {
 // The folder the cache lives in for `options` (see HybridizeOptions::cache_dir).
 std::string jit_cache_dir(const HybridizeOptions& options);
 
-// What a hybridized block's first call with new shapes cost, and how it runs.
+// What a hybridized block's first call with new shapes cost, per tier, and
+// how it runs now.
 struct JitTimings {
-  double trace_ms = 0, optimize_ms = 0, generate_ms = 0, compile_ms = 0, load_ms = 0;
+  // The interpreter tier: all of it on the first call.
+  double trace_ms = 0, optimize_ms = 0, interpreter_ms = 0;
+  double first_call_ms = 0;  // the whole first call: the above, the run and the block's own work
+  // The compiled tier: in the background when tiered, else on the first call.
+  double generate_ms = 0, compile_ms = 0, load_ms = 0;
+  double compiled_after_ms = 0;  // from the first call's start until the library was loaded
+  bool compiling = false;        // a background compile is under way; calls run on the interpreter meanwhile
   bool compiled = false;   // runs generated code; false: the optimized graph on the interpreter
   bool cache_hit = false;  // the library came from the cache
   std::string library;     // the loaded library's path
-  std::string why_not_compiled;  // when !compiled: the reason, in words
+  std::string why_not_compiled;  // when !compiled and !compiling: the reason, in words
 
-  // "trace 0.4 ms, optimize 1.2 ms, generate 3.0 ms, compile 2100 ms, load 0.3 ms (compiled, cached)"
+  // "trace 0.4 ms, optimize 1.2 ms, interpreter 0.2 ms, first call 2.1 ms; generate 3.0 ms,
+  // compile 2100 ms, load 0.3 ms, loaded 2110 ms after the first call's start (compiled)"
   std::string str() const;
 };
 
@@ -75,9 +93,11 @@ class NativeGraph {
  public:
   // The library for `compiled` (its target must run here): from the cache,
   // else compiled into it. Throws Error saying why it could not (no
-  // compiler, a compiler error, an unwritable cache).
+  // compiler, a compiler error, an unwritable cache). Once `cancel` is set
+  // (from another thread) a running compile is killed, its private build
+  // folder removed, and Error thrown; the cache is left as it was.
   static std::unique_ptr<NativeGraph> load(const CompiledGraph& compiled, const HybridizeOptions& options,
-                                           JitTimings& timings);
+                                           JitTimings& timings, const std::atomic<bool>* cancel = nullptr);
   ~NativeGraph();
   NativeGraph(const NativeGraph&) = delete;
   NativeGraph& operator=(const NativeGraph&) = delete;

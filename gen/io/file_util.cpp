@@ -45,7 +45,9 @@ std::string read_file_text(const std::string& path, uint64_t max_bytes) {
 namespace {
 
 std::string random_suffix() {
-  static std::mt19937_64 rng(std::random_device{}());
+  // One generator per thread: hybridized blocks write cache files from
+  // background threads at once.
+  thread_local std::mt19937_64 rng(std::random_device{}());
   static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
   std::string s;
   for (int i = 0; i < 8; ++i) s += digits[rng() % 36];

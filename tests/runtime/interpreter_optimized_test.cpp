@@ -68,7 +68,9 @@ TEST(OptimizedInterpreter, SharedBuffersBetweenBranches) { expect_same_as_plain(
 
 // The interpreter's own convolution paths, batch 2: Winograd (3x3 stride 1
 // on 15x17, padded: partial tiles at the bottom and right), 1x1 straight to
-// sgemm, im2col with stride 2 and dilation; each with a bias and a relu.
+// sgemm, im2col with stride 2 and dilation, grouped (im2col per group),
+// depthwise at stride 1 with dilation and at stride 2 with two filters per
+// channel; each with a bias and a relu.
 TEST(OptimizedInterpreter, ConvolutionPaths) {
   Graph g;
   g.name = "conv_paths";
@@ -86,7 +88,19 @@ TEST(OptimizedInterpreter, ConvolutionPaths) {
   Attrs strided = conv_attrs(8, 3, 2, false);
   strided.set("stride", std::vector<int64_t>{2, 2});
   strided.set("dilate", std::vector<int64_t>{2, 2});
-  g.outputs = {winograd, pointwise, conv("strided", pointwise, 24, 8, 3, strided, 15)};
+  const std::string strided_out = conv("strided", pointwise, 24, 8, 3, strided, 15);
+  Attrs grouped = conv_attrs(12, 3, 1, false);
+  grouped.set("num_group", int64_t{4});
+  const std::string grouped_out = conv("grouped", pointwise, 6, 12, 3, grouped, 17);
+  Attrs depthwise = conv_attrs(12, 3, 2, false);
+  depthwise.set("num_group", int64_t{12});
+  depthwise.set("dilate", std::vector<int64_t>{2, 2});
+  const std::string depthwise_out = conv("depthwise", grouped_out, 1, 12, 3, depthwise, 19);
+  Attrs doubling = conv_attrs(24, 3, 1, false);
+  doubling.set("num_group", int64_t{12});
+  doubling.set("stride", std::vector<int64_t>{2, 2});
+  g.outputs = {winograd,    pointwise,     strided_out,
+               grouped_out, depthwise_out, conv("doubling", depthwise_out, 1, 24, 3, doubling, 21)};
   expect_same_as_plain(g);
 }
 

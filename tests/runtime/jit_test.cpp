@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "io/file_util.h"
@@ -55,12 +56,14 @@ std::string precompiled_header_file(const std::string& cache) {
 
 // These tests check compiling, loading and the cache, not the generated
 // code's speed: -O1 compiles their MLP in a fraction of -O3's time. The zoo
-// tests hybridize with the default flags.
+// tests hybridize with the default flags. Not tiered: the first call
+// compiles (the Tiered tests below run the interpreter tier first).
 HybridizeOptions compiling(const std::string& cache) {
   HybridizeOptions options;
   options.compile = true;
   options.cache_dir = cache;
   options.cxx_flags = "-O1 -march=native";
+  options.tiered = false;
   return options;
 }
 
@@ -68,8 +71,8 @@ struct Case {
   std::shared_ptr<Mlp> net = std::make_shared<Mlp>();
   Tensor x = Tensor::random_normal({2, 32}, 0.0f, 1.0f, 5);
   Tensor eager;
-  Case() {
-    net->initialize(init::Xavier(), 3);
+  explicit Case(uint64_t seed = 3) {
+    net->initialize(init::Xavier(), seed);
     eager = (*net)(x);
   }
 };
@@ -227,6 +230,215 @@ TEST(Jit, WithoutACompilerTheOptimizedGraphRunsOnTheInterpreter) {
   c.net->hybridize(true, off);
   EXPECT_LE(max_abs_diff((*c.net)(c.x), c.eager), 1e-6f);
   EXPECT_NE(c.net->first_call_cost()->why_not_compiled.find("compiling is off"), std::string::npos);
+}
+
+// Tiered (the default): the first call runs on the interpreter while a
+// thread compiles; then the library runs.
+HybridizeOptions tiered(const std::string& cache) {
+  HybridizeOptions options = compiling(cache);
+  options.tiered = true;
+  return options;
+}
+
+// No private build folder ("build-KEY-...") left in `cache`, and every entry whole.
+void expect_no_build_left(const std::string& cache) {
+  for (const auto& e : fs::directory_iterator(cache)) {
+    const std::string name = e.path().filename().string();
+    EXPECT_TRUE(name.rfind("build-", 0) != 0 || name.rfind("build-pch-", 0) == 0) << name;
+    if (name.size() == 32) {
+      EXPECT_TRUE(fs::exists(e.path() / "checksum")) << name;
+    }
+  }
+}
+
+TEST(Tiered, TheFirstCallRunsTheInterpreterAndTheNextTheLibrary) {
+  TempDir cache("jit-cache");
+  Case c;
+  c.net->hybridize(true, tiered(cache.path()));
+  const Tensor first = (*c.net)(c.x);
+  const JitTimings on_interpreter = *c.net->first_call_cost();
+  EXPECT_FALSE(on_interpreter.compiled);
+  EXPECT_TRUE(on_interpreter.compiling);
+  EXPECT_TRUE(on_interpreter.why_not_compiled.empty());
+  EXPECT_GT(on_interpreter.first_call_ms, 0);
+  EXPECT_NE(on_interpreter.str().find("interpreter while compiling"), std::string::npos) << on_interpreter.str();
+
+  ASSERT_TRUE(c.net->compiled(/*wait=*/true)) << c.net->first_call_cost()->why_not_compiled;
+  const Tensor second = (*c.net)(c.x);
+  const JitTimings on_library = *c.net->first_call_cost();
+  EXPECT_TRUE(on_library.compiled);
+  EXPECT_FALSE(on_library.compiling);
+  EXPECT_GT(on_library.compile_ms, 0);
+  EXPECT_GT(on_library.compiled_after_ms, 0);
+  EXPECT_EQ(on_library.first_call_ms, on_interpreter.first_call_ms);
+  EXPECT_NE(on_library.str().find("(compiled)"), std::string::npos) << on_library.str();
+  EXPECT_LE(max_abs_diff(first, c.eager), 1e-6f);
+  EXPECT_LE(max_abs_diff(second, c.eager), 1e-6f);
+  EXPECT_LE(max_abs_diff(first, second), 1e-6f);
+  EXPECT_EQ(entries(cache.path()).size(), 1u);
+}
+
+// Without compiled(): calls go on on the interpreter and one of them switches.
+TEST(Tiered, ACallSwitchesToTheLibraryOnceItIsLoaded) {
+  TempDir cache("jit-cache");
+  Case c;
+  c.net->hybridize(true, tiered(cache.path()));
+  int interpreted = 0;
+  for (;;) {
+    const Tensor y = (*c.net)(c.x);
+    ASSERT_LE(max_abs_diff(y, c.eager), 1e-6f) << "call " << interpreted;
+    const JitTimings* cost = c.net->first_call_cost();
+    if (cost->compiled) break;
+    ASSERT_TRUE(cost->compiling) << cost->why_not_compiled;
+    ++interpreted;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_GE(interpreted, 1);
+  EXPECT_FALSE(c.net->first_call_cost()->library.empty());
+}
+
+// New parameter values while the library compiles: the interpreter runs them
+// at once, and the library, once loaded, gets them too.
+TEST(Tiered, ParametersChangedWhileCompilingReachTheLibrary) {
+  TempDir cache("jit-cache");
+  Case c;
+  c.net->hybridize(true, tiered(cache.path()));
+  (*c.net)(c.x);
+  c.net->fc2->bias().set_data(Tensor::random_normal({10}, 0.0f, 1.0f, 9));
+  const Tensor changed = (*c.net)(c.x);
+  ASSERT_TRUE(c.net->compiled(true)) << c.net->first_call_cost()->why_not_compiled;
+  const Tensor compiled = (*c.net)(c.x);
+  c.net->hybridize(false);
+  const Tensor eager = (*c.net)(c.x);
+  EXPECT_GT(max_abs_diff(eager, c.eager), 1e-3f);
+  EXPECT_LE(max_abs_diff(changed, eager), 1e-6f);
+  EXPECT_LE(max_abs_diff(compiled, eager), 1e-6f);
+  EXPECT_EQ(entries(cache.path()).size(), 1u);
+}
+
+TEST(Tiered, AFailedCompileStaysOnTheInterpreterWithTheReason) {
+  TempDir cache("jit-cache");
+  Case c;
+  HybridizeOptions failing = tiered(cache.path());
+  failing.cxx = "false";  // runs, and fails
+  c.net->hybridize(true, failing);
+  EXPECT_LE(max_abs_diff((*c.net)(c.x), c.eager), 1e-6f);
+  EXPECT_FALSE(c.net->compiled(/*wait=*/true));
+  EXPECT_LE(max_abs_diff((*c.net)(c.x), c.eager), 1e-6f);
+  const JitTimings* cost = c.net->first_call_cost();
+  EXPECT_FALSE(cost->compiled);
+  EXPECT_FALSE(cost->compiling);
+  EXPECT_NE(cost->why_not_compiled.find("did not compile"), std::string::npos) << cost->why_not_compiled;
+  EXPECT_NE(cost->str().find("(interpreter: the generated code did not compile"), std::string::npos) << cost->str();
+  EXPECT_TRUE(entries(cache.path()).empty());
+  expect_no_build_left(cache.path());
+
+  // New parameter values do not start the failing compile again.
+  c.net->fc2->bias().set_data(Tensor::full({10}, 0.5f));
+  (*c.net)(c.x);
+  EXPECT_FALSE(c.net->first_call_cost()->compiling);
+
+  HybridizeOptions missing = tiered(cache.path());
+  missing.cxx = "/nonexistent/c++";
+  c.net->hybridize(true, missing);
+  (*c.net)(c.x);
+  EXPECT_FALSE(c.net->compiled(true));
+  EXPECT_NE(c.net->first_call_cost()->why_not_compiled.find("no C++ compiler: '/nonexistent/c++'"), std::string::npos);
+}
+
+// Values are renamed canonically before hashing: a second instance of one
+// network (other prefixes, other weights) loads the first one's library.
+TEST(Tiered, TwoInstancesShareOneCachedLibrary) {
+  TempDir cache("jit-cache");
+  Case a(3), b(11);
+  ASSERT_NE(a.net->prefix(), b.net->prefix());
+  for (Case* c : {&a, &b}) {
+    c->net->hybridize(true, tiered(cache.path()));
+    (*c->net)(c->x);
+    ASSERT_TRUE(c->net->compiled(true)) << c->net->first_call_cost()->why_not_compiled;
+    EXPECT_LE(max_abs_diff((*c->net)(c->x), c->eager), 1e-6f);
+  }
+  EXPECT_GT(max_abs_diff(a.eager, b.eager), 1e-3f);
+  EXPECT_FALSE(a.net->first_call_cost()->cache_hit);
+  EXPECT_TRUE(b.net->first_call_cost()->cache_hit);
+  EXPECT_EQ(a.net->first_call_cost()->library, b.net->first_call_cost()->library);
+  EXPECT_EQ(entries(cache.path()).size(), 1u);
+}
+
+// Two threads call one block at once, from its first call on, across the
+// switch: each gets its own input's result (calls of one block take turns).
+TEST(Tiered, TwoThreadsCallingOneBlockEachGetTheirResult) {
+  TempDir cache("jit-cache");
+  Case c;
+  std::vector<Tensor> xs, expected;
+  for (uint64_t i = 0; i < 4; ++i) {
+    xs.push_back(Tensor::random_normal({2, 32}, 0.0f, 1.0f, 100 + i));
+    expected.push_back((*c.net)(xs.back()));
+  }
+  c.net->hybridize(true, tiered(cache.path()));
+  std::atomic<bool> switched{false};
+  float worst[2] = {0, 0};
+  int calls[2] = {0, 0};
+  const auto caller = [&](int t) {
+    int after_switch = 0;
+    for (int i = 0; after_switch < 20; ++i) {
+      const std::size_t k = static_cast<std::size_t>(i + 2 * t) % xs.size();
+      worst[t] = std::max(worst[t], max_abs_diff((*c.net)(xs[k]), expected[k]));
+      ++calls[t];
+      if (switched || (t == 0 && c.net->compiled())) switched = true;
+      if (switched) ++after_switch;
+    }
+  };
+  std::thread first(caller, 0), second(caller, 1);
+  first.join();
+  second.join();
+  EXPECT_LE(worst[0], 1e-6f);
+  EXPECT_LE(worst[1], 1e-6f);
+  EXPECT_GE(calls[0], 20);
+  EXPECT_GE(calls[1], 20);
+  EXPECT_TRUE(c.net->compiled());
+}
+
+// A block destroyed while its library compiles cancels the compile: the
+// cache gets the whole entry or nothing, and no private build folder.
+TEST(Tiered, ABlockDestroyedWhileCompilingLeavesNoBuildBehind) {
+  TempDir cache("jit-cache");
+  {
+    Case c;
+    c.net->hybridize(true, tiered(cache.path()));
+    (*c.net)(c.x);
+    EXPECT_TRUE(c.net->first_call_cost()->compiling);
+  }
+  expect_no_build_left(cache.path());
+  EXPECT_LE(entries(cache.path()).size(), 1u);
+}
+
+// Run as a child by AProcessExitingWhileCompilingLeavesNoBuildBehind: starts
+// a compile in $HYBGEN_JIT_TEST_CACHE and exits without destroying the block.
+TEST(Tiered, ExitChild) {
+  const char* cache = std::getenv("HYBGEN_JIT_TEST_CACHE");
+  if (!cache || !std::getenv("HYBGEN_JIT_TEST_EXIT")) GTEST_SKIP() << "run by AProcessExitingWhileCompiling...";
+  static Case* never_destroyed = new Case;
+  never_destroyed->net->hybridize(true, tiered(cache));
+  (*never_destroyed->net)(never_destroyed->x);
+  std::printf("compiling: %d\n", never_destroyed->net->first_call_cost()->compiling ? 1 : 0);
+  std::fflush(stdout);
+  std::exit(0);  // with the compile in flight
+}
+
+TEST(Tiered, AProcessExitingWhileCompilingLeavesNoBuildBehind) {
+  TempDir work("jit-exit");
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  // The child leaks its block on purpose, and with it the compile thread's
+  // handle: ThreadSanitizer, where the suite runs under it, is told so.
+  const auto result = testing::run_command(
+      "TSAN_OPTIONS=\"${TSAN_OPTIONS:+$TSAN_OPTIONS:}report_thread_leaks=0\" HYBGEN_JIT_TEST_EXIT=1 "
+      "HYBGEN_JIT_TEST_CACHE=" +
+      testing::quoted(work.path() + "/cache") + " " + testing::quoted(self) + " --gtest_filter=Tiered.ExitChild 2>&1");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("compiling: 1"), std::string::npos) << result.output;
+  expect_no_build_left(work.path() + "/cache");
+  EXPECT_LE(entries(work.path() + "/cache").size(), 1u);
 }
 
 TEST(Jit, TheEnvironmentChoosesTheDefaults) {
