@@ -73,7 +73,11 @@ KernelCall emit_resize(const EmitContext& ctx) {
               cpp_float(resize_scale(s[3], o[3], align)) + ", " + (align ? "true" : "false") + "));"};
 }
 
-const KernelRegistrar reg_deconvolution(Backend::kCuda, "Deconvolution", OpKernel{emit_deconvolution});
+const KernelRegistrar reg_deconvolution(Backend::kCuda, "Deconvolution", [] {
+  OpKernel k{emit_deconvolution};
+  k.dtypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};  // deconv.inc's storage types
+  return k;
+}());
 const KernelRegistrar reg_upsampling(Backend::kCuda, "UpSampling", OpKernel{emit_upsampling});
 const KernelRegistrar reg_resize(Backend::kCuda, "_contrib_BilinearResize2D", OpKernel{emit_resize});
 
