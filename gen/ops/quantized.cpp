@@ -107,7 +107,8 @@ void check_float_or_quantized(const TensorType& data) {
 
 void check_quantized_operands(const std::vector<TensorType>& in) {
   const TensorType& data = in[0];
-  check_float_or_quantized(data);
+  const bool half = data.quantization.empty() && (data.dtype == DType::kFloat16 || data.dtype == DType::kBFloat16);
+  if (!half) check_float_or_quantized(data);
   if (data.quantization.empty()) {
     for (std::size_t i = 1; i < in.size(); ++i)
       if (!in[i].quantization.empty() || in[i].dtype != data.dtype)

@@ -54,7 +54,8 @@ std::vector<Requantization> channel_requantization(float input_scale, const std:
 // when the data is a quantized integer: the data int8 or uint8 per tensor;
 // the weight int8, symmetric (zero points 0), per tensor or per axis on
 // axis 0 (its output channels); the bias int32. Error naming what is wrong.
-// Float data: the weight and bias must not be quantized.
+// Float data (float32, or float16 / bfloat16 as the pass half_storage
+// stores it): the weight and bias of its dtype, not quantized.
 void check_quantized_operands(const std::vector<TensorType>& in);
 // Error unless `data` is float32 (or its half storage, float16 / bfloat16)
 // or an integer quantized per tensor: what

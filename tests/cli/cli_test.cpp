@@ -207,14 +207,15 @@ TEST_F(Cli, InspectOpsAndVersion) {
   EXPECT_NE(r.output.find("parameters 192 "), std::string::npos) << r.output;
   r = hybgen("ops");
   EXPECT_NE(r.output.find("FullyConnected(data, weight, bias)"), std::string::npos);
-  EXPECT_NE(r.output.find("kernels: C++ float32 int8 uint8 int32, CUDA float32"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("kernels: C++ float32 int8 uint8 int32, CUDA float32 float16 bfloat16"), std::string::npos)
+      << r.output;
   r = hybgen("ops --json");
   bool listed = false;
   for (const auto& op : nlohmann::json::parse(r.output))
     if (op["name"] == "FullyConnected") {
       listed = true;
       EXPECT_EQ(op["kernels"]["C++"], nlohmann::json::array({"float32", "int8", "uint8", "int32"}));
-      EXPECT_EQ(op["kernels"]["CUDA"], nlohmann::json::array({"float32"}));
+      EXPECT_EQ(op["kernels"]["CUDA"], nlohmann::json::array({"float32", "float16", "bfloat16"}));
     }
   EXPECT_TRUE(listed);
   r = hybgen("--version");

@@ -154,6 +154,82 @@ TEST(CudaBackend, Tf32PrecisionEndToEnd) {
   EXPECT_LE(r.most_spilled, testing::kMostSpillBytes) << r.output;
 }
 
+// data (2, 64, 32, 64) -> 3x3 Convolution(128) -> FullyConnected(128) on
+// the last axis: an implicit-GEMM convolution (m 128, n 4096, k 576: the
+// wmma tiles with split-K) and a dense layer (m 8192, n 128, k 64: the
+// mma.sync tiles), large enough that the planner takes the tensor-core
+// configurations in half storage.
+Graph conv_dense() {
+  Graph g;
+  g.name = "conv_dense";
+  g.add_input("data", {{2, 64, 32, 64}});
+  g.add_constant("cw", Constant::f32({128, 64, 3, 3}, testing::seeded_values(128 * 64 * 9, 81)));
+  g.add_constant("cb", Constant::f32({128}, testing::seeded_values(128, 82)));
+  g.add_constant("fw", Constant::f32({128, 64}, testing::seeded_values(128 * 64, 83)));
+  g.add_constant("fb", Constant::f32({128}, testing::seeded_values(128, 84)));
+  g.nodes.push_back(testing::make_node("conv", "Convolution", {"data", "cw", "cb"},
+                                       testing::attrs_of({{"kernel", std::vector<int64_t>{3, 3}},
+                                                          {"pad", std::vector<int64_t>{1, 1}},
+                                                          {"num_filter", int64_t{128}}})));
+  g.nodes.push_back(testing::make_node("fc", "FullyConnected", {"conv", "fw", "fb"},
+                                       testing::attrs_of({{"num_hidden", int64_t{128}}, {"flatten", false}})));
+  g.outputs = {"fc"};
+  return g;
+}
+
+// --precision fp16 / bf16 end to end on a convolution and a dense layer:
+// both run in half storage (the .cu defines HG_CUDA_HALF and launches the
+// GEMM templates on __half / __nv_bfloat16 in the tensor-core
+// configurations), cuda-host's error is above FP32's and within the
+// precision's default tolerance, the manifest says the precision, and nvcc
+// builds it for sm_80 and sm_90 without spills over kMostSpillBytes.
+TEST(CudaBackend, HalfPrecisionEndToEnd) {
+  const Graph g = conv_dense();
+  double error[3] = {0, 0, 0};
+  const Precision precisions[3] = {Precision::kFP32, Precision::kFP16, Precision::kBF16};
+  for (int i = 0; i < 3; ++i) {
+    VerifyOptions v;
+    v.compile = CompileOptions::for_target(find_target("cuda-host"));
+    v.compile.target.precision = precisions[i];
+    v.tolerance = default_tolerance(precisions[i]);
+    const VerifyReport r = verify_model(g, v);
+    ASSERT_EQ(r.checks.size(), 1u);
+    EXPECT_TRUE(r.ok) << precision_name(precisions[i]) << ": " << r.checks[0].max_rel_error;
+    error[i] = r.checks[0].max_rel_error;
+    std::printf("%s: max relative error %g\n", precision_name(precisions[i]).c_str(), error[i]);
+  }
+  EXPECT_LE(error[0], 1e-5);
+  EXPECT_GT(error[1], error[0]);  // stored in half
+  EXPECT_GT(error[2], error[1]);  // bfloat16 keeps fewer bits than float16
+  for (int i = 1; i < 3; ++i) {
+    const Precision p = precisions[i];
+    SCOPED_TRACE(precision_name(p));
+    CppEmitOptions options;
+    options.name = "conv_dense";
+    CompileOptions half = CompileOptions::for_target(find_target("cuda"));
+    half.target.precision = p;
+    std::string cu, manifest;
+    for (const EmittedFile& f : emit_cuda(compile_graph(g, half), options)) {
+      if (f.filename == "conv_dense.cu") cu = f.content;
+      if (f.filename == "conv_dense.manifest.json") manifest = f.content;
+    }
+    EXPECT_NE(cu.find("#define HG_CUDA_HALF 1"), std::string::npos);
+    // The convolution's gather on the wmma tiles (configuration 4), the dense
+    // layer on the mma.sync tiles (configuration 0), both reading halves.
+    EXPECT_NE(cu.find("hg_conv2d_gemm<4, 3, 3>"), std::string::npos);  // with split-K
+    EXPECT_NE(cu.find("hg_gemm<0, 0, 0"), std::string::npos);
+    const std::string type = p == Precision::kFP16 ? "__half" : "__nv_bfloat16";
+    EXPECT_NE(cu.find("const " + type + "* "), std::string::npos);
+    EXPECT_NE(manifest.find("\"precision\": \"" + precision_name(p) + "\""), std::string::npos) << manifest;
+    if (!on_path("nvcc")) continue;
+    const testing::NvccResult r = testing::nvcc_compile(g, "conv_dense", p);
+    std::printf("%s", r.ptxas_summary.c_str());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_LE(r.most_spilled, testing::kMostSpillBytes) << r.output;
+    EXPECT_NE(r.output.find("hg_gemm_mma_half_kernel"), std::string::npos) << "no FP16 / BF16 mma.sync kernel";
+  }
+}
+
 // A model a user exports from MXNet, through the CLI, on cuda-host.
 TEST(CudaBackend, MxnetMlpVerifiesOnCudaHost) {
   const auto r = run_command(quoted(HYBGEN_BINARY) + " verify " +

@@ -10,7 +10,9 @@
 //    (1e-5 relative), with and without an epilogue that checks the channel
 //    and index it is given;
 //  - the templates compile with nvcc for sm_80 and sm_90 without spills,
-//    and with HG_CUDA_TF32 (and HG_CUDA_TF32_MMA).
+//    and with HG_CUDA_TF32 (and HG_CUDA_TF32_MMA); with HG_CUDA_HALF, in
+//    __half and __nv_bfloat16 storage (the FP16 / BF16 tensor-core
+//    kernels), without spills either.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -52,11 +54,12 @@ class GemmKernels : public ::testing::Test {
   std::string dir_;
 };
 
-// In FP32, and with HG_CUDA_TF32 (--precision tf32), where the tensor-core
-// configurations' operands are TF32 on cuda-host as on a GPU.
+// In FP32, with HG_CUDA_TF32 (--precision tf32), where the tensor-core
+// configurations' operands are TF32 on cuda-host as on a GPU, and with
+// HG_CUDA_HALF, every case in float, __half and __nv_bfloat16 storage.
 TEST_F(GemmKernels, TemplatesMatchPlainLoopsOnTheCudaHostLayer) {
-  for (const std::string defines : {"", " -DHG_CUDA_TF32"}) {
-    SCOPED_TRACE(defines.empty() ? "fp32" : "tf32");
+  for (const std::string defines : {"", " -DHG_CUDA_TF32", " -DHG_CUDA_HALF"}) {
+    SCOPED_TRACE(defines.empty() ? "fp32" : defines);
     const std::string exe = dir_ + "/gemm_kernels";
     const CommandResult built =
         run_command(q(HYBGEN_CXX) + " -std=c++17 -O1 -Wall -Wextra -Wpedantic -Werror" + defines + " -x c++ -I" +
@@ -344,6 +347,71 @@ cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
   const CommandResult tf32 =
       run_command("nvcc -std=c++17 -O3 -arch=sm_80 -DHG_CUDA_TF32 -DHG_CUDA_TF32_MMA -c " + q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/tf.o"));
   EXPECT_EQ(tf32.exit_code, 0) << tf32.output;
+}
+
+// Half storage (HG_CUDA_HALF, --precision fp16 / bf16): every path in
+// __half and __nv_bfloat16 for sm_80 and sm_90, the FP16 / BF16 mma.sync
+// kernel in each operand layout, its wmma fallback (the convolution gather)
+// and the FP32 tiles, GEMVs, 3-D and transposed convolutions reading
+// halves, none spilling.
+TEST_F(GemmKernels, HalfStorageTemplatesCompileWithNvccWithoutSpills) {
+  if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on PATH";
+  std::ostringstream d;
+  d << "#define HG_CUDA_HALF 1\n#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n#include <cstring>\n"
+       "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n#include <mma.h>\n"
+       "namespace nv {\nnamespace kernels {\n"
+    << read_text(kKernels + "/common.inc") << "\n"
+    << read_text(kKernels + "/gemm.inc") << "\n"
+    << read_text(kKernels + "/conv.inc") << "\n"
+    << read_text(kKernels + "/conv3d.inc") << "\n"
+    << read_text(kKernels + "/deconv.inc") << "\n"
+    << R"(}  // namespace kernels
+}  // namespace nv
+using namespace nv::kernels;
+template <class E>
+cudaError_t instantiate(const E* a, const E* b, E* c, float* s) {
+  HgNoEpilogue e;
+  cudaError_t r = cudaSuccess;
+  r = hg_gemm<0, 0, 1>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 64, 64, 64, 2, s, e);
+  r = hg_gemm<0, 1, 0>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 64, 64, 64, 1, s, e);
+  r = hg_gemm<3, 0, 0>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 64, 64, 64, 1, s, e);
+  r = hg_gemm<4, 1, 1>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 64, 64, 64, 1, s, e);
+  r = hg_gemm<1, 0, 0>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 64, 64, 64, 1, s, e);
+  r = hg_gemm<2, 1, 1>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 64, 64, 64, 1, s, e);
+  r = hg_gemv<1, 0, 0>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 1, 64, 64, e);
+  r = hg_gemv<8, 1, 1>(0, a, 64, 0, b, 64, 0, nullptr, c, 64, 0, 64, 1, 8, 64, 64, e);
+  r = hg_conv2d_gemm<4, 3, 3>(0, a, b, nullptr, c, 2, 64, 56, 56, 64, 56, 56, 1, 1, 1, 1, 1, 1, 1, 1, s, e);
+  r = hg_conv2d_gemm<3, 7, 7>(0, a, b, nullptr, c, 2, 3, 224, 224, 64, 112, 112, 2, 2, 3, 3, 1, 1, 1, 1, s, e);
+  r = hg_conv2d_gemm<2, 1, 1>(0, a, b, nullptr, c, 2, 64, 7, 7, 64, 7, 7, 1, 1, 0, 0, 1, 1, 1, 1, s, e);
+  r = hg_conv2d_1x1<0>(0, a, b, nullptr, c, 1, 64, 3136, 64, 1, 1, s, e);
+  r = hg_conv2d_1x1<1>(0, a, b, nullptr, c, 1, 64, 3136, 64, 1, 1, s, e);
+  r = hg_conv3d(0, a, b, nullptr, c, HgConv3dGeometry{{1, 4, 4, 4, 4, 4, 3, 3, 3, 4, 4, 4, 1, 1, 1, 1, 1, 1, 1, 1,
+                                                       1, 1}}, e);
+  r = hg_deconv2d(0, a, b, nullptr, c, 1, 4, 4, 4, 4, 3, 3, 8, 8, 2, 2, 1, 1, 1, 1, 1, e);
+  return r;
+}
+template cudaError_t instantiate<__half>(const __half*, const __half*, __half*, float*);
+template cudaError_t instantiate<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, float*);
+)";
+  std::ofstream(dir_ + "/nv.cu") << d.str();
+  const CommandResult built = run_command(
+      "nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' "
+      "-Xptxas -v -c " +
+      q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/nv.o"));
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  std::size_t entries = 0, clean = 0, mma = 0;
+  for (std::size_t at = built.output.find("spill stores"); at != std::string::npos;
+       at = built.output.find("spill stores", at + 1))
+    ++entries;
+  for (std::size_t at = built.output.find(" 0 bytes spill stores, 0 bytes spill loads"); at != std::string::npos;
+       at = built.output.find(" 0 bytes spill stores, 0 bytes spill loads", at + 1))
+    ++clean;
+  for (std::size_t at = built.output.find("hg_gemm_mma_half_kernel"); at != std::string::npos;
+       at = built.output.find("hg_gemm_mma_half_kernel", at + 1))
+    ++mma;
+  EXPECT_GT(entries, 0u) << built.output;
+  EXPECT_EQ(clean, entries) << built.output;
+  EXPECT_GT(mma, 0u) << "no FP16 / BF16 mma.sync kernel was compiled\n" << built.output;
 }
 
 }  // namespace

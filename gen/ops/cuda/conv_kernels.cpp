@@ -11,7 +11,11 @@
 //     padding into the B tiles on the fly (conv.inc's hg_conv2d_gemm), the
 //     kernel size a template argument.
 // Tile configuration and split-K come from cuda_gemm_plan (gemm_kernels.cpp);
-// split-K takes scratch. The epilogue's channel is the filter.
+// split-K takes scratch. The epilogue's channel is the filter. Every path
+// takes float32, float16 and bfloat16 storage (input, weights, bias and
+// output of one type), but the depthwise one, whose kernel is float32 only:
+// a half-storage depthwise convolution runs as the implicit GEMM of its
+// groups.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,12 +29,14 @@ namespace hybgen {
 
 void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather, Precision precision, int* config,
                     int* splits);
+Precision cuda_gemm_precision(Precision target, DType dtype);
+std::string cuda_partial_pointer(const std::string& scratch, DType dtype);
 
 namespace {
 
 enum class Path { kDepthwise, kDense, kDirect1x1, kImplicit, kDirect3d };
 
-Path path_of(const ConvGeometry& g) {
+Path path_of(const ConvGeometry& g, DType) {
   if (g.spatial == 3) return Path::kDirect3d;
   if (g.groups == g.c && g.f == g.c && g.groups > 1) return Path::kDepthwise;
   const bool one_by_one = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
@@ -60,7 +66,7 @@ Shape4 gemm_shape(const ConvGeometry& g, Path path) {
 bool dense_gemv(const ConvGeometry& g) { return g.n <= 8; }
 
 // Split-K floats (0: none).
-int64_t partial_floats(const ConvGeometry& g, Path path, Precision precision) {
+int64_t partial_floats(const ConvGeometry& g, Path path, Precision precision) {  // cuda_gemm_precision's
   if (path == Path::kDepthwise || path == Path::kDirect3d || (path == Path::kDense && dense_gemv(g))) return 0;
   const Shape4 s = gemm_shape(g, path);
   int config = 0, splits = 1;
@@ -75,7 +81,9 @@ KernelCall emit(const EmitContext& ctx) {
   const std::string x = ctx.in[0], w = ctx.in[1], y = ctx.out[0];
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   const std::string epilogue = epilogue_argument(ctx);
-  const Path path = path_of(g);
+  const DType dtype = ctx.out_types[0].dtype;
+  const Path path = path_of(g, dtype);
+  const Precision precision = cuda_gemm_precision(ctx.target.precision, dtype);
   if (path == Path::kDirect3d) {
     const std::vector<int64_t> geo{g.n,  g.c,  g.d,  g.h,  g.w,  g.f,  g.kd, g.kh, g.kw, g.od, g.oh,
                                    g.ow, g.sd, g.sh, g.sw, g.pd, g.ph, g.pw, g.dd, g.dh, g.dw, g.groups};
@@ -104,11 +112,11 @@ KernelCall emit(const EmitContext& ctx) {
   }
   const Shape4 s = gemm_shape(g, path);
   int config = 0, splits = 1;
-  cuda_gemm_plan(s.batch, s.m, s.n, s.k, path == Path::kImplicit, ctx.target.precision, &config, &splits);
-  const int64_t need = partial_floats(g, path, ctx.target.precision);
+  cuda_gemm_plan(s.batch, s.m, s.n, s.k, path == Path::kImplicit, precision, &config, &splits);
+  const int64_t need = partial_floats(g, path, precision);
   const bool scratch = need > 0 && !ctx.scratch.empty() && ctx.scratch_bytes >= need * kFloatBytes;
-  const std::string split_args =
-      int_str(scratch ? splits : 1) + ", " + (scratch ? ctx.scratch : std::string("nullptr"));
+  const std::string split_args = int_str(scratch ? splits : 1) + ", " +
+                                 (scratch ? cuda_partial_pointer(ctx.scratch, dtype) : std::string("nullptr"));
   const std::string split_k = scratch ? "" : ", false";  // no reduction kernel to compile
   if (path == Path::kDense)
     return {{"gemm"},
@@ -132,9 +140,11 @@ KernelCall emit(const EmitContext& ctx) {
 
 const KernelRegistrar conv_kernels_registrar(Backend::kCuda, "Convolution", [] {
   OpKernel k{emit};
+  k.dtypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};  // gemm.inc's, conv.inc's and conv3d.inc's
   k.scratch_bytes = [](const KernelSite& site) {
+    const DType dtype = site.out[0].dtype;
     const ConvGeometry g = conv_geometry(site.attrs, site.in[0].shape);
-    return partial_floats(g, path_of(g), site.target.precision) * kFloatBytes;
+    return partial_floats(g, path_of(g, dtype), cuda_gemm_precision(site.target.precision, dtype)) * kFloatBytes;
   };
   return k;
 }());

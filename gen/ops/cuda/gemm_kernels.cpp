@@ -5,7 +5,10 @@
 // (cuda_gemm_plan, shared with conv_kernels.cpp); split-K takes scratch.
 // Operands are read in place through their layouts (transposes and
 // _strided_batch_dot's views cost nothing); the epilogue's channel is the
-// output's last axis.
+// output's last axis. Activations, weights, bias and output share one
+// storage type (float32, or float16 / bfloat16 under --precision fp16 /
+// bf16, the pass half_storage), the sums FP32 and split-K's partial sums
+// float.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -24,10 +27,14 @@ namespace hybgen {
 // configuration's relative speed, a partly idle SM running below its rate,
 // and split-K's extra launch and partial sums. `gather` (the implicit
 // convolution): not configuration 0, which spills with the gather. At
-// Precision::kTF32, configurations 0, 3 and 4 launch the tensor-core
-// kernels, all 128x128 tiles: the mma.sync kernel (or, with the gather,
-// wmma), at their speed relative to the FP32 tile's on large products
-// (docs/cuda.md#precision).
+// Precision::kTF32 (float32 storage), and with float16 / bfloat16 storage
+// (Precision::kFP16 / kBF16), configurations 0, 3 and 4 launch the
+// tensor-core kernels, all 128x128 tiles: the mma.sync kernel (or, with the
+// gather, wmma), at their speed relative to the FP32 tile's on large
+// products (docs/cuda.md#precision). The FP16 / BF16 weights are twice
+// TF32's: an H100's or H200's dense FP16 and BF16 tensor-core rate is twice
+// its TF32 rate, and the half kernels move half the bytes per mma through
+// shared memory; an assumption of the model, not a measurement.
 void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather, Precision precision, int* config,
                     int* splits) {
   struct Cfg {
@@ -39,11 +46,16 @@ void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather,
       {0, 128, 128, 2, 1.0}, {3, 64, 128, 3, 0.85}, {4, 128, 64, 3, 0.85}, {1, 64, 64, 4, 0.7}, {2, 32, 32, 8, 0.4}};
   static const Cfg tf32[] = {{0, 128, 128, 2, 3.2}, {1, 64, 64, 4, 0.7}, {2, 32, 32, 8, 0.4}};
   static const Cfg tf32_gather[] = {{4, 128, 128, 2, 1.6}, {1, 64, 64, 4, 0.7}, {2, 32, 32, 8, 0.4}};
+  static const Cfg half[] = {{0, 128, 128, 2, 6.4}, {1, 64, 64, 4, 0.7}, {2, 32, 32, 8, 0.4}};
+  static const Cfg half_gather[] = {{4, 128, 128, 2, 3.2}, {1, 64, 64, 4, 0.7}, {2, 32, 32, 8, 0.4}};
   const Cfg* first = fp32;
   const Cfg* last = std::end(fp32);
   if (precision == Precision::kTF32) {
     first = gather ? tf32_gather : tf32;
     last = gather ? std::end(tf32_gather) : std::end(tf32);
+  } else if (precision == Precision::kFP16 || precision == Precision::kBF16) {
+    first = gather ? half_gather : half;
+    last = gather ? std::end(half_gather) : std::end(half);
   }
   static const int split_choices[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
   const double kSms = 132, kSmRate = 128 * 1.7e9, kLaunch = 2e-6, kBandwidth = 2.5e12;
@@ -69,6 +81,24 @@ void cuda_gemm_plan(int64_t batch, int64_t m, int64_t n, int64_t k, bool gather,
         *splits = s;
       }
     }
+}
+
+// What the tiles of a GEMM whose output is `dtype` run on under the
+// target's --precision: its FP16 / BF16 tensor cores for half storage,
+// TF32's for float32 storage at kTF32, FP32 otherwise (a float32 node of an
+// fp16 model runs the FP32 tiles).
+Precision cuda_gemm_precision(Precision target, DType dtype) {
+  if (dtype == DType::kFloat16) return Precision::kFP16;
+  if (dtype == DType::kBFloat16) return Precision::kBF16;
+  return target == Precision::kTF32 ? Precision::kTF32 : Precision::kFP32;
+}
+
+// The split-K scratch as the kernels take it: float partial sums, whatever
+// the storage type of the kernel's other pointers (the plan hands half
+// kernels a pointer of their own type).
+std::string cuda_partial_pointer(const std::string& scratch, DType dtype) {
+  if (dtype == DType::kFloat16 || dtype == DType::kBFloat16) return "reinterpret_cast<float*>(" + scratch + ")";
+  return scratch;
 }
 
 namespace {
@@ -154,7 +184,7 @@ bool use_gemv(const Gemm& g) { return g.m <= 8; }
 
 int gemv_rows(int64_t m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
 
-int64_t scratch_of(const Gemm& g, Precision precision) {
+int64_t scratch_of(const Gemm& g, Precision precision) {  // precision: cuda_gemm_precision's
   if (use_gemv(g)) return 0;
   int config = 0, splits = 1;
   cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, precision, &config, &splits);
@@ -173,13 +203,15 @@ KernelCall emit(const Gemm& g, const EmitContext& ctx, const std::string& bias) 
             "HG_CHECK((hg_gemv<" + int_str(gemv_rows(g.m)) + ", " + layouts + ">(" + ctx.stream + ", " + operands +
                 epilogue_argument(ctx) + ")));"};
   int config = 0, splits = 1;
-  cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, ctx.target.precision, &config, &splits);
+  const DType dtype = ctx.out_types[0].dtype;
+  cuda_gemm_plan(g.batch, g.m, g.n, g.k, false, cuda_gemm_precision(ctx.target.precision, dtype), &config, &splits);
   const bool scratch =
       splits > 1 && !ctx.scratch.empty() && ctx.scratch_bytes >= splits * g.batch * g.m * g.n * kFloatBytes;
   const std::string split_k = scratch ? "" : ", false";  // no reduction kernel to compile
   return {{"gemm"},
           "HG_CHECK((hg_gemm<" + int_str(config) + ", " + layouts + split_k + ">(" + ctx.stream + ", " + operands +
-              int_str(scratch ? splits : 1) + ", " + (scratch ? ctx.scratch : std::string("nullptr")) + ", " +
+              int_str(scratch ? splits : 1) + ", " +
+              (scratch ? cuda_partial_pointer(ctx.scratch, dtype) : std::string("nullptr")) + ", " +
               epilogue_argument(ctx) + ")));"};
 }
 
@@ -196,8 +228,10 @@ OpKernel gemm_kernel(Problem problem, bool has_bias) {
     const std::string bias = has_bias && ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
     return emit(problem(ctx.node.attrs, ctx.in_types, ctx.out_types), ctx, bias);
   }};
+  k.dtypes = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};  // the storage types of gemm.inc
   k.scratch_bytes = [problem](const KernelSite& site) {
-    return scratch_of(problem(site.attrs, site.in, site.out), site.target.precision);
+    return scratch_of(problem(site.attrs, site.in, site.out),
+                      cuda_gemm_precision(site.target.precision, site.out[0].dtype));
   };
   return k;
 }

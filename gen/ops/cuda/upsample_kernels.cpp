@@ -74,10 +74,9 @@ KernelCall emit_resize(const EmitContext& ctx) {
               cpp_float(resize_scale(s[3], o[3], align)) + ", " + (align ? "true" : "false") + "));"};
 }
 
-const KernelRegistrar reg_deconvolution(Backend::kCuda, "Deconvolution", OpKernel{emit_deconvolution});
-// UpSampling stays float32 while Deconvolution's kernel, which its bilinear
-// mode runs, does (hg_upsample_nearest computes either).
-const KernelRegistrar reg_upsampling(Backend::kCuda, "UpSampling", OpKernel{emit_upsampling});
+const KernelRegistrar reg_deconvolution(Backend::kCuda, "Deconvolution", in_half_storage(OpKernel{emit_deconvolution}));
+// UpSampling: nearest in hg_upsample_nearest, bilinear as Deconvolution, both templates on the storage type.
+const KernelRegistrar reg_upsampling(Backend::kCuda, "UpSampling", in_half_storage(OpKernel{emit_upsampling}));
 const KernelRegistrar reg_resize(Backend::kCuda, "_contrib_BilinearResize2D", in_half_storage(OpKernel{emit_resize}));
 
 }  // namespace
