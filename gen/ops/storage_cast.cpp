@@ -39,6 +39,7 @@ const OpRegistrar storage_cast_op([] {
   d.input_names = {"data"};
   d.attrs = {{"dtype", AttrKind::kString, std::nullopt, "the storage type", {"float32", "float16", "bfloat16"}}};
   d.fusion = FusionClass::kElementwise;
+  d.inplace = true;  // the planner shares a buffer only between values of the same bytes
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     if (!is_storage_dtype(in[0].dtype) || !in[0].quantization.empty())
       throw Error("data is " + dtype_name(in[0].dtype) + "; expected float32, float16 or bfloat16 values");

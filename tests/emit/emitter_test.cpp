@@ -181,10 +181,10 @@ TEST(Emitter, ValuesOfOtherDtypesAreRefusedNamingEveryNode) {
             "float32, int8, uint8)");
   EXPECT_EQ(error_of([&] { compile_graph(g, CompileOptions::for_target(find_target("cuda"))); }),
             "target cuda (CUDA backend) cannot compute these nodes:\n"
-            "  node 'to_int' (Cast): output 'to_int' is int32 (its kernel computes float32)\n"
+            "  node 'to_int' (Cast): output 'to_int' is int32 (its kernel computes float32, float16, bfloat16)\n"
             "  node 'magnitude' (abs): input 'to_int' is int32; output 'magnitude' is int32 (its kernel computes "
-            "float32)\n"
-            "  node 'back' (Cast): input 'magnitude' is int32 (its kernel computes float32)");
+            "float32, float16, bfloat16)\n"
+            "  node 'back' (Cast): input 'magnitude' is int32 (its kernel computes float32, float16, bfloat16)");
 }
 
 }  // namespace
