@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
       ->add_option("--tolerance", verify.tolerance,
                    "largest relative error accepted per output, where relative error = "
                    "max |generated - reference| / max |reference| (default: 1e-05; with --precision tf32 0.01, "
-                   "fp16 0.02, bf16 0.1)")
+                   "fp16 0.05, bf16 0.2)")
       ->each([&verify](const std::string&) { verify.tolerance_given = true; });
   verify_cmd->add_flag("--keep", verify.keep, "keep the build folder and print its path");
   CLI::Option* bisect_flag = verify_cmd->add_flag(

@@ -82,15 +82,17 @@ Precision parse_precision(const std::string& text) {
 // relative, and a layer's sums and a network's layers add those up; 1e-2
 // holds a ResNet-18 or a transformer layer while a wrong kernel misses by
 // far more. FP16 rounds every stored activation and weight as well (2^-11
-// each); BF16 keeps 7 bits (2^-8 each), eight times FP16's error.
+// each); BF16 keeps 7 bits (2^-8 each), eight times FP16's error. A deep
+// chain of depthwise blocks (MobileNet v2) adds them up to 1.5e-2 in fp16
+// and 9e-2 in bf16 with correct kernels; a wrong kernel misses by order 1.
 double default_tolerance(Precision precision) {
   switch (precision) {
     case Precision::kTF32:
       return 1e-2;
     case Precision::kFP16:
-      return 2e-2;
+      return 5e-2;
     case Precision::kBF16:
-      return 1e-1;
+      return 2e-1;
     default:
       return 1e-5;
   }
