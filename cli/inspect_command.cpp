@@ -150,7 +150,8 @@ int run_inspect(const InspectFlags& flags) {
   for (const Node& n : g.nodes) {
     if (n.op == "_storage_cast" || n.outputs.empty()) continue;
     const TensorType& t = g.type(n.outputs[0]);
-    if (t.dtype == DType::kFloat16 || t.dtype == DType::kBFloat16) half_nodes.push_back(n.name);
+    if (is_half_dtype(t.dtype))
+      half_nodes.push_back(n.name);
     else if (t.dtype == DType::kFloat32 && t.quantization.empty()) float32_nodes.push_back(n.name);
   }
   if (half_precision) j["half_storage"] = {{"half_nodes", half_nodes.size()}, {"float32_nodes", float32_nodes}};

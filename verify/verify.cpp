@@ -48,17 +48,15 @@ std::vector<uint8_t> quantize_edge(const TensorType& edge, std::vector<float>& r
   return bytes;
 }
 
-bool is_half(DType dtype) { return dtype == DType::kFloat16 || dtype == DType::kBFloat16; }
-
 // A half edge's values (--io-precision half) as the bytes the driver reads:
 // each rounded to the edge's type; `values` then holds what the halves are,
 // which the reference is given.
 std::vector<uint8_t> half_edge(const TensorType& edge, std::vector<float>& values) {
   std::vector<uint8_t> bytes(values.size() * 2);
   for (std::size_t i = 0; i < values.size(); ++i) {
-    const uint16_t h = edge.dtype == DType::kFloat16 ? float_to_half(values[i]) : float_to_bfloat16(values[i]);
+    const uint16_t h = float_to_half_bits(edge.dtype, values[i]);
     std::memcpy(&bytes[2 * i], &h, 2);
-    values[i] = edge.dtype == DType::kFloat16 ? half_to_float(h) : bfloat16_to_float(h);
+    values[i] = half_bits_to_float(edge.dtype, h);
   }
   return bytes;
 }
@@ -66,7 +64,7 @@ std::vector<uint8_t> half_edge(const TensorType& edge, std::vector<float>& value
 // The driver's output file as float32: the real values of a quantized edge's
 // integers, or a half edge's values.
 std::vector<float> read_edge(const std::string& path, const TensorType& edge) {
-  if (is_half(edge.dtype)) {
+  if (is_half_dtype(edge.dtype)) {
     const auto bytes = read_file_bytes(path);
     if (bytes.size() != edge.bytes())
       throw Error(path + ": " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(edge.bytes()));
@@ -74,7 +72,7 @@ std::vector<float> read_edge(const std::string& path, const TensorType& edge) {
     for (std::size_t i = 0; i < v.size(); ++i) {
       uint16_t h;
       std::memcpy(&h, &bytes[2 * i], 2);
-      v[i] = edge.dtype == DType::kFloat16 ? half_to_float(h) : bfloat16_to_float(h);
+      v[i] = half_bits_to_float(edge.dtype, h);
     }
     return v;
   }
@@ -172,7 +170,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
     }
     const TensorType& edge = edges.type(in);
     std::vector<uint8_t> bytes;
-    if (is_half(edge.dtype))
+    if (is_half_dtype(edge.dtype))
       bytes = half_edge(edge, values);
     else if (edge.quantization.empty())
       bytes.assign(reinterpret_cast<const uint8_t*>(values.data()),

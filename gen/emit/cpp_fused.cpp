@@ -30,8 +30,7 @@ std::string load_key(const std::string& value, const Shape& shape) { return valu
 // such values as floats, loaded through hg_to_float and stored through
 // hg_store (templates/cuda/kernels/common.inc), so its expressions are the
 // float32 ones.
-bool is_half(DType dtype) { return dtype == DType::kFloat16 || dtype == DType::kBFloat16; }
-DType computed_as(DType dtype) { return is_half(dtype) ? DType::kFloat32 : dtype; }
+DType computed_as(DType dtype) { return is_half_dtype(dtype) ? DType::kFloat32 : dtype; }
 TensorType computed_as(TensorType type) {
   type.dtype = computed_as(type.dtype);
   return type;
@@ -39,13 +38,13 @@ TensorType computed_as(TensorType type) {
 
 // `const T x = element;` for a loaded element of `dtype`.
 std::string load_line(const std::string& temp, DType dtype, const std::string& element) {
-  if (is_half(dtype)) return "const float " + temp + " = hg_to_float(" + element + ");\n";
+  if (is_half_dtype(dtype)) return "const float " + temp + " = hg_to_float(" + element + ");\n";
   return "const " + dtype_c_type(dtype) + " " + temp + " = " + element + ";\n";
 }
 
 // The statement storing `value` (a temporary of computed_as(dtype)) at `pointer`[`index`].
 std::string store_line(const std::string& pointer, DType dtype, const std::string& index, const std::string& value) {
-  if (is_half(dtype)) return "hg_store(" + pointer + " + " + index + ", " + value + ");";
+  if (is_half_dtype(dtype)) return "hg_store(" + pointer + " + " + index + ", " + value + ");";
   return pointer + "[" + index + "] = " + value + ";";
 }
 

@@ -61,8 +61,7 @@ std::string edge_includes(const Graph& graph) {
 // then includes cuda_fp16.h and cuda_bf16.h (the storage types' conversions).
 std::string half_storage_define(const Graph& graph) {
   for (const auto& [value, type] : graph.types)
-    if (type.dtype == DType::kFloat16 || type.dtype == DType::kBFloat16)
-      return "#ifndef HG_CUDA_HALF\n#define HG_CUDA_HALF 1\n#endif\n";
+    if (is_half_dtype(type.dtype)) return "#ifndef HG_CUDA_HALF\n#define HG_CUDA_HALF 1\n#endif\n";
   return "";
 }
 

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ir/tensor_type.h"
+
 namespace hybgen {
 
 inline float bits_to_float(uint32_t bits) {
@@ -51,6 +53,14 @@ inline uint16_t float_to_bfloat16(float f) {
   const uint32_t u = float_to_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);  // NaN stays NaN
   return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+// The bits of `value` in half dtype `dtype` (float16 or bfloat16), and back.
+inline uint16_t float_to_half_bits(DType dtype, float value) {
+  return dtype == DType::kFloat16 ? float_to_half(value) : float_to_bfloat16(value);
+}
+inline float half_bits_to_float(DType dtype, uint16_t bits) {
+  return dtype == DType::kFloat16 ? half_to_float(bits) : bfloat16_to_float(bits);
 }
 
 }  // namespace hybgen

@@ -65,6 +65,8 @@ std::size_t dtype_size(DType dtype) { return info(dtype).size; }
 
 std::string dtype_c_type(DType dtype) { return info(dtype).c_type; }
 
+bool is_half_dtype(DType dtype) { return dtype == DType::kFloat16 || dtype == DType::kBFloat16; }
+
 bool is_float_dtype(DType dtype) {
   return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kBFloat16 || dtype == DType::kFloat64;
 }

@@ -62,6 +62,8 @@ std::size_t dtype_size(DType dtype);
 // "bool", "double", "int16_t", "uint16_t", "uint32_t", "uint64_t".
 std::string dtype_c_type(DType dtype);
 bool is_float_dtype(DType dtype);  // float32, float16, bfloat16, float64
+// float16 and bfloat16: the half-precision storage of --precision fp16/bf16.
+bool is_half_dtype(DType dtype);
 // float64, int16, uint16, uint32, uint64: read from files and folded at
 // import, never computed by a kernel or a reference.
 bool is_storage_only_dtype(DType dtype);

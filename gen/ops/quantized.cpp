@@ -97,8 +97,7 @@ std::vector<Requantization> channel_requantization(float input_scale, const std:
 
 void check_float_or_quantized(const TensorType& data) {
   // float16 and bfloat16 are float32's storage under --precision fp16 / bf16 (the pass half_storage).
-  const bool float_storage =
-      data.dtype == DType::kFloat32 || data.dtype == DType::kFloat16 || data.dtype == DType::kBFloat16;
+  const bool float_storage = data.dtype == DType::kFloat32 || is_half_dtype(data.dtype);
   if (!float_storage && data.quantization.empty())
     throw Error("the input is " + data.str() + ": this op takes float32 or quantized integers");
   if (data.quantization.axis)
@@ -107,7 +106,7 @@ void check_float_or_quantized(const TensorType& data) {
 
 void check_quantized_operands(const std::vector<TensorType>& in) {
   const TensorType& data = in[0];
-  const bool half = data.quantization.empty() && (data.dtype == DType::kFloat16 || data.dtype == DType::kBFloat16);
+  const bool half = data.quantization.empty() && is_half_dtype(data.dtype);
   if (!half) check_float_or_quantized(data);
   if (data.quantization.empty()) {
     for (std::size_t i = 1; i < in.size(); ++i)

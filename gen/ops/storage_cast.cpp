@@ -13,21 +13,16 @@
 namespace hybgen {
 namespace {
 
-bool is_storage_dtype(DType dtype) {
-  return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kBFloat16;
-}
+bool is_storage_dtype(DType dtype) { return dtype == DType::kFloat32 || is_half_dtype(dtype); }
 
 float load(DType dtype, const void* data, int64_t i) {
-  if (dtype == DType::kFloat16) return half_to_float(static_cast<const uint16_t*>(data)[i]);
-  if (dtype == DType::kBFloat16) return bfloat16_to_float(static_cast<const uint16_t*>(data)[i]);
+  if (is_half_dtype(dtype)) return half_bits_to_float(dtype, static_cast<const uint16_t*>(data)[i]);
   return static_cast<const float*>(data)[i];
 }
 
 void store(DType dtype, void* data, int64_t i, float v) {
-  if (dtype == DType::kFloat16)
-    static_cast<uint16_t*>(data)[i] = float_to_half(v);
-  else if (dtype == DType::kBFloat16)
-    static_cast<uint16_t*>(data)[i] = float_to_bfloat16(v);
+  if (is_half_dtype(dtype))
+    static_cast<uint16_t*>(data)[i] = float_to_half_bits(dtype, v);
   else
     static_cast<float*>(data)[i] = v;
 }

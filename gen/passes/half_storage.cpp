@@ -46,26 +46,14 @@ Constant converted_constant(const Constant& from, DType to) {
   c.type = TensorType{from.type.shape, to};
   if (!from.has_data()) return c;
   const auto n = static_cast<std::size_t>(from.type.num_elements());
+  const auto* bits = reinterpret_cast<const uint16_t*>(from.data.data());
   std::vector<float> values(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto* bits = reinterpret_cast<const uint16_t*>(from.data.data());
-    switch (from.type.dtype) {
-      case DType::kFloat16:
-        values[i] = half_to_float(bits[i]);
-        break;
-      case DType::kBFloat16:
-        values[i] = bfloat16_to_float(bits[i]);
-        break;
-      default:
-        values[i] = from.f32_data()[i];
-        break;
-    }
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    values[i] = is_half_dtype(from.type.dtype) ? half_bits_to_float(from.type.dtype, bits[i]) : from.f32_data()[i];
   if (to == DType::kFloat32) return Constant::f32(c.type.shape, values);
   c.data.resize(n * 2);
   auto* out = reinterpret_cast<uint16_t*>(c.data.data());
-  for (std::size_t i = 0; i < n; ++i)
-    out[i] = to == DType::kFloat16 ? float_to_half(values[i]) : float_to_bfloat16(values[i]);
+  for (std::size_t i = 0; i < n; ++i) out[i] = float_to_half_bits(to, values[i]);
   return c;
 }
 

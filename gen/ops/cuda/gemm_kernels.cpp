@@ -97,7 +97,7 @@ Precision cuda_gemm_precision(Precision target, DType dtype) {
 // the storage type of the kernel's other pointers (the plan hands half
 // kernels a pointer of their own type).
 std::string cuda_partial_pointer(const std::string& scratch, DType dtype) {
-  if (dtype == DType::kFloat16 || dtype == DType::kBFloat16) return "reinterpret_cast<float*>(" + scratch + ")";
+  if (is_half_dtype(dtype)) return "reinterpret_cast<float*>(" + scratch + ")";
   return scratch;
 }
 
