@@ -47,6 +47,7 @@ int run_bench(const BenchFlags& flags) {
   options.profile = flags.profile;
   options.keep_build = flags.keep;
   options.external_weights = flags.external_weights;
+  options.batch = flags.batch;
   if (!flags.cxx_flags.empty()) options.cxx_flags = flags.cxx_flags;
   BenchResult r;
   try {

@@ -113,6 +113,7 @@ struct BenchFlags {
   bool keep = false;
   std::string cxx_flags;
   bool external_weights = false;
+  int64_t batch = 0;  // --batch: with a run-time batch, the items each run takes (0: the largest)
 };
 int run_bench(const BenchFlags& flags);
 

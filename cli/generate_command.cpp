@@ -20,10 +20,7 @@ ModelSource ModelFlags::source(bool weights_optional) const {
   ModelSource s;
   s.path = model;
   if (!weights.empty()) s.weights = weights;
-  for (const auto& flag : shapes) {
-    auto [name, shape] = parse_shape_flag(flag);
-    s.input_shapes[name] = shape;
-  }
+  add_shape_flags(shapes, s);
   s.weights_optional = weights_optional;
   s.random_weights_seed = random_weights_seed;
   return s;

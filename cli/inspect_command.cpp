@@ -156,6 +156,12 @@ int run_inspect(const InspectFlags& flags) {
   }
   if (half_precision) j["half_storage"] = {{"half_nodes", half_nodes.size()}, {"float32_nodes", float32_nodes}};
   j["memory_plan"] = nlohmann::ordered_json::parse(c.plan.to_json().dump());
+  if (g.batch.variable())
+    j["batch"] = {{"min", g.batch.min},
+                  {"max", g.batch.max},
+                  {"inputs", g.batch.inputs},
+                  {"arena_bytes_at_min", c.plan.arena_bytes_at(g.batch.min)},
+                  {"arena_bytes_at_max", c.plan.arena_bytes_at(g.batch.max)}};
   if (board) j["memory"] = board_report_json(*board);
   if (sqnr) {
     nlohmann::ordered_json layers = nlohmann::ordered_json::array();
@@ -177,6 +183,14 @@ int run_inspect(const InspectFlags& flags) {
   for (const auto& in : g.inputs) std::printf("  input  %-24s %s\n", printable_name(in).c_str(), edge_text(in).c_str());
   for (const auto& out : g.outputs)
     std::printf("  output %-24s %s\n", printable_name(out).c_str(), edge_text(out).c_str());
+  if (g.batch.variable()) {
+    std::string inputs;
+    for (const auto& in : g.batch.inputs) inputs += (inputs.empty() ? "" : ", ") + printable_name(in);
+    std::printf("  run-time batch %lld..%lld (%s): shapes are one item's; arena %zu bytes at %lld, %zu at %lld\n",
+                static_cast<long long>(g.batch.min), static_cast<long long>(g.batch.max), inputs.c_str(),
+                c.plan.arena_bytes_at(g.batch.min), static_cast<long long>(g.batch.min),
+                c.plan.arena_bytes_at(g.batch.max), static_cast<long long>(g.batch.max));
+  }
   std::printf("\n%-4s %-32s %-18s %-20s %14s\n", "#", "node", "op", "output", "FLOPs");
   for (std::size_t i = 0; i < nodes.size(); ++i)
     std::printf("%-4zu %-32s %-18s %-20s %14.0f\n", i, printable_name(nodes[i]["name"].get<std::string>()).c_str(),
@@ -206,9 +220,16 @@ int run_inspect(const InspectFlags& flags) {
   std::printf("memory plan (%s) for --target %s: arena %zu bytes, lower bound %zu, without reuse %zu\n",
               p.strategy.c_str(), c.target.name.c_str(), p.arena_bytes, p.lower_bound_bytes, p.naive_bytes);
   std::printf("%s", small_arena_note(p, flags.compile.small_arena).c_str());
+  if (p.item_bytes)
+    std::printf(
+        "  a fixed region of %zu bytes, then %zu bytes per batch item (offsets and bytes marked * are per item)\n",
+        p.fixed_bytes, p.item_bytes);
   std::printf("  %-32s %10s %10s %8s\n", "buffer", "offset", "bytes", "steps");
-  for (const auto& b : p.buffers)
-    std::printf("  %-32s %10zu %10zu %4d-%-3d\n", printable_name(b.value).c_str(), b.offset, b.bytes, b.first_step, b.last_step);
+  for (const auto& b : p.buffers) {
+    const char* mark = !p.item_bytes ? "" : b.per_item ? "*" : " ";
+    std::printf("  %-32s %10zu%s %10zu%s %4d-%-3d\n", printable_name(b.value).c_str(), b.offset, mark, b.bytes, mark,
+                b.first_step, b.last_step);
+  }
   if (board) std::printf("\n%s", board_report_text(*board).c_str());
   if (!not_measured.empty()) std::printf("\nnot measured on %s: %s\n", c.target.board.c_str(), not_measured.c_str());
   if (sqnr) std::printf("\n%s", sqnr_table(sqnr->layers).c_str());

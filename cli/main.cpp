@@ -228,6 +228,9 @@ int main(int argc, char** argv) {
                       "keep the build folder and print its path (running DIR/program DIR again times it again)");
   bench_cmd->add_option("--runs", bench.runs, "timed runs")->capture_default_str();
   bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first")->capture_default_str();
+  bench_cmd->add_option("--batch", bench.batch,
+                        "a model with a run-time batch (--shape NAME=MIN..MAX,...): the items each run takes "
+                        "(default: MAX)");
   bench_cmd
       ->add_option("--threads", bench.threads,
                    "lend the generated code a spinning pool of this many threads (1: the calling thread only)")

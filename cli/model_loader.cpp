@@ -1,5 +1,6 @@
 #include "cli/model_loader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -17,7 +18,45 @@
 
 namespace hybgen {
 
+namespace {
+
+// A hybgen model stores its shapes: a run-time batch's --shape must agree
+// with them past the first dimension, which becomes one item.
+void take_batch_items(Graph& graph, const ModelSource& source) {
+  for (const auto& [name, shape] : source.input_shapes) {
+    if (std::find(source.batch.inputs.begin(), source.batch.inputs.end(), name) == source.batch.inputs.end())
+      throw Error(source.path +
+                  ": --shape is for MXNet and ONNX files; a hybgen model stores its input shapes (a "
+                  "run-time batch, NAME=MIN..MAX,..., is the exception)");
+    if (!graph.is_input(name))
+      throw Error(source.path + ": --shape names " + quoted_name(name) + ", which is not an input");
+    Shape& stored = graph.types.at(name).shape;
+    if (stored.size() != shape.size() ||
+        !std::equal(stored.begin() + (stored.empty() ? 0 : 1), stored.end(), shape.begin() + (shape.empty() ? 0 : 1)))
+      throw Error(source.path + ": input " + quoted_name(name) + " is " + shape_str(stored) +
+                  " in the model; --shape gives " + shape_str(shape) + " past its batch");
+    stored[0] = 1;
+  }
+}
+
+Graph load_model_file(const ModelSource& source);
+
+}  // namespace
+
 Graph load_any_model(const ModelSource& source) {
+  Graph graph = load_model_file(source);
+  if (source.batch.variable()) {
+    for (const auto& name : source.batch.inputs)
+      if (!graph.is_input(name))
+        throw Error(source.path + ": --shape names " + quoted_name(name) + ", which is not an input");
+    graph.batch = source.batch;
+  }
+  return graph;
+}
+
+namespace {
+
+Graph load_model_file(const ModelSource& source) {
   if (looks_like_onnx(source.path)) {
     if (source.weights)
       throw Error(source.path + ": --weights is not for ONNX files: their weights are inside them (or in external data "
@@ -55,38 +94,75 @@ Graph load_any_model(const ModelSource& source) {
     if (params) weights = read_mxnet_params(*params);
     return import_mxnet_symbol(json, source.path, params ? &weights : nullptr, params ? *params : "", options);
   }
-  if (!source.input_shapes.empty())
-    throw Error(source.path + ": --shape is for MXNet and ONNX files; a hybgen model stores its input shapes");
-  if (source.weights_optional && !source.weights) {
-    std::error_code ec;
-    if (!std::filesystem::exists(replace_extension(source.path, ".safetensors"), ec))
-      return graph_from_json(json, source.path);
-  }
-  return load_model(source.path, source.weights);
+  Graph graph;
+  std::error_code ec;
+  if (source.weights_optional && !source.weights &&
+      !std::filesystem::exists(replace_extension(source.path, ".safetensors"), ec))
+    graph = graph_from_json(json, source.path);
+  else
+    graph = load_model(source.path, source.weights);
+  take_batch_items(graph, source);
+  return graph;
 }
 
-std::pair<std::string, Shape> parse_shape_flag(const std::string& text) {
+}  // namespace
+
+std::pair<std::string, Shape> parse_shape_flag(const std::string& text,
+                                               std::optional<std::pair<int64_t, int64_t>>* batch_range) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw Error("--shape " + quoted_name(text) + " must look like NAME=D1,D2,... (e.g. data=1,3,224,224)");
-  Shape shape;
-  std::size_t start = eq + 1;
-  while (start <= text.size()) {
-    const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    throw Error("--shape " + quoted_name(text) +
+                " must look like NAME=D1,D2,... (e.g. data=1,3,224,224, or "
+                "data=1..64,3,224,224 for a run-time batch)");
+  auto positive = [&](const std::string& item) {
     std::size_t used = 0;
     long long d = -1;
     try {
       d = std::stoll(item, &used);
     } catch (const std::exception&) {
     }
-    if (used != item.size() || d <= 0) throw Error("--shape " + quoted_name(text) + ": " + quoted_name(item) + " is not a positive integer");
-    shape.push_back(d);
+    if (used != item.size() || d <= 0)
+      throw Error("--shape " + quoted_name(text) + ": " + quoted_name(item) + " is not a positive integer");
+    return static_cast<int64_t>(d);
+  };
+  Shape shape;
+  std::size_t start = eq + 1;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::size_t dots = item.find("..");
+    if (dots != std::string::npos) {
+      if (!shape.empty() || !batch_range)
+        throw Error("--shape " + quoted_name(text) + ": only the first dimension may be a range MIN..MAX (the batch)");
+      const int64_t lo = positive(item.substr(0, dots)), hi = positive(item.substr(dots + 2));
+      if (lo > hi) throw Error("--shape " + quoted_name(text) + ": the batch range " + item + " is empty");
+      *batch_range = std::make_pair(lo, hi);
+      shape.push_back(1);
+    } else {
+      shape.push_back(positive(item));
+    }
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  checked_tensor_bytes(shape, sizeof(float), "--shape " + quoted_name(text));
+  Shape largest = shape;
+  if (batch_range && *batch_range) largest[0] = (*batch_range)->second;
+  checked_tensor_bytes(largest, sizeof(float), "--shape " + quoted_name(text));
   return {text.substr(0, eq), shape};
+}
+
+void add_shape_flags(const std::vector<std::string>& flags, ModelSource& source) {
+  for (const auto& flag : flags) {
+    std::optional<std::pair<int64_t, int64_t>> range;
+    auto [name, shape] = parse_shape_flag(flag, &range);
+    source.input_shapes[name] = shape;
+    if (!range) continue;
+    if (source.batch.variable() && (source.batch.min != range->first || source.batch.max != range->second))
+      throw Error("--shape " + quoted_name(flag) + ": every input's batch range must be the same (another says " +
+                  std::to_string(source.batch.min) + ".." + std::to_string(source.batch.max) + ")");
+    source.batch.min = range->first;
+    source.batch.max = range->second;
+    source.batch.inputs.push_back(name);
+  }
 }
 
 std::pair<std::string, std::string> parse_named_path(const std::string& text, const std::string& flag) {

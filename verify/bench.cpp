@@ -1,10 +1,12 @@
 #include "verify/bench.h"
 
+#include <set>
 #include <sstream>
 
 #include "emit/backends.h"
 #include "ir/error.h"
 #include "passes/kernels.h"
+#include "passes/passes.h"
 #include "pipeline.h"
 #include "verify/generated_build.h"
 
@@ -78,9 +80,20 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
   const Graph& g = compiled.graph;
   const BackendTraits& backend = backend_traits(target.backend);
   if (backend.device_buffers) return bench_device(compiled, options, graph);
+  // A run-time batch: the edges holding items sized for `batch` of them.
+  const int64_t batch = options.batch ? options.batch : g.batch.max;
+  if (options.batch && !g.batch.variable())
+    throw Error("bench --batch: the model's shapes are fixed (a run-time batch is --shape NAME=MIN..MAX,...)");
+  if (g.batch.variable() && (batch < g.batch.min || batch > g.batch.max))
+    throw Error("bench --batch " + std::to_string(batch) + ": the model takes " + std::to_string(g.batch.min) + ".." +
+                std::to_string(g.batch.max) + " items");
+  const std::set<std::string> batched = batch_values(g);
+  auto elements = [&](const std::string& value) {
+    return g.type(value).num_elements() * (batched.count(value) ? batch : 1);
+  };
   std::string buffers, fill, args;
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
-    const std::string n = std::to_string(g.type(g.inputs[i]).num_elements()), v = "in_" + std::to_string(i);
+    const std::string n = std::to_string(elements(g.inputs[i])), v = "in_" + std::to_string(i);
     const DType dtype = g.type(g.inputs[i]).dtype;
     buffers += dtype_c_type(dtype) + " " + v + "[" + n + "];\n";
     // A fixed, non-trivial input: denormals or zeros could flatter the timing.
@@ -94,10 +107,11 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
     args += (args.empty() ? "" : ", ") + v;
   }
   for (std::size_t i = 0; i < g.outputs.size(); ++i) {
-    const std::string n = std::to_string(g.type(g.outputs[i]).num_elements()), v = "out_" + std::to_string(i);
+    const std::string n = std::to_string(elements(g.outputs[i])), v = "out_" + std::to_string(i);
     buffers += dtype_c_type(g.type(g.outputs[i]).dtype) + " " + v + "[" + n + "];\n";
     args += ", " + v;
   }
+  if (g.batch.variable()) args += ", static_cast<int64_t>(" + std::to_string(batch) + ")";
   GeneratedBuild build(
       compiled, backend.bench_driver,
       {{"BUFFERS", buffers},

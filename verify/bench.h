@@ -32,6 +32,8 @@ struct BenchOptions {
   bool profile = false;  // time each kernel too (a clock read after each: the whole-run times include them)
   bool keep_build = false;  // keep the build folder (BenchResult::build_dir)
   bool external_weights = false;  // CppEmitOptions::external_weights; the driver loads the file
+  // A model with a run-time batch (Graph::batch): the items each run takes; 0: the largest.
+  int64_t batch = 0;
 };
 
 // One kernel's share of a run, with what a roofline needs.

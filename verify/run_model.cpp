@@ -34,6 +34,10 @@ std::map<std::string, NpyArray> run_generated(const Graph& graph, const std::map
     if (!graph.is_output(name))
       throw Error("--output names " + quoted_name(name) +
                   ", which is not an output (outputs: " + quoted_names(graph.outputs) + ")");
+  if (graph.batch.variable())
+    throw Error(
+        "hybgen run splits an array into runs of the model's fixed batch; a run-time batch (--shape "
+        "NAME=MIN..MAX,...) is for generate, verify, bench and inspect");
   const CompiledGraph generated = compile_graph(graph, options.compile);
   const Graph& g = generated.graph;
 

@@ -1,9 +1,11 @@
 #include "verify/verify.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <tuple>
 
 #include "emit/backends.h"
@@ -125,6 +127,114 @@ std::pair<double, double> compare_outputs(const std::vector<float>& actual, cons
   return {abs_err, abs_err / std::max(scale, 1e-30)};
 }
 
+namespace {
+
+// The graph at `batch` items, fixed: what the reference runs.
+Graph graph_at_batch(const Graph& graph, int64_t batch) {
+  Graph at = graph;
+  for (const auto& input : graph.batch.inputs) at.types.at(input).shape[0] *= batch;
+  at.batch = BatchRange{};
+  return at;
+}
+
+// verify_model for a run-time batch (Graph::batch): one build whose driver
+// runs the bounds and a batch between them, each against the reference at
+// that batch, on seeded N(0, 1) inputs. A given input is one item's values;
+// item k takes them rotated by k * 7919 elements, so that items differ (an
+// op that mixed them would show) and the values stay the ones given (in the
+// range an op takes).
+VerifyReport verify_batches(const Graph& g, const CompiledGraph& generated, const VerifyOptions& options) {
+  std::vector<int64_t> batches = {g.batch.min, (g.batch.min + g.batch.max) / 2, g.batch.max};
+  batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
+  const Graph& edges = generated.graph;
+  const std::set<std::string> batched = batch_values(edges);
+  std::string buffers, reads, writes, args, list;
+  for (int64_t b : batches) list += (list.empty() ? "" : ", ") + std::to_string(b);
+  auto edge_code = [&](const std::string& value, const std::string& name, bool output) {
+    const TensorType& edge = edges.type(value);
+    const bool items = batched.count(value) != 0;
+    const std::string type = storage_c_type(edge.dtype, Backend::kCpp);
+    buffers += type + " " + name + "[" + std::to_string(edge.num_elements() * (items ? g.batch.max : 1)) + "];\n";
+    const std::string bytes = std::to_string(edge.bytes()) + "u" + (items ? " * static_cast<std::size_t>(batch)" : "");
+    std::string& code = output ? writes : reads;
+    code += "  char " + name + "_file[64];\n  std::snprintf(" + name + "_file, sizeof " + name + "_file, \"" + name +
+            "_b%d.bin\", static_cast<int>(batch));\n";
+    code += "  if (!" + std::string(output ? "write_values" : "read_values") + "(dir, " + name + "_file, " + name +
+            ", " + bytes + ")) return " + (output ? "5" : "4") + ";\n";
+    args += (args.empty() ? "" : ", ") + name;
+  };
+  for (std::size_t i = 0; i < edges.inputs.size(); ++i) edge_code(edges.inputs[i], "in_" + std::to_string(i), false);
+  for (std::size_t i = 0; i < edges.outputs.size(); ++i) edge_code(edges.outputs[i], "out_" + std::to_string(i), true);
+  std::map<std::string, std::string> driver = {
+      {"BUFFERS", buffers},
+      {"READS", reads},
+      {"WRITES", writes},
+      {"ARGS", args + ", batch"},
+      {"THREADS", std::to_string(options.threads)},
+      {"BATCH_LOOP_OPEN", "  const int64_t batches[] = {" + list +
+                              "};\n  for (std::size_t run = 0; run < sizeof batches / sizeof batches[0]; ++run) {\n  "
+                              "const int64_t batch = batches[run];\n"},
+      {"BATCH_LOOP_CLOSE", "  }\n"}};
+  for (auto& [key, text] : bisect_driver_values(generated_name(generated.graph), false)) driver[key] = text;
+  BuildSettings settings{options.cxx, options.cxx_flags, false, options.external_weights, Emulation::kAllowed};
+  settings.unoptimized_driver = true;
+  GeneratedBuild build(generated, backend_traits(Backend::kCpp).verify_driver, driver, settings);
+
+  // Per batch: inputs drawn at that many items, the reference at that batch.
+  std::vector<std::vector<Tensor>> references;
+  for (std::size_t k = 0; k < batches.size(); ++k) {
+    Interpreter interpreter(graph_at_batch(g, batches[k]));
+    std::map<std::string, Tensor> inputs;
+    for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+      const Shape& shape = interpreter.graph().type(g.inputs[i]).shape;
+      Tensor values = Tensor::random_normal(shape, 0.0f, 1.0f, options.seed + i + 7919 * k);
+      auto given = options.inputs.find(g.inputs[i]);
+      if (given != options.inputs.end()) {
+        const std::vector<float>& item = given->second.data;
+        const bool items = std::find(g.batch.inputs.begin(), g.batch.inputs.end(), g.inputs[i]) != g.batch.inputs.end();
+        std::vector<float> all(static_cast<std::size_t>(num_elements(shape)));
+        for (std::size_t j = 0; j < all.size(); ++j) {
+          const std::size_t n = item.size(), at = j / n, within = j % n;
+          all[j] = item[(within + (items ? at : 0) * 7919) % n];
+        }
+        values = Tensor::from_vector(shape, all);
+      }
+      inputs[g.inputs[i]] = values;
+      const std::vector<float> floats = values.to_vector();
+      write_file_atomic(build.dir() + "/in_" + std::to_string(i) + "_b" + std::to_string(batches[k]) + ".bin",
+                        std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(floats.data()),
+                                             reinterpret_cast<const uint8_t*>(floats.data() + floats.size())));
+    }
+    references.push_back(interpreter.run(inputs));
+  }
+  VerifyReport report;
+  report.compile_seconds = build.compile_seconds();
+  report.compiler = build.toolchain().cxx;
+  report.runner = build.toolchain().runner;
+  build.run();
+  report.ok = true;
+  for (std::size_t k = 0; k < batches.size(); ++k)
+    for (std::size_t i = 0; i < g.outputs.size(); ++i) {
+      const Tensor& ref = references[k][i];
+      TensorType edge = edges.type(g.outputs[i]);
+      edge.shape = ref.shape();
+      const std::vector<float> actual =
+          read_edge(build.dir() + "/out_" + std::to_string(i) + "_b" + std::to_string(batches[k]) + ".bin", edge);
+      OutputCheck c{g.outputs[i], ref.shape(), "reference", 0, 0, false, batches[k]};
+      std::tie(c.max_abs_error, c.max_rel_error) = compare_outputs(actual, ref.to_vector());
+      c.ok = c.max_rel_error <= options.tolerance;
+      report.ok = report.ok && c.ok;
+      report.checks.push_back(c);
+    }
+  if (options.keep_build) {
+    report.build_dir = build.dir();
+    build.keep();
+  }
+  return report;
+}
+
+}  // namespace
+
 VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   const Graph& g = graph;
   for (const auto& [name, array] : options.inputs)
@@ -155,6 +265,19 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   std::vector<std::pair<std::string, std::vector<uint8_t>>> input_files;
   std::map<std::string, Tensor> inputs;
   std::string buffers, reads, writes, args;
+  if (g.batch.variable()) {
+    if (!options.expected.empty())
+      throw Error("--expected: a model with a run-time batch is checked against the reference at several batches");
+    for (const auto& [name, array] : options.inputs)
+      if (array.shape != compiled.type(name).shape)
+        throw Error("input " + quoted_name(name) + " has shape " + shape_str(array.shape) +
+                    " in the array given; with a run-time batch verify takes one item, " +
+                    shape_str(compiled.type(name).shape));
+    if (generated.target.backend != Backend::kCpp || generated.target.runner == Runner::kQemuSystem)
+      throw Error("verify: a run-time batch is verified on the C++ targets that run on this machine so far");
+    if (options.bisect == BisectMode::kAlways) throw Error("--bisect: not for a model with a run-time batch yet");
+    return verify_batches(g, generated, options);
+  }
   for (std::size_t i = 0; i < compiled.inputs.size(); ++i) {
     const std::string& in = compiled.inputs[i];
     const Shape& shape = compiled.type(in).shape;
@@ -242,6 +365,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   } else {
     driver["ARGS"] = args;
     driver["THREADS"] = std::to_string(options.threads);
+    driver["BATCH_LOOP_OPEN"] = driver["BATCH_LOOP_CLOSE"] = "";
   }
   const std::string no_bisect = bisect_unsupported(generated);
   if (options.bisect == BisectMode::kAlways && !no_bisect.empty()) throw Error(no_bisect);

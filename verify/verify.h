@@ -59,6 +59,7 @@ struct OutputCheck {
   double max_abs_error = 0;
   double max_rel_error = 0;
   bool ok = false;
+  int64_t batch = 0;  // a run-time batch: the items this run took; 0 for a fixed batch
 };
 
 struct VerifyReport {

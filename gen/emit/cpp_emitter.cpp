@@ -53,6 +53,11 @@ std::string c_macros(LoweredModel& m, const std::map<std::string, std::string>& 
   const std::string prefix = "#define " + upper_case(m.name) + "_";
   std::string text = prefix + "ARENA_BYTES " + values.at("ARENA_BYTES") + "u\n" + prefix + "ARENA_ALIGNMENT " +
                      values.at("ARENA_ALIGNMENT") + "u\n";
+  if (m.graph.batch.variable())
+    text += prefix + "MIN_BATCH " + std::to_string(m.graph.batch.min) + "\n" + prefix + "MAX_BATCH " +
+            std::to_string(m.graph.batch.max) + "\n" + prefix + "ARENA_FIXED_BYTES " +
+            std::to_string(m.compiled.plan.fixed_bytes) + "u\n" + prefix + "ARENA_ITEM_BYTES " +
+            std::to_string(m.compiled.plan.item_bytes) + "u\n";
   if (m.external_weights)
     text += prefix + "WEIGHT_BYTES " + std::to_string(m.blob.size()) + "u\n" + prefix + "WEIGHT_ALIGNMENT " +
             std::to_string(kExternalWeightAlignment) + "u\n";
@@ -60,7 +65,8 @@ std::string c_macros(LoweredModel& m, const std::map<std::string, std::string>& 
     for (std::size_t i = 0; i < list.size(); ++i) {
       const TensorType& t = m.graph.type(list[i]);
       const std::string edge = prefix + what + std::to_string(i);
-      text += edge + "_FLOATS " + std::to_string(t.num_elements()) + "u  // " + m.variable(list[i]) +
+      const int64_t items = m.batched().count(list[i]) ? m.graph.batch.max : 1;  // sized for the largest batch
+      text += edge + "_FLOATS " + std::to_string(t.num_elements() * items) + "u  // " + m.variable(list[i]) +
               (t.dtype == DType::kFloat32 ? "" : " (elements of " + dtype_c_type(t.dtype) + ")") + "\n";
       if (!t.quantization.empty() && !t.quantization.axis)  // --io-precision quantized: real = scale * (q - zero_point)
         text += edge + "_SCALE " + cpp_float(t.quantization.scale[0]) + "\n" + edge + "_ZERO_POINT " +
@@ -130,12 +136,19 @@ std::string large_weights_note(const std::string& name, std::size_t weight_bytes
 std::string shape_constants(LoweredModel& m) {
   std::string shapes;
   auto shape_block = [&](const std::string& value, const char* what) {
-    const TensorType& t = m.graph.type(value);
+    TensorType t = m.graph.type(value);
     const std::string c = camel(m.variable(value));
-    shapes += "\n// " + std::string(what) + " '" + comment_text(value) + "': " + dtype_name(t.dtype) +
-              shape_str(t.shape) + "\n";
+    const bool items = m.batched().count(value) != 0;
+    const std::string item_shape = shape_str(t.shape);
+    if (items) t.shape[0] *= m.graph.batch.max;  // sized for the largest batch
+    shapes +=
+        "\n// " + std::string(what) + " '" + comment_text(value) + "': " + dtype_name(t.dtype) + shape_str(t.shape) +
+        (items ? " at kMaxBatch items; " + item_shape + " per item, `batch` items along the first axis" : "") + "\n";
     shapes += "constexpr std::int64_t k" + c + "Shape[] = " + shape_initializer(t.shape) + ";\n";
     shapes += "constexpr std::size_t k" + c + "Size = " + std::to_string(t.num_elements()) + ";\n";
+    if (items)
+      shapes +=
+          "constexpr std::size_t k" + c + "ItemSize = " + std::to_string(t.num_elements() / m.graph.batch.max) + ";\n";
     // --io-precision quantized: what the integers stand for, real = scale * (q - zero_point).
     if (!t.quantization.empty() && !t.quantization.axis) {
       shapes += "constexpr float k" + c + "Scale = " + cpp_float(t.quantization.scale[0]) + ";\n";
@@ -264,7 +277,7 @@ std::string weight_pointer_declaration(const WeightEntry& weight, const std::str
 std::string arena_pointer_declaration(const LoweredModel::ArenaPointer& buffer, Backend backend) {
   const std::string type = storage_c_type(buffer.dtype, backend);
   return "  " + type + "* const " + buffer.variable + " = reinterpret_cast<" + type + "*>(hg_arena + " +
-         std::to_string(buffer.offset) + ");  // " + buffer.what + "\n";
+         buffer.offset_code + ");  // " + buffer.what + "\n";
 }
 
 std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOptions& options) {
@@ -286,6 +299,12 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     usage += ", weights";
   }
   null_checks += "!arena";
+  const bool variable_batch = g.batch.variable();
+  if (variable_batch) {
+    params += ", int64_t batch";
+    args += ", batch";
+    usage += ", batch";
+  }
 
   // One block per kernel, in the planned order; kernel templates collected in
   // first-use order.
@@ -350,7 +369,40 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     weight_declaration = "namespace detail {\nextern const unsigned char kWeightBlob[];\n}  // namespace detail\n";
   }
 
+  std::string batch_constants, batch_status, c_batch_declarations, c_batch_definitions;
+  if (variable_batch) {
+    const MemoryPlan& plan = m.compiled.plan;
+    batch_constants =
+        "\n\n// A run-time batch: run() takes `batch` items, kMinBatch to kMaxBatch, stacked along\n"
+        "// the first axis of the inputs and outputs marked below. kArenaBytes is the arena at\n"
+        "// kMaxBatch; arena_bytes(batch) is what `batch` items need.\n"
+        "constexpr int64_t kMinBatch = " +
+        std::to_string(g.batch.min) +
+        ";\n"
+        "constexpr int64_t kMaxBatch = " +
+        std::to_string(g.batch.max) +
+        ";\n"
+        "constexpr std::size_t kArenaFixedBytes = " +
+        std::to_string(plan.fixed_bytes) +
+        ";\n"
+        "constexpr std::size_t kArenaItemBytes = " +
+        std::to_string(plan.item_bytes) +
+        ";\n"
+        "constexpr std::size_t arena_bytes(int64_t batch) {\n"
+        "  return kArenaFixedBytes + kArenaItemBytes * static_cast<std::size_t>(batch);\n}";
+    batch_status = ", kBatchOutOfRange = 4";
+    c_batch_declarations =
+        "\n// The arena `batch` items need (kMinBatch..kMaxBatch; run() returns 4 for others).\n"
+        "size_t " +
+        name + "_arena_bytes(int64_t batch);";
+    c_batch_definitions =
+        "\nextern \"C\" size_t " + name + "_arena_bytes(int64_t batch) { return " + m.ns + "::arena_bytes(batch); }";
+    weight_checks = "  if (batch < kMinBatch || batch > kMaxBatch) return kBatchOutOfRange;\n" + weight_checks;
+  }
   std::map<std::string, std::string> header = header_values(m, {{"WEIGHT_CONSTANTS", weight_constants},
+                                                                {"BATCH_CONSTANTS", batch_constants},
+                                                                {"BATCH_STATUS", batch_status},
+                                                                {"C_BATCH_DECLARATIONS", c_batch_declarations},
                                                                 {"WEIGHTS_USAGE", weights_usage},
                                                                 {"WEIGHTS_RUN_DOC", weights_run_doc},
                                                                 {"PARAMS", params},
@@ -359,21 +411,24 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
                                                                 {"C_USAGE_ARRAYS", c_usage_arrays(m)}});
   header.emplace("C_MACROS", c_macros(m, header));
   EmittedFile header_file{name + ".h", fill_template(template_text("model.h"), header, "model.h")};
-  EmittedFile cpp{name + ".cpp", fill_template(template_text("model.cpp"),
-                                               file_values(m, {{"KERNELS", kernels},
-                                                               {"TARGET", target.name},
-                                                               {"TARGET_MACRO", target.macro},
-                                                               {"TARGET_INCLUDES", target.intrinsics_header.empty()
-                                                                                       ? ""
-                                                                                       : "#include <" + target.intrinsics_header + ">\n"},
-                                                               {"WEIGHT_DECLARATION", weight_declaration},
-                                                               {"WEIGHT_CHECKS", weight_checks},
-                                                               {"PARAMS", params},
-                                                               {"ARGS", args},
-                                                               {"NULL_CHECKS", null_checks},
-                                                               {"POINTERS", pointers},
-                                                               {"BODY", body}}),
-                                               "model.cpp")};
+  EmittedFile cpp{
+      name + ".cpp",
+      fill_template(
+          template_text("model.cpp"),
+          file_values(m, {{"KERNELS", kernels},
+                          {"TARGET", target.name},
+                          {"TARGET_MACRO", target.macro},
+                          {"TARGET_INCLUDES",
+                           target.intrinsics_header.empty() ? "" : "#include <" + target.intrinsics_header + ">\n"},
+                          {"WEIGHT_DECLARATION", weight_declaration},
+                          {"WEIGHT_CHECKS", weight_checks},
+                          {"PARAMS", params},
+                          {"ARGS", args},
+                          {"NULL_CHECKS", null_checks},
+                          {"POINTERS", pointers},
+                          {"BODY", body},
+                          {"C_BATCH_DEFINITIONS", c_batch_definitions}}),
+          "model.cpp")};
   return {header_file, cpp, weights_file(m), manifest_file(m)};
 }
 

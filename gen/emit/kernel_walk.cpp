@@ -23,6 +23,19 @@ WalkedKernels walk_kernels(LoweredModel& m, KernelPrinter& printer, const std::v
     const Kernel& kernel = *lowered.kernel;
     const Node& first = g.nodes[kernel.nodes.front()];
     std::string code;
+    // A run-time batch: a kernel on batch items runs once per item, on that
+    // item's pointers (passes/batch_items.cpp says why that is exact), or
+    // once on all of them where its printer takes the item count as rows.
+    const bool on_items = kernel.kind != KernelKind::kView && !lowered.already_in_place && m.runs_per_item(lowered);
+    const bool op = kernel.kind == KernelKind::kOp || kernel.kind == KernelKind::kEpilogue;
+    const OpKernel* anchor_kernel = op ? find_kernel(printer.backend(), find_op(first.op).name) : nullptr;
+    // (Its scratch, if any, is one item's: such a kernel runs per item.)
+    const bool all_rows = on_items && anchor_kernel && anchor_kernel->rows_follow_batch && lowered.op.scratch.empty() &&
+                          m.batched().count(first.inputs[0]) &&
+                          std::none_of(first.inputs.begin() + 1, first.inputs.end(),
+                                       [&](const std::string& v) { return m.batched().count(v) != 0; });
+    const bool per_item = on_items && !all_rows;
+    if (per_item) m.begin_item_loop();
     try {
       switch (kernel.kind) {
         case KernelKind::kView:
@@ -38,10 +51,11 @@ WalkedKernels walk_kernels(LoweredModel& m, KernelPrinter& printer, const std::v
             code = in_place_comment(lowered);
             break;
           }
-          const OpKernel* op_kernel = find_kernel(printer.backend(), find_op(first.op).name);
+          const OpKernel* op_kernel = anchor_kernel;
           if (!op_kernel || !op_kernel->emit)
             throw Error("the " + backend_name(printer.backend()) + " backend has no kernel for this op");
           EmitContext ctx = m.op_context(lowered);
+          if (all_rows) ctx.batch = "batch";
           const bool fused = kernel.kind == KernelKind::kEpilogue;
           if (fused) {
             use_templates(scalar_kernel_templates(g, kernel));
@@ -57,7 +71,12 @@ WalkedKernels walk_kernels(LoweredModel& m, KernelPrinter& printer, const std::v
         }
       }
     } catch (const Error& e) {
+      m.end_item_loop();
       throw Error(node_label(first.name, first.op) + ": " + e.what());
+    }
+    if (per_item) {
+      m.end_item_loop();
+      code = "for (std::int64_t hg_item = 0; hg_item < batch; ++hg_item) {\n" + indent_lines(code, "  ") + "}";
     }
     out.body += "  // " + lowered.heading + "\n" + indent_lines(code, "  ") + printer.after(lowered, pointer);
   }

@@ -63,9 +63,10 @@ ojson type_to_json(const std::string& name, const Graph& g) {
   return j;
 }
 
-// Version 2 added quantization; a file without it stays version 1, which
-// every earlier reader takes.
+// Version 2 added quantization, version 3 a run-time batch; a file without
+// them stays version 1, which every earlier reader takes.
 int format_version_of(const Graph& g) {
+  if (g.batch.variable()) return 3;
   auto quantized = [&](const std::string& value) {
     auto it = g.types.find(value);
     return it != g.types.end() && !it->second.quantization.empty();
@@ -195,6 +196,8 @@ nlohmann::ordered_json graph_to_json(const Graph& graph) {
   j["inputs"] = ojson::array();
   for (const auto& in : graph.inputs) j["inputs"].push_back(type_to_json(in, graph));
   j["outputs"] = graph.outputs;
+  if (graph.batch.variable())
+    j["batch"] = {{"min", graph.batch.min}, {"max", graph.batch.max}, {"inputs", graph.batch.inputs}};
   j["weights"] = ojson::array();
   for (const auto& [name, c] : graph.constants) {  // std::map: sorted by name
     (void)c;
@@ -245,6 +248,25 @@ Graph graph_from_json(const nlohmann::json& json, const std::string& source) {
     g.add_input(name, tensor_type(inputs[i], source, where, "input", name));
   }
   g.outputs = string_list(field(json, "outputs", source), source, "outputs");
+  if (json.contains("batch")) {  // a run-time batch: bounds and the inputs holding its items
+    const auto& batch = json["batch"];
+    const std::string where = source + ": field 'batch'";
+    if (!batch.is_object()) throw Error(where + " must be an object");
+    auto bound = [&](const char* name) {
+      const auto& v = field(batch, name, where);
+      if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<uint64_t>() > limits::kMaxTensorElements)
+        throw Error(where + ": '" + name + "' must be a positive integer, got " + json_excerpt(v));
+      return v.get<int64_t>();
+    };
+    g.batch.min = bound("min");
+    g.batch.max = bound("max");
+    if (g.batch.min > g.batch.max)
+      throw Error(where + ": min " + std::to_string(g.batch.min) + " is above max " + std::to_string(g.batch.max));
+    g.batch.inputs = string_list(field(batch, "inputs", where), where, "inputs");
+    for (const auto& name : g.batch.inputs)
+      if (!g.is_input(name)) throw Error(where + ": " + quoted_name(name) + " is not an input");
+    if (g.batch.inputs.empty()) throw Error(where + ": 'inputs' names none");
+  }
   if (json.contains("weights")) {
     const auto& weights = json["weights"];
     if (!weights.is_array()) throw Error(source + ": field 'weights' must be a list");

@@ -19,7 +19,7 @@ namespace hybgen {
 
 // The newest format_version this hybgen reads; it writes 1 unless the graph
 // has quantized inputs or weights (version 2).
-constexpr int kModelFormatVersion = 2;
+constexpr int kModelFormatVersion = 3;
 constexpr const char* kModelFormatName = "hybgen-graph";
 
 // The graph without weight data; weights are listed with name, shape, dtype.

@@ -48,6 +48,18 @@ struct Constant {
   const int64_t* i64_data() const { return reinterpret_cast<const int64_t*>(data.data()); }
 };
 
+// A batch size chosen at run time (--shape data=1..64,...): each input named
+// in `inputs` holds one batch item in the graph (its first dimension is 1,
+// or what one item spans), and run() takes from `min` to `max` items,
+// stacked along that first dimension. Every value computed from those
+// inputs grows with the batch the same way (passes/passes.h's
+// check_batch_separable); the rest stay fixed. max == 0: every shape is fixed.
+struct BatchRange {
+  int64_t min = 0, max = 0;
+  std::vector<std::string> inputs;
+  bool variable() const { return max > 0; }
+};
+
 struct Graph {
   std::string name = "model";
   std::vector<std::string> inputs;   // runtime inputs, in call order
@@ -55,6 +67,7 @@ struct Graph {
   std::vector<Node> nodes;           // topological once scheduled
   std::map<std::string, TensorType> types;
   std::map<std::string, Constant> constants;
+  BatchRange batch;
 
   void add_input(const std::string& value, const TensorType& type);
   void add_constant(const std::string& value, Constant constant);

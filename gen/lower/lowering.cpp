@@ -26,8 +26,9 @@ const std::set<std::string> kReserved = {
 // Names the CUDA code gives its own locals and functions, which a value's
 // variable must not take (a model may still be named so: `model::init`).
 // `restrict`: the header's parameters are C names too.
-const std::set<std::string> kReservedForValues = {"stream", "model", "init", "release", "capture", "replay", "status",
-                                                  "dim3", "threadIdx", "blockIdx", "blockDim", "gridDim", "restrict"};
+const std::set<std::string> kReservedForValues = {"stream",   "model",    "init",    "release", "capture",
+                                                  "replay",   "status",   "batch",   "dim3",    "threadIdx",
+                                                  "blockIdx", "blockDim", "gridDim", "restrict"};
 
 // Fused kernels name their scalars x0, v1, ... and loop counters i0, ...
 bool is_kernel_local(const std::string& name) {
@@ -109,7 +110,16 @@ void LoweredModel::add_weight(const std::string& key, const std::string& variabl
 std::string LoweredModel::pointer(const std::string& value) {
   read_.insert(value);
   if (weight_of_.count(value)) return weight_variable(value);
+  if (in_item_loop_ && batched_.count(value))
+    return "(" + variable(value) + " + hg_item * " + std::to_string(graph.type(value).num_elements()) + ")";
   return variable(value);
+}
+
+bool LoweredModel::runs_per_item(const LoweredKernel& k) const {
+  auto holds_items = [&](const std::vector<std::string>& values) {
+    return std::any_of(values.begin(), values.end(), [&](const std::string& v) { return batched_.count(v) != 0; });
+  };
+  return holds_items(k.kernel->inputs) || holds_items(k.kernel->outputs);
 }
 
 LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
@@ -124,6 +134,7 @@ LoweredModel::LoweredModel(const CompiledGraph& c, const LowerOptions& options)
   if (c_identifier(ns) != ns) throw Error("namespace '" + ns + "' is not a C identifier");
   if (kReserved.count(ns)) throw Error("namespace '" + ns + "' is a C++ keyword or a name the generated code uses itself");
   if (source.empty()) source = "a hybgen graph";
+  batched_ = batch_values(g);
 
   std::set<std::string> param_values;
   for (const auto& in : g.inputs)
@@ -275,8 +286,13 @@ std::vector<LoweredModel::ArenaPointer> LoweredModel::read_buffers() const {
     const DType dtype = typed                             ? graph.type(b.value).dtype
                         : scratch != scratch_dtype_.end() ? scratch->second
                                                           : DType::kUInt8;
-    out.push_back({name->second, shape + ", steps " + std::to_string(b.first_step) + "-" + std::to_string(b.last_step),
-                   b.offset, dtype});
+    const std::string offset_code =
+        b.per_item ? std::to_string(compiled.plan.fixed_bytes) + " + " + std::to_string(b.offset) + " * batch"
+                   : std::to_string(b.offset);
+    out.push_back({name->second,
+                   (b.per_item ? "per item " : "") + shape + ", steps " + std::to_string(b.first_step) + "-" +
+                       std::to_string(b.last_step),
+                   b.offset, offset_code, dtype});
   }
   return out;
 }
@@ -304,6 +320,15 @@ nlohmann::ordered_json LoweredModel::manifest(const std::string& weights_file) c
   m["backend"] = backend_name(target.backend);
   m["precision"] = precision_name(target.precision);  // --precision: the float products' arithmetic
   m["arena_bytes"] = compiled.plan.arena_bytes;
+  if (graph.batch.variable()) {  // a run-time batch: the arena at both bounds
+    m["batch"] = {{"min", graph.batch.min},
+                  {"max", graph.batch.max},
+                  {"inputs", graph.batch.inputs},
+                  {"arena_bytes_at_min", compiled.plan.arena_bytes_at(graph.batch.min)},
+                  {"arena_bytes_at_max", compiled.plan.arena_bytes_at(graph.batch.max)},
+                  {"arena_fixed_bytes", compiled.plan.fixed_bytes},
+                  {"arena_item_bytes", compiled.plan.item_bytes}};
+  }
   m["arena_alignment"] = compiled.plan.alignment;
   m["weights_bytes"] = blob.size();
   m["weights_storage"] = external_weights ? "external" : "embedded";
@@ -315,6 +340,8 @@ nlohmann::ordered_json LoweredModel::manifest(const std::string& weights_file) c
       const TensorType& type = graph.type(v);
       nlohmann::ordered_json entry = {
           {"name", v}, {"c_name", names_.at(v)}, {"shape", type.shape}, {"dtype", dtype_name(type.dtype)}};
+      // Its shape is one item's; at n items the first dimension is n times that.
+      if (batched_.count(v)) entry["per_item"] = true;
       if (!type.quantization.empty()) entry["quantization"] = quantization_to_json(type.quantization);
       list.push_back(entry);
     }

@@ -14,13 +14,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "ops/op.h"
+#include "passes/passes.h"
 #include "pipeline.h"
 
 namespace hybgen {
@@ -91,7 +91,17 @@ class LoweredModel {
   const std::string& variable(const std::string& value);
   // The pointer expression code uses for a value or a blob entry's key, and
   // a note that the code reads it, so that its declaration is printed.
+  // Within an item loop, a value holding batch items is offset to item
+  // `hg_item` (its first element there).
   std::string pointer(const std::string& value);
+  // A run-time batch (Graph::batch): the values holding batch items
+  // (batch_values); empty for a fixed batch.
+  const std::set<std::string>& batched() const { return batched_; }
+  // Whether kernel `k` reads or writes batch items, so runs once per item.
+  bool runs_per_item(const LoweredKernel& k) const;
+  // Between these, pointer() gives item hg_item's pointers (emit/kernel_walk.cpp).
+  void begin_item_loop() { in_item_loop_ = true; }
+  void end_item_loop() { in_item_loop_ = false; }
   // What an op's printer gets for the kernel's anchor node; marks its operands
   // read (not inputs already in place).
   EmitContext op_context(const LoweredKernel& kernel);
@@ -101,6 +111,9 @@ class LoweredModel {
   struct ArenaPointer {
     std::string variable, what;
     std::size_t offset = 0;
+    // The byte offset as code: `offset`, or with a run-time batch for a
+    // buffer of batch items "FIXED + OFFSET * batch" (MemoryPlan::fixed_bytes).
+    std::string offset_code;
     DType dtype = DType::kFloat32;  // of its elements (a scratch block: its kernel's output's)
   };
   std::vector<ArenaPointer> read_buffers() const;
@@ -122,6 +135,8 @@ class LoweredModel {
   std::map<std::string, DType> scratch_dtype_;     // scratch value -> its kernel's output dtype
   std::map<std::string, std::size_t> weight_of_;   // blob key -> index in weights
   std::set<std::string> read_;                     // values and keys the printed code reads
+  std::set<std::string> batched_;
+  bool in_item_loop_ = false;
 };
 
 LoweredModel lower(const CompiledGraph& compiled, const LowerOptions& options);

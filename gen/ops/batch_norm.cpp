@@ -56,6 +56,8 @@ Attrs bn(bool fix_gamma, int64_t axis, double eps) {
 const OpRegistrar batch_norm_op([] {
   OpDef d;
   d.name = "BatchNorm";
+  // Channels along axis 0 would give each item its own statistics.
+  d.mixes_first_axis = mixes_along_axis_attr("axis");
   d.summary = "batch normalisation with the moving statistics (inference)";
   d.input_names = {"data", "gamma", "beta", "moving_mean", "moving_var"};
   d.min_inputs = d.max_inputs = 5;

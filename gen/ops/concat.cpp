@@ -155,6 +155,7 @@ Attrs concat(int64_t dim, int64_t n) {
 const OpRegistrar concat_op([] {
   OpDef d;
   d.name = "Concat";
+  d.mixes_first_axis = mixes_along_axis_attr("dim");
   d.aliases = {"concat"};
   d.summary = "join inputs along an axis";
   d.input_names = {"data0", "data1", "..."};

@@ -93,27 +93,28 @@ std::optional<std::vector<float>> pack_weight(const KernelSite& site, int index,
 
 KernelCall fully_connected_emit_cpp(const EmitContext& ctx) {
   const FcDims d = fc_dims(ctx.node.attrs, ctx.in_types[0].shape);
+  // A run-time batch takes every item's rows in one pass over the weights.
+  const std::string rows = ctx.batch.empty() ? std::to_string(d.rows) : std::to_string(d.rows) + " * " + ctx.batch;
   const std::string bias = ctx.in.size() > 2 ? ctx.in[2] : "nullptr";
   if (!ctx.in_types[0].quantization.empty() && ctx.in_packed.size() > 1 && ctx.in_packed[1])
     return {{"epilogue", "gemm_q8"},
             "{\n" + requantization_declaration(ctx.in_types, ctx.out_types[0], d.hidden, "rq") + "hg_gemm_q8<" +
                 std::to_string(ctx.target.gemm_nr) + ">(" + ctx.in[0] + ", " + std::to_string(d.k) + ", " + ctx.in[1] +
-                ", " + bias + ", " + ctx.out[0] + ", " + std::to_string(d.rows) + ", " + std::to_string(d.hidden) +
-                ", " + std::to_string(d.k) + ", " + std::to_string(d.hidden) + ", 1, rq, " + epilogue_argument(ctx) +
-                ");\n}"};
+                ", " + bias + ", " + ctx.out[0] + ", " + rows + ", " + std::to_string(d.hidden) + ", " +
+                std::to_string(d.k) + ", " + std::to_string(d.hidden) + ", 1, rq, " + epilogue_argument(ctx) + ");\n}"};
   if (!ctx.in_types[0].quantization.empty())
     return {{"epilogue", "quantized_kernels"},
             "{\n" + requantization_declaration(ctx.in_types, ctx.out_types[0], d.hidden, "rq") + "hg_dense_q8(" +
-                ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", " + std::to_string(d.rows) + ", " +
+                ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", " + rows + ", " +
                 std::to_string(d.k) + ", " + std::to_string(d.hidden) + ", rq, " + epilogue_argument(ctx) + ");\n}"};
   if (ctx.in_packed.size() > 1 && ctx.in_packed[1])
-    return {{"epilogue", "gemm"}, "hg_gemm_packed_b(" + ctx.in[0] + ", " + std::to_string(d.k) + ", " + ctx.in[1] + ", " +
-                                      bias + ", " + ctx.out[0] + ", " + std::to_string(d.hidden) + ", " +
-                                      std::to_string(d.rows) + ", " + std::to_string(d.hidden) + ", " +
-                                      std::to_string(d.k) + ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");"};
-  return {{"epilogue", "dense"}, "hg_dense(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", " +
-                                     std::to_string(d.rows) + ", " + std::to_string(d.k) + ", " +
-                                     std::to_string(d.hidden) + ", " + epilogue_argument(ctx) + ");"};
+    return {{"epilogue", "gemm"},
+            "hg_gemm_packed_b(" + ctx.in[0] + ", " + std::to_string(d.k) + ", " + ctx.in[1] + ", " + bias + ", " +
+                ctx.out[0] + ", " + std::to_string(d.hidden) + ", " + rows + ", " + std::to_string(d.hidden) + ", " +
+                std::to_string(d.k) + ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");"};
+  return {{"epilogue", "dense"},
+          "hg_dense(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] + ", " + rows + ", " +
+              std::to_string(d.k) + ", " + std::to_string(d.hidden) + ", " + epilogue_argument(ctx) + ");"};
 }
 
 Attrs fc_attrs(int64_t hidden, bool no_bias, bool flatten) {
@@ -171,6 +172,7 @@ OpRegistrar fully_connected_op([] {
 const KernelRegistrar fully_connected_cpp(Backend::kCpp, "FullyConnected", [] {
   OpKernel k{fully_connected_emit_cpp};
   k.dtypes = quantized_gemm_dtypes();
+  k.rows_follow_batch = true;
   k.pack_constant = [float_packing = float32_packing(pack_weight)](const KernelSite& site, int index,
                                                                    const Constant& value) -> std::optional<Constant> {
     if (value.type.dtype != DType::kInt8) return float_packing(site, index, value);

@@ -236,6 +236,11 @@ Attrs int_attr(const std::string& key, int64_t v) {
 const OpRegistrar tile_op([] {
   OpDef d = gather_op("tile", "repeat the whole tensor along each axis");
   d.attrs = {{"reps", AttrKind::kInts, std::nullopt, "repetitions per axis (right-aligned with the shape)", {}}};
+  // Repeating axis 0 interleaves the items' copies: x0 x1 x0 x1, not x0 x0 x1 x1.
+  d.mixes_first_axis = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<bool>&) {
+    const std::vector<int64_t>& reps = a.get_ints("reps");
+    return reps.size() >= in[0].shape.size() && reps[reps.size() - in[0].shape.size()] != 1;
+  };
   d.examples = {{ints_attr("reps", {2, 3}), {{2, 3}}},
                 {ints_attr("reps", {2, 1, 2}), {{3, 5}}},
                 {ints_attr("reps", {3}), {{2, 1, 4}}}};
@@ -257,6 +262,11 @@ const OpRegistrar reverse_op([] {
   OpDef d = gather_op("reverse", "reverse the order of elements along axes");
   d.aliases = {"flip"};
   d.attrs = {{"axis", AttrKind::kInts, std::nullopt, "the axes to reverse", {}}};
+  d.mixes_first_axis = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<bool>&) {
+    for (int64_t axis : a.get_ints("axis"))
+      if (is_first_axis(axis, in[0].shape.size())) return true;
+    return false;
+  };
   d.examples = {{ints_attr("axis", {1}), {{2, 5}}}, {ints_attr("axis", {0, 2}), {{3, 2, 4}}}, {ints_attr("axis", {-1}), {{7}}}};
   return d;
 }());
@@ -266,6 +276,11 @@ const OpRegistrar slice_like_op([] {
   d.input_names = {"data", "shape_like"};
   d.min_inputs = d.max_inputs = 2;
   d.attrs = {{"axes", AttrKind::kInts, std::vector<int64_t>{}, "the axes to slice; empty: all", {}}};
+  d.mixes_first_axis = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<bool>&) {
+    const std::vector<int64_t>& axes = a.get_ints("axes");
+    return axes.empty() ||
+           std::any_of(axes.begin(), axes.end(), [&](int64_t x) { return is_first_axis(x, in[0].shape.size()); });
+  };
   d.examples = {{Attrs{}, {{4, 5}, {2, 3}}}, {ints_attr("axes", {2, -1}), {{2, 3, 5, 4}, {1, 1, 3, 3}}}};
   return d;
 }());
@@ -289,6 +304,9 @@ const OpRegistrar space_to_depth_op([] {
 const OpRegistrar stack_op([] {
   OpDef d;
   d.name = "stack";
+  d.mixes_first_axis = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<bool>&) {
+    return is_first_axis(a.get_int("axis"), in[0].shape.size() + 1);
+  };
   d.summary = "join same-shape inputs along a new axis";
   d.input_names = {"data0", "data1", "..."};
   d.min_inputs = 1;
@@ -348,6 +366,10 @@ const OpRegistrar stack_op([] {
 const OpRegistrar take_op([] {
   OpDef d;
   d.name = "take";
+  // Taking along axis 0 of a batch of items (not of a table of weights) reads across items.
+  d.mixes_first_axis = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<bool>& in_batch) {
+    return in_batch[0] && is_first_axis(a.get_int("axis"), in[0].shape.size());
+  };
   d.summary = "slices along an axis at indices from a float tensor";
   d.input_names = {"a", "indices"};
   d.min_inputs = d.max_inputs = 2;
@@ -468,6 +490,10 @@ SequenceGeometry sequence_geometry(const Attrs& a, const Shape& s) {
 const OpRegistrar sequence_mask_op([] {
   OpDef d;
   d.name = "SequenceMask";
+  // Steps along axis 0: each is masked by its index there.
+  d.mixes_first_axis = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<bool>&) {
+    return a.get_bool("use_sequence_length") && a.get_int("axis") == 0;
+  };
   d.summary = "positions past each sequence's length set to a value";
   d.input_names = {"data", "sequence_length"};
   d.min_inputs = 1;

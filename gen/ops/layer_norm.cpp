@@ -22,6 +22,7 @@ const OpRegistrar layer_norm_op([] {
              {"eps", AttrKind::kFloat, 1e-5, "added to the variance", {}},
              {"output_mean_var", AttrKind::kBool, false, "training only", {}}};
   d.fusion = FusionClass::kReduction;
+  d.mixes_first_axis = mixes_along_axis_attr("axis");
   d.infer = [](const Attrs& a, const std::vector<TensorType>& in) {
     if (!in[0].quantization.empty())
       throw Error("LayerNorm is computed in float; quantized data needs a dequantize first");

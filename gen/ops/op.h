@@ -185,6 +185,16 @@ struct OpDef {
   // The same, where it depends on input 0's type (a quantized relu at its
   // dtype's lowest value).
   std::function<bool(const Attrs&, const TensorType&)> is_identity_on;
+  // True when, with these (normalized) attributes and input types, an output
+  // element depends on input elements at other indices of the first axis, or
+  // on its own index there (a softmax over axis 0, a Concat along it, an RNN's
+  // time steps): such a node cannot take a run-time batch, whose items lie
+  // along that axis (check_batch_separable). Unset: the op never does; ops
+  // whose shape changes along axis 0 in other ways (a reduction) are also
+  // caught by their shapes.
+  // `in_batch`: per input, whether it holds batch items (weights do not).
+  std::function<bool(const Attrs&, const std::vector<TensorType>& in, const std::vector<bool>& in_batch)>
+      mixes_first_axis;
 
   std::vector<OpExample> examples;
   // Inputs whose values must lie in a range for a finite result (a

@@ -60,13 +60,17 @@ struct EmitContext {
   std::string stream = "stream";
   // The algorithm OpKernel::choose_algorithm chose for this node (Kernel::algorithm).
   std::string algorithm{};
+  // A run-time batch, kernels with OpKernel::rows_follow_batch: the C++
+  // expression of the item count, which multiplies the rows of the operands
+  // holding items (their types are one item's). Empty otherwise.
+  std::string batch{};
 };
 
 // `ctx` for another node: an op printed as another (SwapAxis as a transpose).
 inline EmitContext emit_context_for(const Node& node, const EmitContext& ctx) {
-  return EmitContext{node,          ctx.target,        ctx.in,        ctx.in_types, ctx.out,
-                     ctx.out_types, ctx.epilogue,      ctx.in_placed, ctx.scratch,  ctx.in_packed,
-                     ctx.pool,      ctx.scratch_bytes, ctx.stream,    ctx.algorithm};
+  return EmitContext{node,          ctx.target,        ctx.in,        ctx.in_types,  ctx.out,
+                     ctx.out_types, ctx.epilogue,      ctx.in_placed, ctx.scratch,   ctx.in_packed,
+                     ctx.pool,      ctx.scratch_bytes, ctx.stream,    ctx.algorithm, ctx.batch};
 }
 
 // What an op's printer returns: the statements of one kernel call and the
@@ -132,6 +136,12 @@ struct OpKernel {
   // hg_add_epilogue(other, then), loading that operand's vector in
   // registers, `then` the vector_epilogue of one op after it if any.
   bool residual_epilogue = false;
+  // A run-time batch (Graph::batch): the printer takes all items in one call
+  // (EmitContext::batch multiplies its rows: a dense layer's GEMM gets
+  // M = rows * batch, one pass over its weights), where its input 0 and
+  // outputs are rows of one item each and its other inputs are fixed.
+  // Unset: the kernel runs once per item, on that item's pointers.
+  bool rows_follow_batch = false;
 };
 
 // Registers `kernel` as `backend`'s kernel of op `op` (its canonical name);

@@ -51,6 +51,19 @@ int normalize_axis(int64_t axis, std::size_t rank) {
   return static_cast<int>(axis < 0 ? axis + r : axis);
 }
 
+bool is_first_axis(int64_t axis, std::size_t rank) {
+  if (axis == kSliceNone) return true;
+  const auto r = static_cast<int64_t>(rank);
+  return axis == 0 || (r > 0 && axis == -r);
+}
+
+std::function<bool(const Attrs&, const std::vector<TensorType>&, const std::vector<bool>&)> mixes_along_axis_attr(
+    const std::string& attr) {
+  return [attr](const Attrs& a, const std::vector<TensorType>& in, const std::vector<bool>&) {
+    return is_first_axis(a.get_int(attr), in[0].shape.size());
+  };
+}
+
 Shape broadcast_shapes(const Shape& a, const Shape& b) {
   const std::size_t rank = std::max(a.size(), b.size());
   Shape out(rank);

@@ -31,6 +31,15 @@ std::function<std::optional<Constant>(const KernelSite&, int, const Constant&)> 
 // Normalises a possibly negative axis against `rank`; Error when out of range.
 int normalize_axis(int64_t axis, std::size_t rank);
 
+// Whether `axis` (negative from the end; kSliceNone: every axis, the
+// flattened input) is or includes the first axis of a tensor of `rank`:
+// what OpDef::mixes_first_axis asks of ops working along one axis.
+bool is_first_axis(int64_t axis, std::size_t rank);
+// The OpDef::mixes_first_axis of an op working along the axis its int
+// attribute `attr` names, over input 0.
+std::function<bool(const Attrs&, const std::vector<TensorType>&, const std::vector<bool>&)> mixes_along_axis_attr(
+    const std::string& attr);
+
 // Numpy broadcasting of two shapes; Error when they are incompatible.
 Shape broadcast_shapes(const Shape& a, const Shape& b);
 

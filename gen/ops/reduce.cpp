@@ -101,6 +101,13 @@ OpDef reduce_op(const std::string& name, const std::string& summary) {
     d.attrs.push_back({"exclude", AttrKind::kBool, false, "reduce all axes except `axis`", {}});
   }
   d.fusion = FusionClass::kReduction;
+  d.mixes_first_axis = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<bool>&) {
+    const std::vector<int64_t> axes = a.get_ints("axis");
+    const bool listed =
+        std::any_of(axes.begin(), axes.end(), [&](int64_t x) { return is_first_axis(x, in[0].shape.size()); });
+    const bool exclude = a.has("exclude") && a.get_bool("exclude");
+    return axes.empty() || listed != exclude;
+  };
   d.infer = [name](const Attrs& a, const std::vector<TensorType>& in) {
     if (in[0].shape.size() > 8) throw Error("rank above 8 is not supported");
     reduce_kind(name, a);  // checks norm's ord

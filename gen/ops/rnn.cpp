@@ -228,6 +228,8 @@ std::vector<Shape> example_inputs(const Attrs& a, int64_t T, int64_t N, int64_t 
 const OpRegistrar rnn_op([] {
   OpDef d;
   d.name = "RNN";
+  // Its data is (steps, batch, channels): axis 0 is time.
+  d.mixes_first_axis = [](const Attrs&, const std::vector<TensorType>&, const std::vector<bool>&) { return true; };
   d.summary = "fused recurrent layers: LSTM, GRU, tanh/ReLU RNN (MXNet's RNN)";
   d.input_names = {"data", "parameters", "state", "state_cell"};
   d.min_inputs = 3;

@@ -55,6 +55,7 @@ OpDef arg_op(const std::string& name, bool is_min) {
   d.attrs = {{"axis", AttrKind::kInt, kSliceNone, "the axis; None: over all elements", {}},
              {"keepdims", AttrKind::kBool, false, "keep the axis with size 1", {}}};
   d.fusion = FusionClass::kReduction;
+  d.mixes_first_axis = mixes_along_axis_attr("axis");
   d.infer = [name](const Attrs& a, const std::vector<TensorType>& in) {
     const Shape& s = in[0].shape;
     if (num_elements(s) == 0) throw Error(name + " of an empty tensor " + shape_str(s));
@@ -124,6 +125,7 @@ bool before(float va, int64_t ia, float vb, int64_t ib, bool ascend) {
 const OpRegistrar topk([] {
   OpDef d;
   d.name = "topk";
+  d.mixes_first_axis = mixes_along_axis_attr("axis");
   d.summary = "the k largest (or smallest) elements along an axis: values, indices (as float), both, or a mask";
   d.input_names = {"data"};
   d.attrs = {{"axis", AttrKind::kInt, int64_t{-1}, "the axis; None: the flattened input", {}},
@@ -221,6 +223,7 @@ Shape pick_output(const Attrs& a, const Shape& s) {
 const OpRegistrar pick([] {
   OpDef d;
   d.name = "pick";
+  d.mixes_first_axis = mixes_along_axis_attr("axis");
   d.summary = "one element per position along an axis, at an index from a float tensor";
   d.input_names = {"data", "index"};
   d.min_inputs = d.max_inputs = 2;

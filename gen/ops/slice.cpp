@@ -149,6 +149,17 @@ const OpRegistrar slice_op([] {
   d.attrs = {{"begin", AttrKind::kInts, std::nullopt, "start per axis", {}},
              {"end", AttrKind::kInts, std::nullopt, "stop per axis (exclusive)", {}},
              {"step", AttrKind::kInts, std::vector<int64_t>{}, "step per axis; default 1", {}}};
+  // Anything but all of axis 0, forwards: a batch's slice is not its items' slices.
+  d.mixes_first_axis = [](const Attrs& a, const std::vector<TensorType>&, const std::vector<bool>&) {
+    const auto& begin = a.get_ints("begin");
+    const auto& end = a.get_ints("end");
+    const auto& step = a.get_ints("step");
+    if (begin.empty()) return false;
+    const bool from_start = begin[0] == 0 || begin[0] == kSliceNone;
+    const bool to_end = end.empty() || end[0] == kSliceNone;
+    const bool forwards = step.empty() || step[0] == 1 || step[0] == kSliceNone;
+    return !(from_start && to_end && forwards);
+  };
   d.examples = {{slice_attrs({0, 1}, {2, 4}, {}), {{3, 5}}},
                 {slice_attrs({kSliceNone, -1}, {kSliceNone, 0}, {1, -2}), {{2, 7}}},
                 {slice_attrs({1}, {kSliceNone}, {}), {{4, 2, 3}}},
@@ -165,6 +176,10 @@ const OpRegistrar slice_axis_op([] {
   d.attrs = {{"axis", AttrKind::kInt, std::nullopt, "the axis", {}},
              {"begin", AttrKind::kInt, std::nullopt, "start", {}},
              {"end", AttrKind::kInt, kSliceNone, "stop (exclusive); default: the end", {}}};
+  d.mixes_first_axis = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<bool>&) {
+    return is_first_axis(a.get_int("axis"), in[0].shape.size()) &&
+           (a.get_int("begin") != 0 || a.get_int("end") != kSliceNone);
+  };
   Attrs a;
   a.set("axis", int64_t{1});
   a.set("begin", int64_t{1});
@@ -182,6 +197,7 @@ const OpRegistrar slice_axis_op([] {
 const OpRegistrar split_op([] {
   OpDef d;
   d.name = "SliceChannel";
+  d.mixes_first_axis = mixes_along_axis_attr("axis");
   d.aliases = {"split"};
   d.summary = "equal parts along an axis, one output each";
   d.input_names = {"data"};

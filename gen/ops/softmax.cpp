@@ -117,6 +117,7 @@ OpDef softmax_op(const std::string& name, bool log_output) {
              {"use_length", AttrKind::kBool, false, "masking by length (unsupported)", {}}};
   if (!log_output) d.attrs = with_output_quantization(d.attrs);
   d.fusion = FusionClass::kReduction;
+  d.mixes_first_axis = mixes_along_axis_attr("axis");
   d.infer = [log_output](const Attrs& a, const std::vector<TensorType>& in) {
     return softmax_infer(a, in, log_output);
   };
@@ -178,6 +179,10 @@ OpDef fixed_view_softmax(const std::string& name, AxisView (*view_of)(const Attr
   d.name = name;
   d.fusion = FusionClass::kReduction;
   d.input_names = {"data"};
+  // Both normalise within one instance (axis 0) unless the data has no other axis.
+  d.mixes_first_axis = [](const Attrs&, const std::vector<TensorType>& in, const std::vector<bool>&) {
+    return in[0].shape.size() < 2;
+  };
   d.infer = [view_of](const Attrs& a, const std::vector<TensorType>& in) {
     view_of(a, in[0].shape);
     return std::vector<TensorType>{in[0]};

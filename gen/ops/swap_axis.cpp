@@ -37,6 +37,10 @@ const OpRegistrar swap_axis_op([] {
   OpDef d;
   d.name = "SwapAxis";
   d.aliases = {"swapaxes", "_npi_swapaxes"};
+  d.mixes_first_axis = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<bool>&) {
+    const std::size_t rank = in[0].shape.size();
+    return is_first_axis(a.get_int("dim1"), rank) != is_first_axis(a.get_int("dim2"), rank);
+  };
   d.summary = "exchange two axes";
   d.input_names = {"data"};
   d.attrs = {{"dim1", AttrKind::kInt, int64_t{0}, "the first axis", {}},

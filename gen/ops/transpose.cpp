@@ -45,6 +45,9 @@ std::vector<int64_t> source_strides(const Shape& in, const std::vector<int64_t>&
 const OpRegistrar transpose_op([] {
   OpDef d;
   d.name = "transpose";
+  d.mixes_first_axis = [](const Attrs& a, const std::vector<TensorType>& in, const std::vector<bool>&) {
+    return in[0].shape.size() > 1 && transpose_axes(a, in[0].shape.size())[0] != 0;
+  };
   d.summary = "permute axes";
   d.input_names = {"data"};
   d.attrs = {{"axes", AttrKind::kInts, std::vector<int64_t>{}, "the new order; empty: reversed", {}}};

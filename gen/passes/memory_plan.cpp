@@ -52,21 +52,33 @@ const BufferPlacement* MemoryPlan::find(const std::string& value) const {
 }
 
 void MemoryPlan::verify() const {
+  if (item_bytes && fixed_bytes % alignment)
+    throw Error("memory plan: the fixed region's " + std::to_string(fixed_bytes) + " bytes are not " +
+                std::to_string(alignment) + "-byte aligned");
+  if (arena_bytes != arena_bytes_at(max_batch))
+    throw Error("memory plan: the arena's " + std::to_string(arena_bytes) + " bytes are not its regions' " +
+                std::to_string(arena_bytes_at(max_batch)));
   for (const auto& a : blocks) {
     if (a.offset % alignment)
       throw Error("memory plan: block '" + a.name + "' at offset " + std::to_string(a.offset) + " is not " +
                   std::to_string(alignment) + "-byte aligned");
-    if (a.offset + a.bytes > arena_bytes)
-      throw Error("memory plan: block '" + a.name + "' ends at " + std::to_string(a.offset + a.bytes) +
-                  ", past the arena's " + std::to_string(arena_bytes) + " bytes");
+    const std::size_t region = a.per_item ? item_bytes : fixed_bytes;
+    if (a.offset + a.bytes > region)
+      throw Error("memory plan: block '" + a.name + "' ends at " + std::to_string(a.offset + a.bytes) + ", past its " +
+                  (a.per_item ? "per-item" : "fixed") + " region's " + std::to_string(region) + " bytes");
     if (a.first_step > a.last_step) throw Error("memory plan: block '" + a.name + "' dies before it is made");
   }
+  // The regions at one item, one after the other: a plan free of overlaps
+  // there is free of them at every batch (ArenaBlock::per_item).
+  std::vector<ArenaBlock> laid = blocks;
+  for (auto& b : laid)
+    if (b.per_item) b.offset += fixed_bytes;
   // The pairs are looked at one by one only to name the first that overlaps.
-  if (any_live_overlap(blocks))
+  if (any_live_overlap(laid))
     for (std::size_t i = 0; i < blocks.size(); ++i)
       for (std::size_t j = i + 1; j < blocks.size(); ++j) {
-        const auto& a = blocks[i];
-        const auto& b = blocks[j];
+        const auto& a = laid[i];
+        const auto& b = laid[j];
         if (a.bytes && b.bytes && a.live_together(b) && a.overlaps(b))
           throw Error("memory plan: '" + a.name + "' [" + std::to_string(a.offset) + ", " +
                       std::to_string(a.offset + a.bytes) + ") and '" + b.name + "' [" + std::to_string(b.offset) +
@@ -88,17 +100,25 @@ nlohmann::json MemoryPlan::to_json() const {
   nlohmann::json j;
   j["alignment"] = alignment;
   j["arena_bytes"] = arena_bytes;
+  if (item_bytes) {
+    j["fixed_bytes"] = fixed_bytes;
+    j["item_bytes"] = item_bytes;
+    j["max_batch"] = max_batch;
+  }
   j["lower_bound_bytes"] = lower_bound_bytes;
   j["naive_bytes"] = naive_bytes;
   j["strategy"] = strategy;
   j["arena_by_strategy"] = arena_by_strategy;
   j["blocks"] = nlohmann::json::array();
-  for (const auto& b : blocks)
-    j["blocks"].push_back({{"name", b.name},
-                           {"offset", b.offset},
-                           {"bytes", b.bytes},
-                           {"first_step", b.first_step},
-                           {"last_step", b.last_step}});
+  for (const auto& b : blocks) {
+    nlohmann::json block = {{"name", b.name},
+                            {"offset", b.offset},
+                            {"bytes", b.bytes},
+                            {"first_step", b.first_step},
+                            {"last_step", b.last_step}};
+    if (b.per_item) block["per_item"] = true;
+    j["blocks"].push_back(block);
+  }
   j["buffers"] = nlohmann::json::array();
   for (const auto& b : buffers)
     j["buffers"].push_back({{"value", b.value},

@@ -31,6 +31,7 @@ struct BufferPlacement {
   int first_step = 0;
   int last_step = 0;
   int block = 0;  // index into MemoryPlan::blocks
+  bool per_item = false;  // ArenaBlock::per_item of its block
 };
 
 // Bytes placed as one: live from the first step any of its values is made
@@ -41,6 +42,11 @@ struct ArenaBlock {
   std::size_t bytes = 0;
   int first_step = 0;
   int last_step = 0;
+  // A run-time batch (Graph::batch): the block holds batch items, and
+  // `offset` and `bytes` are one item's. At `batch` items it lies at
+  // MemoryPlan::fixed_bytes + offset * batch and spans bytes * batch: the
+  // item blocks' plan, scaled, overlaps nowhere it did not at one item.
+  bool per_item = false;
 
   bool live_together(const ArenaBlock& o) const { return first_step <= o.last_step && o.first_step <= last_step; }
   bool overlaps(const ArenaBlock& o) const { return offset < o.offset + o.bytes && o.offset < offset + bytes; }
@@ -48,7 +54,14 @@ struct ArenaBlock {
 
 struct MemoryPlan {
   std::size_t alignment = 64;
-  std::size_t arena_bytes = 0;        // max(offset + bytes)
+  std::size_t arena_bytes = 0;  // max(offset + bytes); with a run-time batch, at its largest
+  // With a run-time batch: the blocks that do not hold items lie in the
+  // first fixed_bytes, those that do (ArenaBlock::per_item) after them,
+  // item_bytes per item: arena_bytes_at(batch) = fixed_bytes + item_bytes *
+  // batch. Without one, fixed_bytes == arena_bytes and item_bytes == 0.
+  std::size_t fixed_bytes = 0;
+  std::size_t item_bytes = 0;
+  int64_t max_batch = 1;
   std::size_t lower_bound_bytes = 0;  // most block bytes live at any one step
   std::size_t naive_bytes = 0;        // every value on its own, nothing shared
   std::string strategy;               // which placement order won
@@ -59,6 +72,7 @@ struct MemoryPlan {
   std::vector<ArenaBlock> blocks;
   std::vector<BufferPlacement> buffers;  // sorted by first_step, then value name
 
+  std::size_t arena_bytes_at(int64_t batch) const { return fixed_bytes + item_bytes * static_cast<std::size_t>(batch); }
   // nullptr for values outside the arena (inputs, outputs, constants).
   const BufferPlacement* find(const std::string& value) const;
   // Throws Error when two blocks live at one step overlap, an offset is not

@@ -14,6 +14,9 @@
 //   MemoryPlan plan = plan_memory(g, kernels, target);
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "ir/graph.h"
 #include "passes/kernels.h"
 #include "passes/memory_plan.h"
@@ -31,6 +34,15 @@ bool validate(Graph& graph);
 // Computes the type of every node output from the op's shape rule; Error
 // names the node whose rule failed and why.
 bool infer_shapes(Graph& graph);
+
+// A graph with a run-time batch (Graph::batch): Error naming the first node
+// whose output at n items is not its outputs at one item stacked (shapes
+// inferred again at 2, 3 and the most items, OpDef::mixes_first_axis). Nothing to check
+// for a fixed batch. On the graph as loaded, shapes inferred.
+void check_batch_separable(const Graph& graph);
+// The values that hold batch items: Graph::batch's inputs and everything
+// computed from them (empty for a fixed batch).
+std::set<std::string> batch_values(const Graph& graph);
 
 // For a backend without int8 kernels (Target::int8_through_float): every
 // quantized constant becomes the float32 values it stands for, quantize and

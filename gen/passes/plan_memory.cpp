@@ -28,6 +28,12 @@
 // orders are tried and the smallest arena kept. The lower bound is the most
 // block bytes live at any one step: no placement can beat it.
 //
+// A run-time batch (Graph::batch): blocks of values that hold batch items
+// are placed apart from the others, at one item's size, after them
+// (ArenaBlock::per_item); at n items each lies n times as far in and spans n
+// times its bytes, so the plan holds at every batch. No Concat input is
+// placed in its output there: at n items its slice is n strided runs.
+//
 // Cost: a block meets only the placed blocks live at the same time (found
 // through an interval index, LiveBlocks), and the bytes live per step come
 // from a running sum over the blocks' starts and ends, so planning a long
@@ -35,6 +41,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -231,6 +238,8 @@ std::size_t fit_scratch_blocks(const Graph& graph, const std::vector<Kernel>& ke
 MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, const Target& target,
                        bool share_buffers, bool small_arena) {
   MemoryPlan plan;
+  const std::set<std::string> batched = batch_values(graph);
+  if (graph.batch.variable()) plan.max_batch = graph.batch.max;
   std::unordered_set<std::string> outside(graph.inputs.begin(), graph.inputs.end());  // the caller's
   outside.insert(graph.outputs.begin(), graph.outputs.end());
   auto in_arena = [&](const std::string& v) { return !outside.count(v) && !graph.is_constant(v); };
@@ -273,7 +282,8 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
     if (!share_buffers) continue;
 
     const OpDef& def = find_op(first.op);
-    if (k.kind == KernelKind::kOp && def.input_placement && b.where.count(first.outputs[0])) {
+    if (k.kind == KernelKind::kOp && def.input_placement && b.where.count(first.outputs[0]) &&
+        !batched.count(first.outputs[0])) {
       std::vector<TensorType> in_types;
       for (const auto& in : first.inputs) in_types.push_back(graph.type(in));
       const std::vector<std::size_t> offsets = def.input_placement(first.attrs, in_types, graph.type(first.outputs[0]));
@@ -294,6 +304,7 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
       for (const auto& in : k.inputs) {
         if (std::count(skip.begin(), skip.end(), in)) continue;
         if (!b.where.count(in) || graph.type(in).shape != graph.type(out).shape) continue;
+        if (batched.count(in) != batched.count(out)) continue;
         if (!b.owns_exactly(in, bytes)) continue;
         const int block = b.where.at(in).block;
         if (b.last_use[block] != step) continue;
@@ -320,6 +331,7 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
       block.first_step = std::min(block.first_step, made.at(v));
       block.last_step = std::max(block.last_step, last_use(v));
     }
+    block.per_item = batched.count(block.name) != 0;
     renumber[i] = static_cast<int>(blocks.size());
     blocks.push_back(block);
   }
@@ -327,6 +339,12 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
   plan.small_arena_bound =
       fit_scratch_blocks(graph, kernels, target, scratch_values, plan.lower_bound_bytes, small_arena, blocks, bytes_of);
   if (small_arena && plan.small_arena_bound) plan.lower_bound_bytes = plan.small_arena_bound;
+  if (plan.max_batch > 1) {  // live bytes at the largest batch
+    std::vector<ArenaBlock> largest = blocks;
+    for (auto& block : largest)
+      if (block.per_item) block.bytes *= static_cast<std::size_t>(plan.max_batch);
+    plan.lower_bound_bytes = peak_live_bytes(largest, static_cast<int>(kernels.size()));
+  }
   for (const auto& [value, where] : b.where) plan.naive_bytes += align_up(value_bytes(value), plan.alignment);
 
   using Less = std::function<bool(const ArenaBlock&, const ArenaBlock&)>;
@@ -360,13 +378,23 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
   bool first = true;
   for (const auto& [name, less] : strategies) {
     std::vector<ArenaBlock> trial = blocks;
-    std::vector<std::size_t> order(trial.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&, &less = less](std::size_t x, std::size_t y) { return less(trial[x], trial[y]); });
-    const std::size_t arena = place(trial, order, plan.alignment, static_cast<int>(kernels.size()));
+    // The fixed blocks, then apart from them the per-item ones (none without a run-time batch).
+    std::size_t region_bytes[2] = {0, 0};
+    for (int per_item = 0; per_item < 2; ++per_item) {
+      std::vector<std::size_t> order;
+      for (std::size_t i = 0; i < trial.size(); ++i)
+        if (trial[i].per_item == (per_item == 1)) order.push_back(i);
+      std::stable_sort(order.begin(), order.end(),
+                       [&, &less = less](std::size_t x, std::size_t y) { return less(trial[x], trial[y]); });
+      region_bytes[per_item] = place(trial, order, plan.alignment, static_cast<int>(kernels.size()));
+    }
+    const std::size_t fixed = region_bytes[1] ? align_up(region_bytes[0], plan.alignment) : region_bytes[0];
+    const std::size_t arena = fixed + region_bytes[1] * static_cast<std::size_t>(plan.max_batch);
     plan.arena_by_strategy[name] = arena;
     if (first || arena < plan.arena_bytes) {
       plan.arena_bytes = arena;
+      plan.fixed_bytes = fixed;
+      plan.item_bytes = region_bytes[1];
       plan.strategy = name;
       plan.blocks = std::move(trial);
       first = false;
@@ -377,7 +405,7 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
   for (const auto& [value, where] : b.where) {
     const int block = renumber[where.block];
     plan.buffers.push_back(BufferPlacement{value, plan.blocks[block].offset + where.offset, value_bytes(value),
-                                           made.at(value), last_use(value), block});
+                                           made.at(value), last_use(value), block, plan.blocks[block].per_item});
   }
   std::sort(plan.buffers.begin(), plan.buffers.end(), [](const BufferPlacement& x, const BufferPlacement& y) {
     return x.first_step != y.first_step ? x.first_step < y.first_step : x.value < y.value;

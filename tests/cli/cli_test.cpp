@@ -245,6 +245,50 @@ TEST_F(Cli, TheArenaIsPlannedForTheTarget) {
   EXPECT_EQ(arena["x86-64-v4"], 28800u);  // that output and the pooled one
 }
 
+// --shape NAME=MIN..MAX,...: generate, inspect and verify a run-time batch;
+// malformed ranges and models that cannot take one are refused by name.
+TEST_F(Cli, ARunTimeBatchGeneratesVerifiesAndIsRefusedWhereItCannot) {
+  const std::string model =
+      std::string(HYBGEN_SOURCE_DIR) + "/tests/data/mxnet-real/mnist-cnn-gluon-1.6/mnist-symbol.json";
+  auto r = hybgen("verify --shape data=1..5,1,28,28 " + quoted(model));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* shape : {"(1, 10)", "(3, 10)", "(5, 10)"})
+    EXPECT_NE(r.output.find(shape), std::string::npos) << r.output;
+  r = hybgen(quoted(model) + " --shape data=1..8,1,28,28 -o " + quoted(path("out")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string header = read_file_text(path("out/mnist.h"));
+  for (const char* text :
+       {"constexpr int64_t kMaxBatch = 8;", "int64_t batch, void* arena);", "size_t mnist_arena_bytes(int64_t batch);",
+        "#define MNIST_MAX_BATCH 8", "kBatchOutOfRange = 4"})
+    EXPECT_NE(header.find(text), std::string::npos) << text << "\n" << header;
+  const auto manifest = nlohmann::json::parse(read_file_text(path("out/mnist.manifest.json")));
+  EXPECT_EQ(manifest["batch"]["max"], 8);
+  EXPECT_EQ(manifest["batch"]["inputs"], nlohmann::json::array({"data"}));
+  EXPECT_LT(manifest["batch"]["arena_bytes_at_min"].get<std::size_t>(),
+            manifest["batch"]["arena_bytes_at_max"].get<std::size_t>());
+  EXPECT_EQ(manifest["batch"]["arena_bytes_at_max"], manifest["arena_bytes"]);
+  EXPECT_EQ(manifest["inputs"][0]["shape"], nlohmann::json::array({1, 1, 28, 28}));
+  EXPECT_EQ(manifest["inputs"][0]["per_item"], true);
+  r = hybgen("inspect " + quoted(model) + " --shape data=1..8,1,28,28");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("run-time batch 1..8 (data)"), std::string::npos) << r.output;
+
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"data=4..2,1,28,28", "the batch range 4..2 is empty"},
+      {"data=1,1..4,28,28", "only the first dimension may be a range"},
+      {"data=0..4,1,28,28", "'0' is not a positive integer"},
+      {"data=1..x,1,28,28", "'x' is not a positive integer"}};
+  for (const auto& [flag, message] : refused) {
+    r = hybgen(quoted(model) + " --shape " + flag + " -o " + quoted(path("bad")));
+    EXPECT_EQ(r.exit_code, 1) << flag;
+    EXPECT_NE(r.output.find(message), std::string::npos) << flag << ": " << r.output;
+    EXPECT_FALSE(fs::exists(path("bad")));
+  }
+  r = hybgen(quoted(model) + " --shape data=1..4,1,28,28 --target cuda -o " + quoted(path("bad")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("takes fixed shapes so far"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, BenchTimesTheGeneratedCode) {
   const auto r = hybgen("bench --runs 3 --warmup 1 " + quoted(small_model()));
   EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -140,5 +140,82 @@ TEST(CHeader, TwoModelsFromC99MatchTheInterpreter) {
   }
 }
 
+// A run-time batch from C: the seed MLP taking 1 to 6 items, run at 1, 4
+// and 6 in an arena of NAME_arena_bytes(batch); 0 and 7 items are refused
+// with status 4 before anything is read. Each item matches the interpreter.
+const char* const kBatchDriver = R"(#include <stdio.h>
+#include <stdlib.h>
+#include "mlp.h"
+
+int main(void) {
+  static float data[MLP_INPUT0_FLOATS], out[MLP_OUTPUT0_FLOATS];
+  const int64_t batches[3] = {1, 4, 6};
+  size_t i;
+  int k;
+  for (i = 0; i < MLP_INPUT0_FLOATS; ++i) data[i] = (float)((i * 7919) % 1000) / 500.0f - 1.0f;
+  void* largest = aligned_alloc(MLP_ARENA_ALIGNMENT, (MLP_ARENA_BYTES + 63) / 64 * 64);
+  printf("%d %d %d %d\n", mlp_run(data, out, 0, largest), mlp_run(data, out, 7, largest), MLP_MIN_BATCH, MLP_MAX_BATCH);
+  free(largest);
+  printf("%lu %lu %lu\n", (unsigned long)mlp_arena_bytes(1), (unsigned long)mlp_arena_bytes(6),
+         (unsigned long)MLP_ARENA_BYTES);
+  for (k = 0; k < 3; ++k) {
+    void* arena = aligned_alloc(MLP_ARENA_ALIGNMENT, (mlp_arena_bytes(batches[k]) + 63) / 64 * 64);
+    for (i = 0; i < MLP_OUTPUT0_FLOATS; ++i) out[i] = -1.0f;
+    printf("%d\n", mlp_run(data, out, batches[k], arena));
+    for (i = 0; i < (size_t)batches[k] * 2; ++i) printf("%.9g\n", out[i]);
+    free(arena);
+  }
+  return 0;
+}
+)";
+
+TEST(CHeader, ARunTimeBatchFromC99MatchesTheInterpreterAtEachBatch) {
+  TempDir dir("hybgen-c-batch-test");
+  const std::string d = dir.path() + "/";
+  Graph graph = testing::seed_mlp();
+  graph.batch = BatchRange{1, 6, {"data"}};
+  const auto files = generate_cpp(graph, {"mlp", "", "mlp.json"});
+  write_generated(files, dir.path());
+  std::ofstream(d + "main.c") << kBatchDriver;
+  const std::string cxx =
+      quoted(HYBGEN_CXX) + " -std=c++11 -O1 -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti";
+  const std::string cc = quoted(HYBGEN_CC) + " -std=c11 -O1 -Wall -Wextra -pedantic -Werror -I" + quoted(d);
+  auto r = run_command("cd " + quoted(d) + " && " + cc + " -c main.c -o main.o && " + cxx +
+                       " -c mlp.cpp mlp_weights.cpp && " + cxx + " main.o mlp.o mlp_weights.o -o app");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_command(quoted(d + "app"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream out(r.output);
+  int too_few = -1, too_many = -1, min_batch = 0, max_batch = 0;
+  unsigned long arena_1 = 0, arena_6 = 0, arena_macro = 0;
+  out >> too_few >> too_many >> min_batch >> max_batch >> arena_1 >> arena_6 >> arena_macro;
+  EXPECT_EQ(too_few, 4);
+  EXPECT_EQ(too_many, 4);
+  EXPECT_EQ(min_batch, 1);
+  EXPECT_EQ(max_batch, 6);
+  EXPECT_EQ(arena_6, arena_macro);
+  EXPECT_LT(arena_1, arena_6);
+  EXPECT_NE(files[0].content.find("int run(const float* data, float* dense2_fwd, int64_t batch, void* arena);"),
+            std::string::npos)
+      << files[0].content;
+
+  std::vector<float> data(6 * 512);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>((i * 7919) % 1000) / 500.0f - 1.0f;
+  for (int64_t batch : {1, 4, 6}) {
+    Graph at = testing::seed_mlp(batch);
+    Interpreter interp(at);
+    const auto expected = interp.run(
+        {{"data", Tensor::from_vector({batch, 512}, std::vector<float>(data.begin(), data.begin() + batch * 512))}});
+    int status = -1;
+    out >> status;
+    EXPECT_EQ(status, 0) << batch;
+    for (int64_t i = 0; i < batch * 2; ++i) {
+      float v;
+      out >> v;
+      EXPECT_NEAR(v, expected[0].data()[i], 1e-5) << "batch " << batch << " value " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hybgen

@@ -139,6 +139,83 @@ TEST(RegistryOps, QuantizedExamplesGiveTheReferencesBitsOnEveryCpuTarget) {
   }
 }
 
+// Every example with a run-time batch (Graph::batch, docs/generated-code.md):
+// its data inputs hold the items, 1 to 3 of them. An example is either
+// refused by check_batch_separable, naming its node, or its generated code
+// matches the reference at 1, 2 and 3 items, each item different. That also
+// holds each op's OpDef::mixes_first_axis to account: an op that mixes the
+// items without saying so gives other values than the reference at two.
+void check_every_op_with_a_batch(const std::string& target_name) {
+  VerifyOptions options;
+  options.cxx = HYBGEN_CXX;
+  options.compile.target = find_target(target_name);
+  const Backend backend = options.compile.target.backend;
+  std::set<std::string> accepted, accepted_ops, refused_ops;
+  std::vector<std::string> batched_inputs;
+  for (const OpDef* op : all_ops())
+    for (std::size_t e = 0; e < op->examples.size(); ++e) {
+      const std::string name = testing::example_name(op->name, e);
+      Graph g = testing::all_ops_graph(1234, {name}, backend).graph;
+      if (g.inputs.empty()) continue;  // not computed on this backend, or nothing but weights
+      validate(g);
+      infer_shapes(g);
+      // Every input holding items, else the first alone (the others fixed, as a mask or a bias would be).
+      std::string refusal;
+      for (const std::vector<std::string>& inputs : {g.inputs, std::vector<std::string>{g.inputs[0]}}) {
+        g.batch = BatchRange{1, 3, inputs};
+        try {
+          check_batch_separable(g);
+          refusal.clear();
+          accepted.insert(name);
+          accepted_ops.insert(op->name);
+          batched_inputs.insert(batched_inputs.end(), inputs.begin(), inputs.end());
+          break;
+        } catch (const Error& e) {
+          refusal = e.what();
+        }
+      }
+      if (refusal.empty()) continue;
+      EXPECT_NE(refusal.find("cannot take a run-time batch"), std::string::npos) << name << ": " << refusal;
+      refused_ops.insert(op->name);
+      if (std::getenv("HYBGEN_SHOW_REFUSED")) std::cout << name << ": " << refusal << "\n";
+    }
+  testing::AllOpsGraph all = testing::all_ops_graph(1234, accepted, backend);
+  all.graph.batch = BatchRange{1, 3, batched_inputs};
+  options.inputs = all.inputs;
+  const VerifyReport report = verify_model(all.graph, options);
+  ASSERT_EQ(report.checks.size(), 3 * all.graph.outputs.size());
+  std::set<int64_t> batches;
+  for (const auto& check : report.checks) {
+    const testing::ExampleOutput& from = all.origin.at(check.name);
+    batches.insert(check.batch);
+    EXPECT_LE(check.max_rel_error, tolerance_of(from.op))
+        << from.op << " example " << from.example << " at " << check.batch << " items: max abs error "
+        << check.max_abs_error;
+    if (from.quantized) {
+      EXPECT_EQ(check.max_abs_error, 0.0) << from.op << " example " << from.example;
+    }
+  }
+  EXPECT_EQ(batches, (std::set<int64_t>{1, 2, 3}));
+  // The ops refused in every example, each for a reason of its own.
+  std::set<std::string> never;
+  for (const auto& op : refused_ops)
+    if (!accepted_ops.count(op)) never.insert(op);
+  std::cout << accepted.size() << " examples of " << accepted_ops.size() << " ops take a run-time batch; ops refused "
+            << "in some example: " << refused_ops.size() << " (HYBGEN_SHOW_REFUSED=1 lists why)\n";
+  const std::set<std::string> expected_never = {
+      "RNN",                 // time along axis 0
+      "_strided_batch_dot",  // its output shape is an attribute (made by a pass or the ONNX importer)
+  };
+  EXPECT_EQ(never, expected_never);
+}
+
+TEST(RegistryOps, EveryOpExampleTakesARunTimeBatchOrIsRefusedByName) { check_every_op_with_a_batch("generic"); }
+TEST(RegistryOps, EveryOpExampleTakesARunTimeBatchOnThisMachinesTarget) {
+  if (host_target().isa == Isa::kPortable)
+    GTEST_SKIP() << "this machine's best target is the portable one, checked above";
+  check_every_op_with_a_batch(host_target().name);
+}
+
 // The CUDA backend's kernels, the same .cu that nvcc builds, run on the CPU
 // through the cuda-host layer (templates/cuda_host/cuda_runtime.h).
 TEST(RegistryOps, EveryOpMatchesItsReferenceOnCudaHost) { check_every_op("cuda-host"); }

@@ -155,10 +155,36 @@ TEST(ModelJson, RejectsAnotherFormat) {
 }
 
 TEST(ModelJson, RejectsFutureVersion) {
-  EXPECT_ERROR(parse(R"({"format": "hybgen-graph", "format_version": 3})"),
-               "m.json: written by a newer hybgen (format_version 3 > 2)");
+  EXPECT_ERROR(parse(R"({"format": "hybgen-graph", "format_version": 4})"),
+               "m.json: written by a newer hybgen (format_version 4 > 3)");
   EXPECT_ERROR(parse(R"({"format": "hybgen-graph", "format_version": "1"})"),
                "format_version must be a positive integer");
+}
+
+// A run-time batch: written as version 3 with its bounds and inputs, read
+// back the same; bounds that are not positive, or name no input, refused.
+TEST(ModelJson, ARunTimeBatchRoundTripsAndBadOnesAreRefused) {
+  Graph g = testing::seed_mlp();
+  g.batch = BatchRange{2, 16, {"data"}};
+  const nlohmann::json j = graph_to_json(g);
+  EXPECT_EQ(j["format_version"], 3);
+  const Graph back = graph_from_json(j, "m.json");
+  EXPECT_EQ(back.batch.min, 2);
+  EXPECT_EQ(back.batch.max, 16);
+  EXPECT_EQ(back.batch.inputs, std::vector<std::string>{"data"});
+  EXPECT_EQ(graph_to_json(testing::seed_mlp())["format_version"], 1);
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"({"min": 0, "max": 4, "inputs": ["data"]})", "'min' must be a positive integer"},
+      {R"({"min": 1, "max": "4", "inputs": ["data"]})", "'max' must be a positive integer"},
+      {R"({"min": 5, "max": 4, "inputs": ["data"]})", "min 5 is above max 4"},
+      {R"({"min": 1, "max": 4, "inputs": ["nope"]})", "'nope' is not an input"},
+      {R"({"min": 1, "max": 4, "inputs": []})", "'inputs' names none"},
+      {R"([1, 4])", "field 'batch' must be an object"}};
+  for (const auto& [batch, message] : bad) {
+    nlohmann::json broken = j;
+    broken["batch"] = nlohmann::json::parse(batch);
+    EXPECT_ERROR(graph_from_json(broken, "m.json"), message);
+  }
 }
 
 TEST(ModelJson, RejectsMissingFields) {
