@@ -133,12 +133,7 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
   after("validate");
   infer_shapes(state.graph);
   after("infer_shapes");
-  if (state.graph.batch.variable()) {
-    if (options.target.backend != Backend::kCpp)
-      throw Error("a run-time batch (--shape NAME=MIN..MAX,...): target " + options.target.name +
-                  " takes fixed shapes so far; the C++ targets take a run-time batch");
-    check_batch_separable(state.graph);
-  }
+  check_batch_separable(state.graph);
   // No int8 kernels on this target: the float graph on dequantized weights.
   if (options.target.int8_through_float) rewrite("dequantize_graph", dequantize_graph);
   rewrite("remove_identities", remove_identities);

@@ -129,6 +129,45 @@ std::pair<double, double> compare_outputs(const std::vector<float>& actual, cons
 
 namespace {
 
+// The CUDA driver's device side: the host arrays in_I / out_I (of `edges`'s
+// inputs and outputs) copied to and from device buffers of their own, the
+// outputs also read back after a replay of the captured graph and compared
+// with run()'s. `bytes(value)` is the C++ expression of a value's bytes.
+void add_device_buffers(const Graph& edges, const std::function<std::string(const std::string&)>& bytes_of,
+                        std::map<std::string, std::string>& driver) {
+  std::string device, device_args, downloads, clear, replay_checks;
+  auto add = [&](const std::string& host, const std::string& value, bool output) {
+    const TensorType& edge = edges.type(value);
+    const std::string bytes = bytes_of(value), type = storage_c_type(edge.dtype, Backend::kCuda);
+    const std::string d = "d_" + host;
+    device += "  " + type + "* " + d + " = nullptr;\n  if (!cuda_ok(cudaMalloc(&" + d + ", " + bytes +
+              "), \"cudaMalloc\")) return 6;\n";
+    if (!output)
+      device += "  if (!cuda_ok(cudaMemcpy(" + d + ", " + host + ", " + bytes +
+                ", cudaMemcpyHostToDevice), \"upload\")) return 6;\n";
+    device_args += (device_args.empty() ? "" : ", ") + d;
+    if (!output) return;
+    downloads += "  if (!cuda_ok(cudaMemcpy(" + host + ", " + d + ", " + bytes +
+                 ", cudaMemcpyDeviceToHost), \"download\")) return 6;\n";
+    clear += "  if (!cuda_ok(cudaMemset(" + d + ", 0xff, " + bytes + "), \"cudaMemset\")) return 6;\n";
+    driver["BUFFERS"] += type + " replay_" + host + "[" +
+                         std::to_string(edge.num_elements() * (edges.batch.variable() ? edges.batch.max : 1)) + "];\n";
+    replay_checks += "  if (!cuda_ok(cudaMemcpy(replay_" + host + ", " + d + ", " + bytes +
+                     ", cudaMemcpyDeviceToHost), \"download\")) return 6;\n"
+                     "  if (std::memcmp(replay_" +
+                     host + ", " + host + ", " + bytes +
+                     ") != 0) {\n    std::fprintf(stderr, \"the replayed graph gave other values than run()\\n\");\n"
+                     "    return 7;\n  }\n";
+  };
+  for (std::size_t i = 0; i < edges.inputs.size(); ++i) add("in_" + std::to_string(i), edges.inputs[i], false);
+  for (std::size_t i = 0; i < edges.outputs.size(); ++i) add("out_" + std::to_string(i), edges.outputs[i], true);
+  driver["DEVICE_BUFFERS"] = device;
+  driver["DEVICE_ARGS"] = device_args;
+  driver["DOWNLOADS"] = downloads;
+  driver["CLEAR_OUTPUTS"] = clear;
+  driver["REPLAY_CHECKS"] = replay_checks;
+}
+
 // The graph at `batch` items, fixed: what the reference runs.
 Graph graph_at_batch(const Graph& graph, int64_t batch) {
   Graph at = graph;
@@ -153,7 +192,7 @@ VerifyReport verify_batches(const Graph& g, const CompiledGraph& generated, cons
   auto edge_code = [&](const std::string& value, const std::string& name, bool output) {
     const TensorType& edge = edges.type(value);
     const bool items = batched.count(value) != 0;
-    const std::string type = storage_c_type(edge.dtype, Backend::kCpp);
+    const std::string type = storage_c_type(edge.dtype, generated.target.backend);
     buffers += type + " " + name + "[" + std::to_string(edge.num_elements() * (items ? g.batch.max : 1)) + "];\n";
     const std::string bytes = std::to_string(edge.bytes()) + "u" + (items ? " * static_cast<std::size_t>(batch)" : "");
     std::string& code = output ? writes : reads;
@@ -175,10 +214,24 @@ VerifyReport verify_batches(const Graph& g, const CompiledGraph& generated, cons
                               "};\n  for (std::size_t run = 0; run < sizeof batches / sizeof batches[0]; ++run) {\n  "
                               "const int64_t batch = batches[run];\n"},
       {"BATCH_LOOP_CLOSE", "  }\n"}};
-  for (auto& [key, text] : bisect_driver_values(generated_name(generated.graph), false)) driver[key] = text;
+  const BackendTraits& backend = backend_traits(generated.target.backend);
+  if (backend.device_buffers) {
+    add_device_buffers(
+        edges,
+        [&](const std::string& value) {
+          return std::to_string(edges.type(value).bytes()) + "u" +
+                 (batched.count(value) ? " * static_cast<std::size_t>(batch)" : "");
+        },
+        driver);
+    driver["DEVICE_ARGS"] += ", batch";
+    driver.erase("ARGS");
+    driver.erase("THREADS");
+  } else {
+    for (auto& [key, text] : bisect_driver_values(generated_name(generated.graph), false)) driver[key] = text;
+  }
   BuildSettings settings{options.cxx, options.cxx_flags, false, options.external_weights, Emulation::kAllowed};
   settings.unoptimized_driver = true;
-  GeneratedBuild build(generated, backend_traits(Backend::kCpp).verify_driver, driver, settings);
+  GeneratedBuild build(generated, backend.verify_driver, driver, settings);
 
   // Per batch: inputs drawn at that many items, the reference at that batch.
   std::vector<std::vector<Tensor>> references;
@@ -199,11 +252,20 @@ VerifyReport verify_batches(const Graph& g, const CompiledGraph& generated, cons
         }
         values = Tensor::from_vector(shape, all);
       }
-      inputs[g.inputs[i]] = values;
-      const std::vector<float> floats = values.to_vector();
-      write_file_atomic(build.dir() + "/in_" + std::to_string(i) + "_b" + std::to_string(batches[k]) + ".bin",
-                        std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(floats.data()),
-                                             reinterpret_cast<const uint8_t*>(floats.data() + floats.size())));
+      // The edge's own type: float32, halves or a quantized model's integers (which the reference takes as reals).
+      std::vector<float> reals = values.to_vector();
+      TensorType edge = edges.type(g.inputs[i]);
+      edge.shape = shape;
+      std::vector<uint8_t> bytes;
+      if (is_half_dtype(edge.dtype))
+        bytes = half_edge(edge, reals);
+      else if (!edge.quantization.empty())
+        bytes = quantize_edge(edge, reals);
+      else
+        bytes.assign(reinterpret_cast<const uint8_t*>(reals.data()),
+                     reinterpret_cast<const uint8_t*>(reals.data() + reals.size()));
+      inputs[g.inputs[i]] = Tensor::from_vector(shape, reals);
+      write_file_atomic(build.dir() + "/in_" + std::to_string(i) + "_b" + std::to_string(batches[k]) + ".bin", bytes);
     }
     references.push_back(interpreter.run(inputs));
   }
@@ -273,10 +335,11 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
         throw Error("input " + quoted_name(name) + " has shape " + shape_str(array.shape) +
                     " in the array given; with a run-time batch verify takes one item, " +
                     shape_str(compiled.type(name).shape));
-    if (generated.target.backend != Backend::kCpp || generated.target.runner == Runner::kQemuSystem)
-      throw Error("verify: a run-time batch is verified on the C++ targets that run on this machine so far");
+    if (generated.target.runner == Runner::kQemuSystem)
+      throw Error("verify: a run-time batch is verified on this machine's targets (and cuda-host) so far; " +
+                  generated.target.name + " runs on an emulated board");
     if (options.bisect == BisectMode::kAlways) throw Error("--bisect: not for a model with a run-time batch yet");
-    return verify_batches(g, generated, options);
+    return verify_batches(reference_graph, generated, options);
   }
   for (std::size_t i = 0; i < compiled.inputs.size(); ++i) {
     const std::string& in = compiled.inputs[i];
@@ -322,37 +385,9 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
   const BackendTraits& backend = backend_traits(generated.target.backend);
   std::string driver_template = backend.verify_driver;
   if (backend.device_buffers) {
-    // The host arrays above, copied to and from device buffers of their own.
-    std::string device, device_args, downloads, clear, replay_checks;
-    auto add = [&](const std::string& host, const TensorType& edge, bool output) {
-      const std::string bytes = std::to_string(edge.bytes()), type = storage_c_type(edge.dtype, Backend::kCuda);
-      const std::string d = "d_" + host;
-      device += "  " + type + "* " + d + " = nullptr;\n  if (!cuda_ok(cudaMalloc(&" + d + ", " + bytes +
-                "), \"cudaMalloc\")) return 6;\n";
-      if (!output)
-        device += "  if (!cuda_ok(cudaMemcpy(" + d + ", " + host + ", " + bytes +
-                  ", cudaMemcpyHostToDevice), \"upload\")) return 6;\n";
-      device_args += (device_args.empty() ? "" : ", ") + d;
-      if (!output) return;
-      downloads += "  if (!cuda_ok(cudaMemcpy(" + host + ", " + d + ", " + bytes +
-                   ", cudaMemcpyDeviceToHost), \"download\")) return 6;\n";
-      clear += "  if (!cuda_ok(cudaMemset(" + d + ", 0xff, " + bytes + "), \"cudaMemset\")) return 6;\n";
-      driver["BUFFERS"] += type + " replay_" + host + "[" + std::to_string(edge.num_elements()) + "];\n";
-      replay_checks += "  if (!cuda_ok(cudaMemcpy(replay_" + host + ", " + d + ", " + bytes +
-                       ", cudaMemcpyDeviceToHost), \"download\")) return 6;\n"
-                       "  if (std::memcmp(replay_" + host + ", " + host + ", " + bytes +
-                       ") != 0) {\n    std::fprintf(stderr, \"the replayed graph gave other values than run()\\n\");\n"
-                       "    return 7;\n  }\n";
-    };
-    for (std::size_t i = 0; i < compiled.inputs.size(); ++i)
-      add("in_" + std::to_string(i), edges.type(compiled.inputs[i]), false);
-    for (std::size_t i = 0; i < compiled.outputs.size(); ++i)
-      add("out_" + std::to_string(i), edges.type(compiled.outputs[i]), true);
-    driver["DEVICE_BUFFERS"] = device;
-    driver["DEVICE_ARGS"] = device_args;
-    driver["DOWNLOADS"] = downloads;
-    driver["CLEAR_OUTPUTS"] = clear;
-    driver["REPLAY_CHECKS"] = replay_checks;
+    add_device_buffers(
+        edges, [&](const std::string& value) { return std::to_string(edges.type(value).bytes()); }, driver);
+    driver["BATCH_LOOP_OPEN"] = driver["BATCH_LOOP_CLOSE"] = "";
   } else if (generated.target.runner == Runner::kQemuSystem) {
     if (options.threads > 1)
       throw Error("--threads " + std::to_string(options.threads) + " with --target " + generated.target.name +

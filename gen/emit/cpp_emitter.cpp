@@ -206,6 +206,29 @@ std::string in_place_comment(const LoweredKernel& kernel) {
   return text;
 }
 
+std::string batch_constants_text(const LoweredModel& m, const std::string& arena_constant) {
+  const MemoryPlan& plan = m.compiled.plan;
+  return "// A run-time batch: run() takes `batch` items, kMinBatch to kMaxBatch, stacked along\n"
+         "// the first axis of the inputs and outputs marked below. " +
+         arena_constant +
+         " is the arena at\n"
+         "// kMaxBatch; arena_bytes(batch) is what `batch` items need.\n"
+         "constexpr int64_t kMinBatch = " +
+         std::to_string(m.graph.batch.min) +
+         ";\n"
+         "constexpr int64_t kMaxBatch = " +
+         std::to_string(m.graph.batch.max) +
+         ";\n"
+         "constexpr std::size_t kArenaFixedBytes = " +
+         std::to_string(plan.fixed_bytes) +
+         ";\n"
+         "constexpr std::size_t kArenaItemBytes = " +
+         std::to_string(plan.item_bytes) +
+         ";\n"
+         "constexpr std::size_t arena_bytes(int64_t batch) {\n"
+         "  return kArenaFixedBytes + kArenaItemBytes * static_cast<std::size_t>(batch);\n}";
+}
+
 std::string header_guard(const std::string& name) { return "HYBGEN_" + upper_case(name) + "_H_"; }
 
 std::string weights_file_name(const LoweredModel& m) {
@@ -372,24 +395,7 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   std::string batch_constants, batch_status, c_batch_declarations, c_batch_definitions;
   if (variable_batch) {
     const MemoryPlan& plan = m.compiled.plan;
-    batch_constants =
-        "\n\n// A run-time batch: run() takes `batch` items, kMinBatch to kMaxBatch, stacked along\n"
-        "// the first axis of the inputs and outputs marked below. kArenaBytes is the arena at\n"
-        "// kMaxBatch; arena_bytes(batch) is what `batch` items need.\n"
-        "constexpr int64_t kMinBatch = " +
-        std::to_string(g.batch.min) +
-        ";\n"
-        "constexpr int64_t kMaxBatch = " +
-        std::to_string(g.batch.max) +
-        ";\n"
-        "constexpr std::size_t kArenaFixedBytes = " +
-        std::to_string(plan.fixed_bytes) +
-        ";\n"
-        "constexpr std::size_t kArenaItemBytes = " +
-        std::to_string(plan.item_bytes) +
-        ";\n"
-        "constexpr std::size_t arena_bytes(int64_t batch) {\n"
-        "  return kArenaFixedBytes + kArenaItemBytes * static_cast<std::size_t>(batch);\n}";
+    batch_constants = "\n\n" + batch_constants_text(m, "kArenaBytes");
     batch_status = ", kBatchOutOfRange = 4";
     c_batch_declarations =
         "\n// The arena `batch` items need (kMinBatch..kMaxBatch; run() returns 4 for others).\n"

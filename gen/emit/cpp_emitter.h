@@ -53,6 +53,9 @@ struct EmittedFile {
 // + OFFSET);  // WHAT` for a weight in the blob at `base`, `  T* const VAR =
 // reinterpret_cast<T*>(hg_arena + OFFSET);  // WHAT` for an arena buffer.
 std::string weight_pointer_declaration(const WeightEntry& weight, const std::string& base, Backend backend);
+// The header's constants of a run-time batch (kMinBatch, kMaxBatch,
+// arena_bytes(batch)); `arena_constant` names the arena at kMaxBatch.
+std::string batch_constants_text(const LoweredModel& m, const std::string& arena_constant);
 std::string arena_pointer_declaration(const LoweredModel::ArenaPointer& buffer, Backend backend);
 
 // Throws Error when a weight has no data, or a name is not a C identifier.

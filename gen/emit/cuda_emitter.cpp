@@ -261,9 +261,14 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
   const Graph& g = m.graph;
   const std::string& name = m.name;
 
-  const ParameterList list = parameter_list(m);
+  ParameterList list = parameter_list(m);
   std::string null_checks;
   for (const auto& v : list.variables) null_checks += " || !" + v;
+  const bool variable_batch = g.batch.variable();
+  if (variable_batch) {  // a run-time batch: run() and capture() take the item count
+    list.params += ", int64_t batch";
+    list.args += ", batch";
+  }
 
   SharedDefinitions elementwise_kernels, epilogues;
   CudaKernelPrinter printer(g, elementwise_kernels, epilogues);
@@ -276,6 +281,7 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
             std::to_string(g.type(out).bytes()) + ", cudaMemcpyDeviceToDevice, stream));\n";
 
   std::string pointers;
+  if (variable_batch) pointers += "  if (batch < kMinBatch || batch > kMaxBatch) return kBatchOutOfRange;\n";
   const auto read_weights = m.read_weights();
   for (const WeightEntry* w : read_weights) pointers += weight_pointer_declaration(*w, "hg_weights", Backend::kCuda);
   if (read_weights.empty()) pointers += "  (void)hg_weights;  // the graph reads no weights\n";
@@ -305,8 +311,15 @@ std::vector<EmittedFile> emit_cuda(const CompiledGraph& compiled, const CppEmitO
     weight_declaration = "namespace detail {\nextern const unsigned char kWeightBlob[];\n}  // namespace detail\n";
     weight_source = "detail::kWeightBlob";
   }
+  std::string batch_constants, batch_status;
+  if (variable_batch) {
+    batch_constants = "\n\n" + batch_constants_text(m, "kDeviceArenaBytes");
+    batch_status = "\n  kBatchOutOfRange = 5,";
+  }
   EmittedFile header{name + ".h", fill_template(template_text("cuda/model.h"),
                                                 header_values(m, {{"EDGE_INCLUDES", edge_includes(g)},
+                                                                  {"BATCH_CONSTANTS", batch_constants},
+                                                                  {"BATCH_STATUS", batch_status},
                                                                   {"WEIGHT_CONSTANTS", weight_constants},
                                                                   {"INIT_USAGE", init_usage},
                                                                   {"INIT_PARAMS", init_params},

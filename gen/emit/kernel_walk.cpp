@@ -75,8 +75,11 @@ WalkedKernels walk_kernels(LoweredModel& m, KernelPrinter& printer, const std::v
       throw Error(node_label(first.name, first.op) + ": " + e.what());
     }
     if (per_item) {
-      m.end_item_loop();
-      code = "for (std::int64_t hg_item = 0; hg_item < batch; ++hg_item) {\n" + indent_lines(code, "  ") + "}";
+      std::string declarations;  // of the item pointers the code reads (a shape-only operand it does not)
+      for (const auto& [name, declaration] : m.end_item_loop())
+        if (mentions_identifier(code, name)) declarations += declaration + "\n";
+      code = "for (std::int64_t hg_item = 0; hg_item < batch; ++hg_item) {\n" +
+             indent_lines(declarations + code, "  ") + "}";
     }
     out.body += "  // " + lowered.heading + "\n" + indent_lines(code, "  ") + printer.after(lowered, pointer);
   }

@@ -110,9 +110,23 @@ void LoweredModel::add_weight(const std::string& key, const std::string& variabl
 std::string LoweredModel::pointer(const std::string& value) {
   read_.insert(value);
   if (weight_of_.count(value)) return weight_variable(value);
-  if (in_item_loop_ && batched_.count(value))
-    return "(" + variable(value) + " + hg_item * " + std::to_string(graph.type(value).num_elements()) + ")";
+  if (in_item_loop_ && batched_.count(value)) {
+    const std::string item = "hg_item_" + variable(value);
+    item_pointers_.emplace(item, "auto* const " + item + " = " + variable(value) + " + hg_item * " +
+                                     std::to_string(graph.type(value).num_elements()) + ";");
+    return item;
+  }
   return variable(value);
+}
+
+void LoweredModel::begin_item_loop() {
+  in_item_loop_ = true;
+  item_pointers_.clear();
+}
+
+std::map<std::string, std::string> LoweredModel::end_item_loop() {
+  in_item_loop_ = false;
+  return std::move(item_pointers_);
 }
 
 bool LoweredModel::runs_per_item(const LoweredKernel& k) const {

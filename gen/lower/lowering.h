@@ -99,9 +99,12 @@ class LoweredModel {
   const std::set<std::string>& batched() const { return batched_; }
   // Whether kernel `k` reads or writes batch items, so runs once per item.
   bool runs_per_item(const LoweredKernel& k) const;
-  // Between these, pointer() gives item hg_item's pointers (emit/kernel_walk.cpp).
-  void begin_item_loop() { in_item_loop_ = true; }
-  void end_item_loop() { in_item_loop_ = false; }
+  // Between these, pointer() gives item hg_item's pointers (emit/kernel_walk.cpp):
+  // a variable hg_item_NAME for each value holding items, whose declarations
+  // ("auto* const hg_item_x = x + hg_item * 512;") end_item_loop() returns
+  // by variable.
+  void begin_item_loop();
+  std::map<std::string, std::string> end_item_loop();
   // What an op's printer gets for the kernel's anchor node; marks its operands
   // read (not inputs already in place).
   EmitContext op_context(const LoweredKernel& kernel);
@@ -137,6 +140,7 @@ class LoweredModel {
   std::set<std::string> read_;                     // values and keys the printed code reads
   std::set<std::string> batched_;
   bool in_item_loop_ = false;
+  std::map<std::string, std::string> item_pointers_;  // in an item loop: variable -> its declaration
 };
 
 LoweredModel lower(const CompiledGraph& compiled, const LowerOptions& options);

@@ -62,7 +62,7 @@ void MemoryPlan::verify() const {
     if (a.offset % alignment)
       throw Error("memory plan: block '" + a.name + "' at offset " + std::to_string(a.offset) + " is not " +
                   std::to_string(alignment) + "-byte aligned");
-    const std::size_t region = a.per_item ? item_bytes : fixed_bytes;
+    const std::size_t region = a.per_item ? item_bytes : item_bytes ? fixed_bytes : arena_bytes;
     if (a.offset + a.bytes > region)
       throw Error("memory plan: block '" + a.name + "' ends at " + std::to_string(a.offset + a.bytes) + ", past its " +
                   (a.per_item ? "per-item" : "fixed") + " region's " + std::to_string(region) + " bytes");

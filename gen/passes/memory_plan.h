@@ -58,7 +58,7 @@ struct MemoryPlan {
   // With a run-time batch: the blocks that do not hold items lie in the
   // first fixed_bytes, those that do (ArenaBlock::per_item) after them,
   // item_bytes per item: arena_bytes_at(batch) = fixed_bytes + item_bytes *
-  // batch. Without one, fixed_bytes == arena_bytes and item_bytes == 0.
+  // batch. Without one, item_bytes == 0 and every block lies in arena_bytes.
   std::size_t fixed_bytes = 0;
   std::size_t item_bytes = 0;
   int64_t max_batch = 1;
@@ -72,7 +72,9 @@ struct MemoryPlan {
   std::vector<ArenaBlock> blocks;
   std::vector<BufferPlacement> buffers;  // sorted by first_step, then value name
 
-  std::size_t arena_bytes_at(int64_t batch) const { return fixed_bytes + item_bytes * static_cast<std::size_t>(batch); }
+  std::size_t arena_bytes_at(int64_t batch) const {
+    return item_bytes ? fixed_bytes + item_bytes * static_cast<std::size_t>(batch) : arena_bytes;
+  }
   // nullptr for values outside the arena (inputs, outputs, constants).
   const BufferPlacement* find(const std::string& value) const;
   // Throws Error when two blocks live at one step overlap, an offset is not

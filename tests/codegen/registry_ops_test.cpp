@@ -210,6 +210,7 @@ void check_every_op_with_a_batch(const std::string& target_name) {
 }
 
 TEST(RegistryOps, EveryOpExampleTakesARunTimeBatchOrIsRefusedByName) { check_every_op_with_a_batch("generic"); }
+TEST(RegistryOps, EveryOpExampleTakesARunTimeBatchOnCudaHost) { check_every_op_with_a_batch("cuda-host"); }
 TEST(RegistryOps, EveryOpExampleTakesARunTimeBatchOnThisMachinesTarget) {
   if (host_target().isa == Isa::kPortable)
     GTEST_SKIP() << "this machine's best target is the portable one, checked above";

@@ -110,10 +110,5 @@ TEST(BatchItems, ItemBlocksArePlannedApartAndScaleWithTheBatch) {
   EXPECT_ERROR(broken.verify(), "past its per-item region");
 }
 
-TEST(BatchItems, CudaTargetsRefuseARunTimeBatchSoFar) {
-  EXPECT_ERROR(compile_graph(with_batch(testing::seed_mlp(), 1, 4), CompileOptions::for_target(find_target("cuda"))),
-               "target cuda takes fixed shapes so far");
-}
-
 }  // namespace
 }  // namespace hybgen
