@@ -311,10 +311,16 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
   const Graph& g = m.graph;
   const Target& target = m.target;
   const std::string& name = m.name;
-  // Parameters: inputs, then outputs.
+  // Parameters: inputs, outputs, the batch (a run-time one), the weights (external ones).
   const ParameterList list = parameter_list(m);
   std::string params = list.params, args = list.args, usage = list.args, null_checks;
   for (const auto& v : list.variables) null_checks += "!" + v + " || ";
+  const bool variable_batch = g.batch.variable();
+  if (variable_batch) {
+    params += ", int64_t batch";
+    args += ", batch";
+    usage += ", batch";
+  }
   const bool external = m.external_weights;
   if (external) {
     params += ", const void* weights";
@@ -322,12 +328,6 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
     usage += ", weights";
   }
   null_checks += "!arena";
-  const bool variable_batch = g.batch.variable();
-  if (variable_batch) {
-    params += ", int64_t batch";
-    args += ", batch";
-    usage += ", batch";
-  }
 
   // One block per kernel, in the planned order; kernel templates collected in
   // first-use order.
