@@ -14,6 +14,7 @@
 #include "emit/templates.h"
 #include "io/model_json.h"
 #include "io/safetensors.h"
+#include "passes/passes.h"
 #include "pipeline.h"
 #include "runtime-lite/invoke.h"
 #include "runtime-lite/symbol.h"
@@ -307,6 +308,8 @@ void HybridBlock::hybridize(bool active, const HybridizeOptions& options) {
     hybridized_ = active;
     options_ = options;
     cached_graphs_.clear();  // cancels compiles in flight
+    item_graphs_.clear();
+    per_shape_only_.clear();
     last_graph_ = nullptr;
   }
   Block::hybridize(active, options);
@@ -314,18 +317,13 @@ void HybridBlock::hybridize(bool active, const HybridizeOptions& options) {
 
 const JitTimings* HybridBlock::first_call_cost() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!last_shapes_) return nullptr;
-  const auto it = cached_graphs_.find(*last_shapes_);
-  return it == cached_graphs_.end() ? nullptr : &it->second.timings;
+  return last_graph_ ? &last_graph_->timings : nullptr;
 }
 
 bool HybridBlock::compiled(bool wait) {
   std::unique_lock<std::mutex> lock(mutex_);
-  const auto current = [this]() -> CachedGraph* {
-    if (!last_shapes_) return nullptr;
-    const auto it = cached_graphs_.find(*last_shapes_);
-    return it == cached_graphs_.end() ? nullptr : &it->second;
-  };
+  // The graph the last call ran (null after hybridize() dropped it).
+  const auto current = [this]() -> CachedGraph* { return last_graph_; };
   CachedGraph* cached = current();
   if (cached && cached->compile && !cached->compile->done() && wait) {
     // Waits without the lock, so that calls go on meanwhile on the interpreter.
@@ -359,27 +357,59 @@ std::vector<Tensor> HybridBlock::forward(const std::vector<Tensor>& inputs) {
   if (!hybridized_) return hybrid_forward(Ops(false), inputs);
 
   bool first_call = false;
-  if (!last_graph_) {
-    auto it = cached_graphs_.find(*last_shapes_);
-    if (it == cached_graphs_.end()) {
+  while (!last_graph_) {
+    // HybridizeOptions::max_batch: a first input whose first dimension (the
+    // batch) is in 1..max_batch runs the graph of one item; the inputs with
+    // that first dimension hold the items.
+    std::vector<Shape> key = *last_shapes_;
+    int64_t batch = 0;
+    if (options_.max_batch > 0 && !key.empty() && !key[0].empty() && key[0][0] >= 1 &&
+        key[0][0] <= options_.max_batch) {
+      batch = key[0][0];
+      for (Shape& shape : key)
+        if (!shape.empty() && shape[0] == batch) shape[0] = 1;
+      if (per_shape_only_.count(key)) {
+        batch = 0;
+        key = *last_shapes_;
+      }
+    }
+    auto& graphs = batch ? item_graphs_ : cached_graphs_;
+    auto it = graphs.find(key);
+    if (it == graphs.end()) {
       // First call with these shapes: trace, then optimize with the live parameters.
       CachedGraph cached;
-      cached.graph = trace(*last_shapes_, prefix().substr(0, prefix().size() - 1), false);
+      cached.graph = trace(key, prefix().substr(0, prefix().size() - 1), false);
+      if (batch) {
+        std::vector<std::string> items;
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+          if (!(*last_shapes_)[i].empty() && (*last_shapes_)[i][0] == batch &&
+              cached.graph.is_input(input_name(i, inputs.size())))
+            items.push_back(input_name(i, inputs.size()));
+        cached.graph.batch = BatchRange{1, options_.max_batch, items};
+        if (items.empty()) cached.graph.batch = BatchRange{};  // the items are never read: a fixed graph
+      }
       cached.constant_names = rename_canonically(cached.graph);
+      cached.item_values = batch_values(cached.graph);
       cached.timings.trace_ms = elapsed_ms(call_start);
       for (const auto& in : cached.graph.inputs)  // inputs the result does not read are not in the graph
         for (std::size_t i = 0; i < inputs.size(); ++i)
           if (in == input_name(i, inputs.size())) cached.input_positions.push_back(i);
-      it = cached_graphs_.emplace(*last_shapes_, std::move(cached)).first;
+      it = graphs.emplace(key, std::move(cached)).first;
       try {
         prepare(it->second, call_start);
-      } catch (...) {
-        cached_graphs_.erase(it);  // the next call tries again
+      } catch (const Error& e) {
+        graphs.erase(it);  // the next call tries again
+        // A block that computes across its items: a graph per shape, as without max_batch.
+        if (batch && std::string(e.what()).find("cannot take a run-time batch") != std::string::npos) {
+          per_shape_only_.insert(key);
+          continue;
+        }
         throw;
       }
       first_call = true;
     }
     last_graph_ = &it->second;
+    last_batch_ = it->second.graph.batch.variable() ? batch : 0;
   }
   CachedGraph& cached = *last_graph_;
   if (cached.compile && cached.compile->done()) switch_tier(cached);
@@ -390,6 +420,8 @@ std::vector<Tensor> HybridBlock::forward(const std::vector<Tensor>& inputs) {
     ordered.reserve(cached.input_positions.size());
     for (std::size_t position : cached.input_positions) ordered.push_back(&inputs[position]);
     out = cached.native->run(ordered);
+  } else if (last_batch_) {
+    out = run_items(*cached.interpreter, cached, inputs, last_batch_);
   } else {
     std::map<std::string, Tensor> named;
     for (std::size_t i = 0; i < cached.input_positions.size(); ++i)
@@ -397,6 +429,41 @@ std::vector<Tensor> HybridBlock::forward(const std::vector<Tensor>& inputs) {
     out = cached.interpreter->run(named);
   }
   if (first_call) cached.timings.first_call_ms = elapsed_ms(call_start);
+  return out;
+}
+
+std::vector<Tensor> HybridBlock::run_items(Interpreter& interpreter, const CachedGraph& cached,
+                                           const std::vector<Tensor>& inputs, int64_t batch) {
+  // The graph is one item's: each item's slice of the inputs holding items,
+  // run in turn, its outputs stacked (outputs that hold no item: the first run's).
+  const Graph& g = cached.graph;
+  std::vector<Tensor> out;
+  for (int64_t item = 0; item < batch; ++item) {
+    std::map<std::string, Tensor> named;
+    for (std::size_t i = 0; i < cached.input_positions.size(); ++i) {
+      const std::string& name = g.inputs[i];
+      const Tensor& given = inputs[cached.input_positions[i]];
+      if (!cached.item_values.count(name)) {
+        named[name] = given;
+        continue;
+      }
+      Tensor slice(g.type(name).shape);
+      std::memcpy(slice.data(), given.data() + item * slice.size(),
+                  static_cast<std::size_t>(slice.size()) * sizeof(float));
+      named[name] = slice;
+    }
+    const std::vector<Tensor> results = interpreter.run(named);
+    if (item == 0)
+      for (std::size_t o = 0; o < results.size(); ++o) {
+        Shape shape = results[o].shape();
+        if (cached.item_values.count(g.outputs[o])) shape[0] *= batch;
+        out.emplace_back(cached.item_values.count(g.outputs[o]) ? Tensor(shape) : results[o]);
+      }
+    for (std::size_t o = 0; o < results.size(); ++o)
+      if (cached.item_values.count(g.outputs[o]))
+        std::memcpy(out[o].data() + item * results[o].size(), results[o].data(),
+                    static_cast<std::size_t>(results[o].size()) * sizeof(float));
+  }
   return out;
 }
 

@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,10 @@ class HybridBlock : public Block {
     std::shared_ptr<BackgroundCompile> compile;  // in flight or done, not yet switched to
     uint64_t generation = 0;                     // counts prepare()s: tells a compile of older parameter values
     JitTimings timings;
+    // HybridizeOptions::max_batch: the graph is one item's, run at any batch
+    // (graph.batch); the values that hold items, which the interpreter tier
+    // runs item by item.
+    std::set<std::string> item_values;
   };
   using Clock = std::chrono::steady_clock;
   // `since`: when the call that asked began (the background compile's clock).
@@ -152,6 +157,9 @@ class HybridBlock : public Block {
   // Takes the ended background compile's library (or its failure) into `cached`.
   void switch_tier(CachedGraph& cached);
   static bool bindings_stale(const CachedGraph& cached);
+  // An item graph on the interpreter tier: `batch` items, one run each.
+  static std::vector<Tensor> run_items(Interpreter& interpreter, const CachedGraph& cached,
+                                       const std::vector<Tensor>& inputs, int64_t batch);
 
   // Held by a concrete call, hybridize() and compiled(): calls of one block take turns.
   mutable std::mutex mutex_;
@@ -159,7 +167,12 @@ class HybridBlock : public Block {
   HybridizeOptions options_;
   std::optional<std::vector<Shape>> last_shapes_;
   std::map<std::vector<Shape>, CachedGraph> cached_graphs_;
+  // HybridizeOptions::max_batch: graphs of one item (by the items' shapes),
+  // and the item shapes of blocks that turned out to compute across items.
+  std::map<std::vector<Shape>, CachedGraph> item_graphs_;
+  std::set<std::vector<Shape>> per_shape_only_;
   CachedGraph* last_graph_ = nullptr;  // the one for last_shapes_, once looked up
+  int64_t last_batch_ = 0;             // with an item graph: the items of the last call
 };
 
 // Runs children in order, imperatively.

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "emit/backends.h"
@@ -21,6 +22,7 @@
 #include "io/file_util.h"
 #include "ir/error.h"
 #include "ir/fnv1a.h"
+#include "passes/passes.h"
 #include "targets/toolchain.h"
 #include "version.h"
 
@@ -299,7 +301,10 @@ JitSources jit_sources(const CompiledGraph& compiled, const std::string& cxx, co
       args += "outputs[" + std::to_string(written.size()) + "], ";
       written.push_back(out_value);
     }
-  const std::string what = std::string(kVersion) + "\n" + compiled.target.name + "\n" + cxx + "\n" + flags + "\n";
+  if (g.batch.variable()) args += "batch, ";
+  // The entry's signature is part of what a cached library must match.
+  const std::string what =
+      std::string(kVersion) + "\nentry 2\n" + compiled.target.name + "\n" + cxx + "\n" + flags + "\n";
   const std::string hashed = what + out.header + out.source;
   out.key = hex16(fnv1a(hashed)) + hex16(fnv1a(hashed, 0x84222325cbf29ce4ull));
   out.entry = fill_template(template_text("jit_entry.cpp"),
@@ -365,8 +370,13 @@ std::unique_ptr<NativeGraph> NativeGraph::load(const CompiledGraph& compiled, co
                                  symbol<Size>(native->handle_, "hybgen_jit_arena_alignment", library)());
 
   const Graph& g = compiled.graph;
+  const std::set<std::string> items = batch_values(g);
+  native->batch_ = g.batch;
   native->inputs_ = g.inputs;
-  for (const auto& in : g.inputs) native->input_types_.push_back(g.type(in));
+  for (const auto& in : g.inputs) {
+    native->input_types_.push_back(g.type(in));
+    native->input_items_.push_back(items.count(in) != 0);
+  }
   std::vector<std::string> written;
   for (const auto& out : g.outputs) {
     native->output_types_.push_back(g.type(out));
@@ -379,6 +389,7 @@ std::unique_ptr<NativeGraph> NativeGraph::load(const CompiledGraph& compiled, co
     if (at == written.end()) {
       written.push_back(out);
       native->argument_types_.push_back(g.type(out));
+      native->argument_items_.push_back(items.count(out) != 0);
       at = written.end() - 1;
     }
     native->output_source_.push_back(static_cast<int>(at - written.begin()));
@@ -404,20 +415,35 @@ std::vector<Tensor> NativeGraph::run(const std::vector<const Tensor*>& given) {
   if (given.size() != inputs_.size())
     throw Error("compiled graph: takes " + std::to_string(inputs_.size()) + " inputs, given " +
                 std::to_string(given.size()));
+  // A run-time batch: the items the first batched input holds.
+  int64_t batch = 1;
+  for (std::size_t i = 0; i < inputs_.size(); ++i)
+    if (batch_.variable() && input_items_[i] && !given[i]->shape().empty()) {
+      batch = given[i]->shape()[0] / input_types_[i].shape[0];
+      break;
+    }
+  if (batch_.variable() && (batch < batch_.min || batch > batch_.max))
+    throw Error("compiled graph: takes " + std::to_string(batch_.min) + " to " + std::to_string(batch_.max) +
+                " items, given " + std::to_string(batch));
+  auto at_batch = [&](Shape shape, bool items) {
+    if (items) shape[0] *= batch;
+    return shape;
+  };
   std::vector<const float*> in(inputs_.size());
   for (std::size_t i = 0; i < inputs_.size(); ++i) {
-    if (given[i]->shape() != input_types_[i].shape)
+    const Shape expected = at_batch(input_types_[i].shape, batch_.variable() && input_items_[i]);
+    if (given[i]->shape() != expected)
       throw Error("compiled graph: input '" + inputs_[i] + "' has shape " + shape_str(given[i]->shape()) +
-                  ", the graph was compiled for " + shape_str(input_types_[i].shape));
+                  ", the graph was compiled for " + shape_str(expected));
     in[i] = given[i]->data();
   }
   std::vector<Tensor> arguments;
   std::vector<float*> out;
-  for (const TensorType& t : argument_types_) {
-    arguments.emplace_back(t.shape);
+  for (std::size_t i = 0; i < argument_types_.size(); ++i) {
+    arguments.emplace_back(at_batch(argument_types_[i].shape, batch_.variable() && argument_items_[i]));
     out.push_back(arguments.back().data());
   }
-  const int status = run_(in.data(), out.data(), weights_.get(), arena_.get());
+  const int status = run_(in.data(), out.data(), batch, weights_.get(), arena_.get());
   if (status != 0) throw Error("compiled graph: run() returned status " + std::to_string(status));
   std::vector<Tensor> results;
   std::vector<bool> taken(arguments.size(), false);

@@ -53,6 +53,13 @@ struct HybridizeOptions {
   // the library is loaded runs it. Off, the first call waits for the compile
   // (what benchmarks of the steady state want; the behaviour before tiers).
   bool tiered = true;
+  // Above 0: a batch chosen at run time. A call whose first input's first
+  // dimension (the batch) is 1..max_batch runs one graph of a single item,
+  // compiled once for 1..max_batch items, instead of one per batch size; the
+  // inputs whose first dimension is the batch hold the items (the others
+  // are fixed). A block that computes across its items (a softmax over the
+  // first axis) is compiled per shape as without it (docs/hybridize.md).
+  int64_t max_batch = 0;
 
   static bool compile_by_default();
 };
@@ -108,13 +115,16 @@ class NativeGraph {
   bool replace_weights(const CompiledGraph& compiled);
 
   // The graph's inputs in its order, with its shapes; outputs in graph order.
+  // A graph with a run-time batch takes its batched inputs at any number of
+  // items in its range (their first dimension that many times one item's).
   std::vector<Tensor> run(const std::vector<const Tensor*>& inputs);
 
   const std::string& key() const { return key_; }
 
  private:
   NativeGraph() = default;
-  using RunFunction = int (*)(const float* const* inputs, float* const* outputs, const void* weights, void* arena);
+  using RunFunction = int (*)(const float* const* inputs, float* const* outputs, long long batch, const void* weights,
+                              void* arena);
 
   void* handle_ = nullptr;
   RunFunction run_ = nullptr;
@@ -126,6 +136,8 @@ class NativeGraph {
   std::vector<int> output_source_;
   std::vector<TensorType> output_types_;
   std::vector<TensorType> argument_types_;  // run()'s output arguments
+  BatchRange batch_;                        // a run-time batch: Graph::batch
+  std::vector<bool> input_items_, argument_items_;  // with one: which inputs and output arguments hold items
   std::shared_ptr<uint8_t> weights_, arena_;  // aligned as the code requires
   std::size_t weight_bytes_ = 0;
 };

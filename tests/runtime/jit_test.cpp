@@ -441,6 +441,67 @@ TEST(Tiered, AProcessExitingWhileCompilingLeavesNoBuildBehind) {
   EXPECT_LE(entries(work.path() + "/cache").size(), 1u);
 }
 
+// HybridizeOptions::max_batch: calls at 1, 3 and 8 items run one library,
+// compiled once for 1..8 (one cache entry), each as eager; the interpreter
+// tier runs the item graph item by item meanwhile; a batch over the bound
+// compiles a graph of its own shape.
+TEST(Batch, CallsAtSeveralBatchesShareOneLibrary) {
+  TempDir cache("jit-cache");
+  Case c;
+  HybridizeOptions options = tiered(cache.path());
+  options.max_batch = 8;
+  c.net->hybridize(true, options);
+  const Tensor x8 = Tensor::random_normal({8, 32}, 0.0f, 1.0f, 11);
+  Tensor x3({3, 32}), x1({1, 32});
+  std::memcpy(x3.data(), x8.data(), 3 * 32 * sizeof(float));
+  std::memcpy(x1.data(), x8.data(), 32 * sizeof(float));
+  c.net->hybridize(false);
+  const Tensor eager8 = (*c.net)(x8), eager3 = (*c.net)(x3), eager1 = (*c.net)(x1);
+  c.net->hybridize(true, options);
+  // On the interpreter, item by item.
+  EXPECT_LE(max_abs_diff((*c.net)(x3), eager3), 1e-6f);
+  EXPECT_FALSE(c.net->first_call_cost()->compiled);
+  ASSERT_TRUE(c.net->compiled(/*wait=*/true)) << c.net->first_call_cost()->why_not_compiled;
+  const std::string library = c.net->first_call_cost()->library;
+  for (const auto& [x, eager] : {std::make_pair(x3, eager3), std::make_pair(x8, eager8), std::make_pair(x1, eager1)}) {
+    const Tensor y = (*c.net)(x);
+    EXPECT_EQ(y.shape(), eager.shape());
+    EXPECT_LE(max_abs_diff(y, eager), 1e-6f) << shape_str(x.shape());
+    EXPECT_TRUE(c.net->first_call_cost()->compiled);
+    EXPECT_EQ(c.net->first_call_cost()->library, library);
+  }
+  EXPECT_EQ(entries(cache.path()).size(), 1u);
+  // Over the bound: a graph of that shape, compiled on its own.
+  const Tensor x9 = Tensor::random_normal({9, 32}, 0.0f, 1.0f, 12);
+  EXPECT_EQ((*c.net)(x9).shape(), (Shape{9, 10}));
+  ASSERT_TRUE(c.net->compiled(/*wait=*/true));
+  EXPECT_NE(c.net->first_call_cost()->library, library);
+  EXPECT_EQ(entries(cache.path()).size(), 2u);
+}
+
+// A block that computes across its items (a softmax over the first axis)
+// cannot share one library between batches: each batch compiles its own
+// graph, as without max_batch, and gives eager's values.
+class AcrossItems : public HybridBlock {
+ public:
+  AcrossItems() : HybridBlock("acrossitems") {}
+  Tensor hybrid_forward(const Ops& F, const Tensor& x) override { return F.softmax(x, 0); }
+};
+
+TEST(Batch, ABlockComputingAcrossItemsCompilesPerShape) {
+  TempDir cache("jit-cache");
+  auto net = std::make_shared<AcrossItems>();
+  net->initialize(init::Xavier(), 1);
+  const Tensor x2 = Tensor::random_normal({2, 5}, 0.0f, 1.0f, 13), x4 = Tensor::random_normal({4, 5}, 0.0f, 1.0f, 14);
+  const Tensor eager2 = (*net)(x2), eager4 = (*net)(x4);
+  HybridizeOptions options = compiling(cache.path());
+  options.max_batch = 8;
+  net->hybridize(true, options);
+  EXPECT_LE(max_abs_diff((*net)(x2), eager2), 1e-6f);
+  EXPECT_LE(max_abs_diff((*net)(x4), eager4), 1e-6f);
+  EXPECT_EQ(entries(cache.path()).size(), 2u);
+}
+
 TEST(Jit, TheEnvironmentChoosesTheDefaults) {
   const char* saved = std::getenv("HYBGEN_JIT");
   const std::string restore = saved ? saved : "";
