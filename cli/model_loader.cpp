@@ -66,6 +66,7 @@ Graph load_model_file(const ModelSource& source) {
     options.input_shapes = source.input_shapes;
     // Shapes of --input arrays fill symbolic dims only where --shape says nothing.
     for (const auto& [name, shape] : source.shape_hints) options.input_shapes.emplace(name, shape);
+    if (source.batch.variable()) return import_onnx_with_batch(source.path, options, source.batch.inputs);
     return import_onnx(source.path, options);
   }
   if (looks_like_tflite(source.path)) {

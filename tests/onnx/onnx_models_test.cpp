@@ -8,7 +8,6 @@
 // generator (made_up below) into a scratch copy of the model's folder, at the
 // offset and length each initializer of the .onnx names, before the import.
 #include <gtest/gtest.h>
-
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML=1)
 #include <unistd.h>
 
@@ -23,10 +22,13 @@
 #include <string>
 #include <vector>
 
+#include "error_matchers.h"
+#include "io/file_util.h"
 #include "io/npy.h"
-#include "run_command.h"
 #include "io/onnx/onnx_model.h"
 #include "ir/error.h"
+#include "onnx_builder.h"
+#include "run_command.h"
 #include "targets/target.h"
 #include "verify/verify.h"
 
@@ -244,6 +246,81 @@ TEST(OnnxExportedCli, ShapeFlagFillsTheSymbolicBatch) {
   EXPECT_NE(open.exit_code, 0) << open.output;
   for (const char* part : {"lenet5.onnx", "'input'", "batch", "--shape"})
     EXPECT_NE(open.output.find(part), std::string::npos) << part << " missing from: " << open.output;
+}
+
+// A run-time batch of LeNet's symbolic one (--shape input=1..8,...): its
+// flatten, x.view(x.size(0), -1), reaches hybgen as a Reshape to a target
+// folded at one item, (1, 400), which becomes (-1, 400); the model then
+// verifies at 1, 4 and 8 items. A Reshape that moves the batch elsewhere is
+// named.
+TEST(OnnxExportedBatch, ARunTimeBatchFollowsTheFoldedFlatten) {
+  OnnxImportOptions options;
+  options.note = [](const std::string&) {};
+  options.input_shapes["input"] = {1, 1, 28, 28};
+  Graph g = import_onnx_with_batch(kData + "lenet5.onnx", options, {"input"});
+  g.batch = BatchRange{1, 8, {"input"}};
+  bool inferred = false;
+  for (const Node& n : g.nodes)
+    if (n.op == "Reshape") inferred = inferred || n.attrs.get_ints("shape") == std::vector<int64_t>{-1, 400};
+  EXPECT_TRUE(inferred);
+  VerifyOptions verify;
+  const VerifyReport report = verify_model(g, verify);
+  ASSERT_EQ(report.checks.size(), 3u);
+  EXPECT_TRUE(report.ok) << report.checks[2].max_rel_error;
+
+  using testing::quoted;
+  const auto r = testing::run_command(quoted(HYBGEN_BINARY) + " inspect " + quoted(kData + "lenet5.onnx") +
+                                      " --shape input=1..8,1,28,28");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("run-time batch 1..8 (input)"), std::string::npos) << r.output;
+}
+
+// Values folded from the batch that no attribute can follow are named: a
+// constant the shape of the input (ConstantOfShape(Shape(x))), and a Reshape
+// target whose batch entry does not double.
+TEST(OnnxExportedBatch, ValuesComputedFromTheBatchAreNamed) {
+  TempDir dir("onnx-batch");
+  OnnxImportOptions options;
+  options.note = [](const std::string&) {};
+  options.input_shapes["x"] = {1, 6};
+  {
+    testing_onnx::OnnxBuilder b(13);
+    b.input("x", {-1, 6});
+    b.node("Shape", {"x"}, {"s"});
+    b.node("ConstantOfShape", {"s"}, {"z"});
+    b.node("Add", {"x", "z"}, {"y"});
+    b.output("y");
+    const std::string path = dir.path() + "/zeros.onnx";
+    write_file_atomic(path, b.model.SerializeAsString());
+    EXPECT_ERROR(import_onnx_with_batch(path, options, {"x"}), "is computed from the batch");
+  }
+  {
+    // Reshape (N + 1, 6) to (2 (N + 1), 3): the first entry is 4 at one item and 6 at two.
+    testing_onnx::OnnxBuilder b(13);
+    b.input("x", {-1, 6});
+    b.node("Shape", {"x"}, {"s"});
+    b.initializer_i64("one", {1}, {1});
+    b.node("Add", {"s", "one"}, {"grown"});  // (N + 1, 7)
+    b.initializer_i64("first", {1}, {0});
+    b.node("Gather", {"grown", "first"}, {"rows"});
+    b.initializer_i64("two", {1}, {2});
+    b.node("Mul", {"rows", "two"}, {"doubled"});
+    b.initializer_i64("three", {1}, {3});
+    b.node("Concat", {"doubled", "three"}, {"target"}).add_attribute()->CopyFrom([] {
+      onnx::AttributeProto a;
+      a.set_name("axis");
+      a.set_type(onnx::AttributeProto::INT);
+      a.set_i(0);
+      return a;
+    }());
+    b.node("Pad", {"x", "pads"}, {"padded"});
+    b.initializer_i64("pads", {4}, {0, 0, 1, 0});
+    b.node("Reshape", {"padded", "target"}, {"y"});
+    b.output("y");
+    const std::string path = dir.path() + "/grown.onnx";
+    write_file_atomic(path, b.model.SerializeAsString());
+    EXPECT_ERROR(import_onnx_with_batch(path, options, {"x"}), "only one entry may grow with the batch");
+  }
 }
 
 // An exported model with ops hybgen does not know (here two of LeNet's nodes

@@ -57,6 +57,14 @@ bool looks_like_onnx_bytes(const std::string& bytes);
 // Reads and converts `path`. External data files are looked up next to it.
 Graph import_onnx(const std::string& path, const OnnxImportOptions& options);
 
+// A model with a run-time batch: `options.input_shapes` gives each of
+// `batch_inputs` at one item; imported at one item and at two, so that
+// Reshape targets folded from the batch (x.view(x.size(0), -1)) infer it
+// instead (-1). Error naming the node or constant for any other value that
+// follows the batch. The caller sets Graph::batch.
+Graph import_onnx_with_batch(const std::string& path, OnnxImportOptions options,
+                             const std::vector<std::string>& batch_inputs);
+
 // The same from the bytes of a model: `source` names it in messages, `dir` is
 // the folder external data is read from ("" refuses external data).
 Graph import_onnx_bytes(const std::string& bytes, const std::string& source, const std::string& dir,
