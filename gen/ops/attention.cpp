@@ -232,6 +232,14 @@ const OpRegistrar attention_reg([] {
       // Head sizes between the kernel's tiles (65 and 100), q stored transposed.
       {attention_attrs(2, 5, 40, 65, 100, {325, 1, 5}, {2600, 65, 1}, {4000, 100, 1}, {500, 100, 1}, {2, 5, 100}, 0.12),
        {{2, 65, 5}, {2, 40, 65}, {2, 40, 100}}},
+      // Enough rows for the CUDA kernel's larger blocks, which it takes only where they still make 132 of
+      // them (the examples above take 2 rows a warp): 8 rows a warp; 4 at small heads; 4 at heads over 64.
+      {attention_attrs(132, 3, 5, 8, 8, {24, 8, 1}, {40, 8, 1}, {40, 8, 1}, {24, 8, 1}, {132, 3, 8}, 0.5),
+       {{132, 3, 8}, {132, 5, 8}, {132, 5, 8}}},
+      {attention_attrs(66, 32, 2, 8, 4, {256, 8, 1}, {0, 8, 1}, {8, 4, 1}, {128, 4, 1}, {66, 32, 4}, 0.5),
+       {{66, 32, 8}, {2, 8}, {66, 2, 4}}},
+      {attention_attrs(132, 2, 3, 72, 40, {144, 72, 1}, {216, 72, 1}, {120, 40, 1}, {80, 40, 1}, {132, 2, 40}, 0.15),
+       {{132, 2, 72}, {132, 3, 72}, {132, 3, 40}}},
   };
   return d;
 }());

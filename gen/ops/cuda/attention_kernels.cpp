@@ -1,8 +1,8 @@
 // CUDA kernel of _attention (templates/cuda/kernels/attention.inc): one
 // launch of hg_attention, its tile sizes (D, DV: the head sizes rounded up
-// to 32, 64 or 128; kRows: 8 query rows a warp where both are at most 64,
-// else 4) chosen here as template arguments, since the kernel's shared
-// arrays are static. Head sizes over 128 would not fit 48 KiB of static
+// to 32, 64 or 128; kRows: query rows a warp, attention_rows_per_warp)
+// chosen here as template arguments, since the kernel's shared arrays are
+// static. Head sizes over 128 would not fit 48 KiB of static
 // shared memory: OpKernel::supports says no, so fuse_attention leaves such
 // attention to the three kernels it would replace. Storage float32, or
 // float16 / bfloat16 under --precision fp16 / bf16; arithmetic float.
@@ -27,6 +27,18 @@ bool attention_fits(const Attrs& a) {
          a.get_int("dv") <= kAttentionLargestHead;
 }
 
+// Query rows per warp: 8 where both head tiles are at most 64 columns, 4 up
+// to 128 (shared memory), halved, down to 2, while the blocks would leave
+// some of an H100's 132 SMs without one (a layer at batch 1: 128 tokens
+// and 4 heads are 16 blocks of 32 rows, 64 of 8). Fewer rows a block read
+// the keys and values more often, from L2. A model, not yet timed.
+int64_t attention_rows_per_warp(int64_t tile, int64_t m, int64_t batch) {
+  const int64_t kSms = 132;
+  int64_t rows = tile <= 64 ? 8 : 4;
+  while (rows > 2 && (m + 4 * rows - 1) / (4 * rows) * batch < kSms) rows /= 2;
+  return rows;
+}
+
 std::string attention_strides(const Attrs& a, const std::string& name, std::size_t count) {
   const std::vector<int64_t> s = a.get_ints(name);
   if (s.size() != 3) throw Error("_attention: " + name + " needs 3 strides");
@@ -43,8 +55,8 @@ KernelCall emit_attention(const EmitContext& ctx) {
   const Shape& out = ctx.out_types[0].shape;
   if (out.empty()) throw Error("_attention: the output has no axes");
   const int64_t d = a.get_int("d"), dv = a.get_int("dv");
-  const int64_t tile_d = attention_tile(d), tile_dv = attention_tile(dv),
-                rows = std::max(tile_d, tile_dv) <= 64 ? 8 : 4;
+  const int64_t tile_d = attention_tile(d), tile_dv = attention_tile(dv);
+  const int64_t rows = attention_rows_per_warp(std::max(tile_d, tile_dv), a.get_int("m"), a.get_int("batch"));
   return {{"attention"},
           "HG_CHECK((hg_attention<" + int_str(tile_d) + ", " + int_str(tile_dv) + ", " + int_str(rows) + ">(" +
               ctx.stream + ", " + ctx.in[0] + ", " + attention_strides(a, "q_strides", 3) + ctx.in[1] + ", " +
