@@ -159,21 +159,22 @@ std::optional<int> fuse_attention_at(Graph& graph, const LazyValueIndex& values,
   const OpDef& def = find_op("_attention");
   const OpKernel* kernel = find_kernel(target.backend, def.name);
   if (!kernel) return std::nullopt;
-  const std::vector<TensorType> in{graph.type(first_node.inputs[0]), graph.type(first_node.inputs[1]),
-                                   graph.type(second_node.inputs[1])};
+  const std::vector<std::string> inputs{first_node.inputs[0], first_node.inputs[1], second_node.inputs[1]};
+  std::vector<TensorType> in;
+  std::vector<bool> constant;
+  for (const std::string& value : inputs) {
+    in.push_back(graph.type(value));
+    constant.push_back(graph.is_constant(value));
+  }
   std::vector<TensorType> out;
   try {
     out = def.infer(attrs, in);
   } catch (const Error&) {
     return std::nullopt;
   }
-  const KernelSite site{attrs, in, out, {false, false, false}, target, ""};
+  const KernelSite site{attrs, in, out, constant, target, ""};
   if (kernel->supports && !kernel->supports(site)) return std::nullopt;
-  Node fused{second_node.name,
-             def.name,
-             attrs,
-             {first_node.inputs[0], first_node.inputs[1], second_node.inputs[1]},
-             {second_node.outputs[0]}};
+  Node fused{second_node.name, def.name, attrs, inputs, {second_node.outputs[0]}};
   return replace_nodes(graph, gone, index, std::move(fused));
 }
 

@@ -162,6 +162,23 @@ TEST(FuseAttention, SoftmaxOverAnotherAxisStays) {
   expect_attention_unchanged(prepared(g), cuda_target(), "softmax over the queries");
 }
 
+// int8 products and an integer softmax (a quantized model on a target with int8 kernels) are not float.
+TEST(FuseAttention, QuantizedAttentionStays) {
+  Graph g;
+  const Quantization q8 = Quantization::per_tensor(0.05f, 0);
+  for (const char* x : {"q", "k", "v"}) g.add_input(x, TensorType{{2, 5, 4}, DType::kInt8, q8});
+  auto quantized = [](Attrs a, double scale, int64_t zero_point) {
+    a.set("out_scale", scale);
+    a.set("out_zero_point", zero_point);
+    return a;
+  };
+  g.nodes.push_back(make_node("s", "batch_dot", {"q", "k"}, quantized(attrs_of({{"transpose_b", true}}), 0.1, 0)));
+  g.nodes.push_back(make_node("p", "softmax", {"s"}, quantized(Attrs{}, 1.0 / 256, -128)));
+  g.nodes.push_back(make_node("y", "batch_dot", {"p", "v"}, quantized(Attrs{}, 0.05, 0)));
+  g.outputs = {"y"};
+  expect_attention_unchanged(prepared(g), cuda_target(), "int8");
+}
+
 TEST(FuseAttention, TargetsWithoutAKernelStay) {
   for (const char* target : {"generic", "x86-64-v3"})
     expect_attention_unchanged(transformer_attention(), find_target(target), target);
