@@ -1,8 +1,12 @@
 // fuse_attention: attention's four steps become one _attention node
 // (gen/ops/attention.cpp), whose kernel keeps the scores on chip:
 //
-//   s = q k^T  ->  [_mul_scalar / _div_scalar]  ->  softmax (last axis)  ->  p v
+//   s = q k^T  ->  [* or / a scalar]  ->  softmax (last axis)  ->  p v
 //   =>  _attention(q, k, v), scale = the scalar (or its inverse) / temperature
+//
+// The scalar is a _mul_scalar's or _div_scalar's, or a one-element float
+// constant's that a broadcast_mul or broadcast_div (ONNX's Mul and Div)
+// applies without changing the shape; such a constant goes with the node.
 //
 // Each product is a _strided_batch_dot (as fuse_strided_batch_dot leaves
 // multi-head attention) or a batch_dot, whose transpose flags become
@@ -91,14 +95,38 @@ int attention_private_producer(const Graph& graph, const ValueIndex& index, cons
   return index.producer(value);
 }
 
-// The factor a _mul_scalar or _div_scalar node multiplies by, or nullopt.
-std::optional<double> attention_scale_factor(const Node& node) {
+// A scaling of the scores: the factor and the scaled value (the node's
+// other input a constant, if any).
+struct AttentionScaling {
+  double factor;
+  std::string scores, constant;
+};
+
+// `node` as a scaling of a float value: _mul_scalar or _div_scalar, or
+// broadcast_mul / broadcast_div by a float constant of one element (ONNX's
+// Mul and Div) that leaves the shape as it is; nullopt for anything else.
+std::optional<AttentionScaling> attention_scaling(const Graph& graph, const Node& node) {
   const OpDef& def = find_op(node.op);
-  if (def.name != "_mul_scalar" && def.name != "_div_scalar") return std::nullopt;
-  const Attrs a = normalize_attrs(def, node.attrs);
-  if (a.has("out_scale")) return std::nullopt;
-  const double s = static_cast<float>(a.get_float("scalar"));  // as the kernel rounds it
-  return def.name == "_mul_scalar" ? s : 1.0 / s;
+  if (node.outputs.size() != 1) return std::nullopt;
+  if (def.name == "_mul_scalar" || def.name == "_div_scalar") {
+    const Attrs a = normalize_attrs(def, node.attrs);
+    if (a.has("out_scale") || node.inputs.size() != 1) return std::nullopt;
+    const double s = static_cast<float>(a.get_float("scalar"));  // as the kernel rounds it
+    return AttentionScaling{def.name == "_mul_scalar" ? s : 1.0 / s, node.inputs[0], ""};
+  }
+  if ((def.name != "broadcast_mul" && def.name != "broadcast_div") || node.inputs.size() != 2) return std::nullopt;
+  // x * c, c * x or x / c.
+  for (std::size_t c = def.name == "broadcast_div" ? 1 : 0; c < 2; ++c) {
+    const std::string& constant = node.inputs[c];
+    const std::string& scores = node.inputs[1 - c];
+    if (!has_constant_data(graph, constant) || graph.constants.at(constant).type.num_elements() != 1 ||
+        !graph.constants.at(constant).type.quantization.empty() ||
+        graph.type(node.outputs[0]).shape != graph.type(scores).shape)
+      continue;
+    const double s = graph.constants.at(constant).f32_data()[0];
+    return AttentionScaling{def.name == "broadcast_mul" ? s : 1.0 / s, scores, constant};
+  }
+  return std::nullopt;
 }
 
 std::optional<int> fuse_attention_at(Graph& graph, const LazyValueIndex& values, int index, const Target& target) {
@@ -122,12 +150,14 @@ std::optional<int> fuse_attention_at(Graph& graph, const LazyValueIndex& values,
   std::vector<int> gone{index, softmax_at};
   int first_at = attention_private_producer(graph, vi, softmax.inputs[0], softmax_at);
   if (first_at < 0) return std::nullopt;
-  if (const std::optional<double> factor = attention_scale_factor(graph.nodes[static_cast<std::size_t>(first_at)])) {
-    const Node& scalar = graph.nodes[static_cast<std::size_t>(first_at)];
-    if (scalar.inputs.size() != 1 || !attention_float(graph, scalar.inputs[0])) return std::nullopt;
-    scale *= *factor;
+  std::string scale_constant;
+  if (const std::optional<AttentionScaling> scaling =
+          attention_scaling(graph, graph.nodes[static_cast<std::size_t>(first_at)])) {
+    if (!attention_float(graph, scaling->scores)) return std::nullopt;
+    scale *= scaling->factor;
+    scale_constant = scaling->constant;
     gone.push_back(first_at);
-    first_at = attention_private_producer(graph, vi, scalar.inputs[0], first_at);
+    first_at = attention_private_producer(graph, vi, scaling->scores, first_at);
     if (first_at < 0) return std::nullopt;
   }
   if (!std::isfinite(scale)) return std::nullopt;
@@ -175,7 +205,9 @@ std::optional<int> fuse_attention_at(Graph& graph, const LazyValueIndex& values,
   const KernelSite site{attrs, in, out, constant, target, ""};
   if (kernel->supports && !kernel->supports(site)) return std::nullopt;
   Node fused{second_node.name, def.name, attrs, inputs, {second_node.outputs[0]}};
-  return replace_nodes(graph, gone, index, std::move(fused));
+  const int lowest = replace_nodes(graph, gone, index, std::move(fused));
+  if (!scale_constant.empty()) erase_unread_constants(graph, {scale_constant});
+  return lowest;
 }
 
 }  // namespace

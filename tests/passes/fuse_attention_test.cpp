@@ -5,6 +5,8 @@
 // transformer zoo test on cuda-host.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "graph_builders.h"
 #include "pass_test_support.h"
 #include "targets/target.h"
@@ -130,6 +132,42 @@ TEST(FuseAttention, WithoutAScale) {
   expect_same_results(before, g);
 }
 
+// q k^T -> op(scores, c) -> softmax -> p v, c a constant of `c_shape` holding 4 (or a graph input).
+Graph scaled_by(const std::string& op, const Shape& c_shape, bool constant = true, bool c_first = false) {
+  Graph g;
+  g.add_input("q", {{2, 6, 4}});
+  g.add_input("k", {{2, 7, 4}});
+  g.add_input("v", {{2, 7, 3}});
+  if (constant)
+    g.add_constant("c",
+                   Constant::f32(c_shape, std::vector<float>(static_cast<std::size_t>(num_elements(c_shape)), 4.0f)));
+  else
+    g.add_input("c", {c_shape});
+  g.nodes.push_back(make_node("s", "batch_dot", {"q", "k"}, attrs_of({{"transpose_b", true}})));
+  g.nodes.push_back(
+      make_node("sc", op, c_first ? std::vector<std::string>{"c", "s"} : std::vector<std::string>{"s", "c"}));
+  g.nodes.push_back(make_node("p", "softmax", {"sc"}));
+  g.nodes.push_back(make_node("y", "batch_dot", {"p", "v"}));
+  g.outputs = {"y"};
+  return prepared(g);
+}
+
+// ONNX's Div and Mul by a one-element constant: the constant goes with the nodes.
+TEST(FuseAttention, ScoresScaledByAOneElementConstant) {
+  for (const auto& [op, c_first, scale] : std::vector<std::tuple<std::string, bool, double>>{
+           {"broadcast_div", false, 0.25}, {"broadcast_mul", false, 4.0}, {"broadcast_mul", true, 4.0}}) {
+    SCOPED_TRACE(op + (c_first ? " (constant first)" : ""));
+    Graph g = scaled_by(op, {1}, true, c_first);
+    const Graph before = g;
+    EXPECT_TRUE(fuse_attention(g, cuda_target()));
+    ASSERT_EQ(op_names(g), (std::vector<std::string>{"_attention"}));
+    EXPECT_DOUBLE_EQ(g.nodes[0].attrs.get_float("scale"), scale);
+    EXPECT_EQ(g.constants.count("c"), 0u);
+    infer_shapes(g);
+    expect_same_results(before, g);
+  }
+}
+
 void expect_attention_unchanged(Graph g, const Target& target, const std::string& why) {
   SCOPED_TRACE(why);
   const std::vector<std::string> ops = op_names(g);
@@ -148,6 +186,13 @@ TEST(FuseAttention, IntermediatesReadElsewhereOrOutputsStay) {
     read.outputs.push_back("other");
     expect_attention_unchanged(prepared(read), cuda_target(), std::string(value) + " has another reader");
   }
+}
+
+TEST(FuseAttention, ScalesThatAreNoScalarConstantStay) {
+  expect_attention_unchanged(scaled_by("broadcast_mul", {1}, false), cuda_target(), "a scale fed at run time");
+  expect_attention_unchanged(scaled_by("broadcast_mul", {7}), cuda_target(), "a scale per key");
+  expect_attention_unchanged(scaled_by("broadcast_div", {1}, true, true), cuda_target(),
+                             "a constant divided by scores");
 }
 
 TEST(FuseAttention, SoftmaxOverAnotherAxisStays) {
