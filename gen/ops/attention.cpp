@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "ir/limits.h"
 #include "ops/op.h"
 #include "ops/op_util.h"
 #include "ops/reference_blas.h"
@@ -86,6 +87,7 @@ void attention_check_operand(const std::string& name, const AttentionLayout& l, 
 void attention_check_output(const AttentionCall& c, const Shape& out) {
   if (std::any_of(out.begin(), out.end(), [](int64_t x) { return x < 1; }))
     throw Error("out_shape " + shape_str(out) + " has an axis below 1");
+  checked_tensor_bytes(out, 1, "_attention's out_shape");  // at most 2^31 - 1 elements: no product below overflows
   // m and dv are bounded by q's and v's sizes (checked first), batch is not.
   const int64_t per_matrix = c.m * c.dv;
   if (out.empty() || num_elements(out) % per_matrix != 0 || num_elements(out) / per_matrix != c.batch)

@@ -72,6 +72,8 @@ TEST(AttentionOp, AttributesThatDoNotFitAreRefused) {
   EXPECT_NE(attention_error(with("out_shape", AttentionInts{3})).find("does not hold 1 x 1 x 2 values"),
             std::string::npos);
   EXPECT_NE(attention_error(with("out_shape", AttentionInts{-1, -2})).find("has an axis below 1"), std::string::npos);
+  EXPECT_NE(attention_error(with("out_shape", AttentionInts{int64_t{1} << 20, int64_t{1} << 20})).find("limit"),
+            std::string::npos);
   EXPECT_NE(attention_error(with("out_strides", AttentionInts{2, 2, 2})).find("need a unit column stride"),
             std::string::npos);
   EXPECT_NE(attention_error(with("scale", std::nan(""))).find("scale must be finite"), std::string::npos);
