@@ -25,6 +25,7 @@ std::vector<std::string> pass_names(const CompileOptions& options) {
              "fold_constants",
              "fuse_pointwise_depthwise",
              "fuse_strided_batch_dot",
+             "fuse_attention",
              "half_storage",
              "check_kernels",
              "schedule",
@@ -148,6 +149,8 @@ CompiledGraph compile_graph(Graph graph, const CompileOptions& options) {
     rewrite("fold_constants", fold_constants);
     rewrite("fuse_pointwise_depthwise", fuse_pointwise_depthwise);
     rewrite("fuse_strided_batch_dot", fuse_strided_batch_dot);
+    if (fuse_attention(state.graph, options.target)) infer_shapes(state.graph);
+    after("fuse_attention");
   }
   if (half_storage(state.graph, options.target, options.io_precision == IoPrecision::kHalf)) infer_shapes(state.graph);
   after("half_storage");

@@ -104,6 +104,12 @@ struct OpKernel {
   // The dtypes it computes: a node gets this kernel only when each of its
   // inputs and outputs is of one of them (the pass check_kernels).
   std::vector<DType> dtypes{DType::kFloat32};
+  // Kernels that compute only some of the nodes the op's shape rule accepts
+  // (a fused attention kernel's largest head size): whether this one
+  // computes the node at `site`. A pass that makes such nodes asks before
+  // it makes one (fuse_attention); the printer throws Error on a node it
+  // rejects. Unset: every node.
+  std::function<bool(const KernelSite&)> supports;
   // Kernels with several algorithms (convolution: direct, im2col GEMM,
   // Winograd, ...): the name of the one for this node (KernelSite::algorithm
   // is empty). Called once per node, by the pass choose_algorithms, which

@@ -8,7 +8,8 @@
 //   if (target.int8_through_float) dequantize_graph(g);
 //   remove_identities(g);
 //   remove_dead_code(g); fold_qdq(g); if (quantized edges) quantized_io(g); lower_batch_norm(g); fold_scale_shift(g);
-//   fold_constants(g); fuse_pointwise_depthwise(g); fuse_strided_batch_dot(g); half_storage(g, target);
+//   fold_constants(g); fuse_pointwise_depthwise(g); fuse_strided_batch_dot(g); fuse_attention(g, target);
+//   half_storage(g, target);
 //   check_kernels(g, target); schedule(g);
 //   std::vector<Kernel> kernels = schedule_kernels(g, fuse(g), target);
 //   MemoryPlan plan = plan_memory(g, kernels, target);
@@ -108,6 +109,11 @@ bool fuse_pointwise_depthwise(Graph& graph);
 // _strided_batch_dot node that reads and writes the tensors beyond those
 // views in place.
 bool fuse_strided_batch_dot(Graph& graph);
+
+// Replaces attention's q k^T -> scale -> softmax (last axis) -> p v, each
+// product a _strided_batch_dot or batch_dot, with one _attention node, where
+// the target's backend has a kernel for it that takes the node's sizes.
+bool fuse_attention(Graph& graph, const Target& target);
 
 // Orders nodes topologically, keeping the existing order where it is already
 // valid, so the order is deterministic.

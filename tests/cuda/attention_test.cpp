@@ -1,0 +1,102 @@
+// Fused attention end to end on the cuda-host layer: a multi-head attention
+// whose result takes a residual add and a per-channel gain becomes one
+// kernel (fuse_attention, then the add and the gain as _attention's
+// epilogue) and matches the reference in fp32, fp16 and bf16; heads over the
+// kernel's largest stay three kernels and still match.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "graph_builders.h"
+#include "pipeline.h"
+#include "targets/target.h"
+#include "verify/verify.h"
+
+namespace hybgen {
+namespace {
+
+using testing::attrs_of;
+using testing::make_node;
+
+const int64_t kAttnTokens = 37, kAttnHeads = 2;
+
+// (1, tokens, heads * size) -> (heads, tokens, size).
+std::string attn_split(Graph& g, const std::string& x) {
+  g.nodes.push_back(
+      make_node(x + "_r0", "Reshape", {x}, attrs_of({{"shape", std::vector<int64_t>{0, 0, kAttnHeads, -1}}})));
+  g.nodes.push_back(
+      make_node(x + "_t", "transpose", {x + "_r0"}, attrs_of({{"axes", std::vector<int64_t>{0, 2, 1, 3}}})));
+  g.nodes.push_back(make_node(x + "_r1", "Reshape", {x + "_t"}, attrs_of({{"shape", std::vector<int64_t>{-3, -2}}})));
+  return x + "_r1";
+}
+
+// y = (merge_heads(softmax(q k^T / sqrt(size)) v) + res) * gain, gain per channel.
+Graph attention_block(int64_t size) {
+  const int64_t width = kAttnHeads * size;
+  Graph g;
+  g.name = "attention_block";
+  for (const char* x : {"q", "k", "v", "res"}) g.add_input(x, {{1, kAttnTokens, width}});
+  std::vector<float> gain(static_cast<std::size_t>(width));
+  for (std::size_t i = 0; i < gain.size(); ++i) gain[i] = 0.5f + 0.01f * static_cast<float>(i % 50);
+  g.add_constant("gain", Constant::f32({width}, gain));
+  const std::string q = attn_split(g, "q"), k = attn_split(g, "k"), v = attn_split(g, "v");
+  g.nodes.push_back(make_node("scores", "batch_dot", {q, k}, attrs_of({{"transpose_b", true}})));
+  g.nodes.push_back(make_node("scaled", "_mul_scalar", {"scores"},
+                              attrs_of({{"scalar", 1.0 / std::sqrt(static_cast<double>(size))}})));
+  g.nodes.push_back(make_node("weights", "softmax", {"scaled"}, attrs_of({{"axis", int64_t{-1}}})));
+  g.nodes.push_back(make_node("context", "batch_dot", {"weights", v}));
+  g.nodes.push_back(
+      make_node("c_r0", "Reshape", {"context"}, attrs_of({{"shape", std::vector<int64_t>{-4, -1, kAttnHeads, -2}}})));
+  g.nodes.push_back(make_node("c_t", "transpose", {"c_r0"}, attrs_of({{"axes", std::vector<int64_t>{0, 2, 1, 3}}})));
+  g.nodes.push_back(make_node("merged", "Reshape", {"c_t"}, attrs_of({{"shape", std::vector<int64_t>{0, 0, -3}}})));
+  g.nodes.push_back(make_node("residual", "broadcast_add", {"merged", "res"}));
+  g.nodes.push_back(make_node("y", "broadcast_mul", {"residual", "gain"}));
+  g.outputs = {"y"};
+  return g;
+}
+
+CompileOptions attn_options(const std::string& target, Precision precision) {
+  CompileOptions options = CompileOptions::for_target(find_target(target));
+  options.target.precision = precision;
+  return options;
+}
+
+double attn_error(const Graph& g, Precision precision) {
+  VerifyOptions v;
+  v.cxx = HYBGEN_CXX;
+  v.compile = attn_options("cuda-host", precision);
+  v.tolerance = 1.0;  // judged below
+  const VerifyReport r = verify_model(g, v);
+  EXPECT_EQ(r.checks.size(), 1u);
+  return r.checks.empty() ? 1.0 : r.checks[0].max_rel_error;
+}
+
+TEST(CudaAttention, ResidualAndGainBecomeTheFusedKernelsEpilogue) {
+  const Graph g = attention_block(24);
+  const CompiledGraph compiled = compile_graph(g, attn_options("cuda", Precision::kFP32));
+  ASSERT_EQ(compiled.kernels.size(), 1u);
+  std::vector<std::string> ops;
+  for (int n : compiled.kernels[0].nodes) ops.push_back(compiled.graph.nodes[static_cast<std::size_t>(n)].op);
+  EXPECT_EQ(ops, (std::vector<std::string>{"_attention", "broadcast_add", "broadcast_mul"}));
+  const double fp32 = attn_error(g, Precision::kFP32), fp16 = attn_error(g, Precision::kFP16),
+               bf16 = attn_error(g, Precision::kBF16);
+  std::printf("max rel error: fp32 %.3g, fp16 %.3g, bf16 %.3g\n", fp32, fp16, bf16);
+  EXPECT_LE(fp32, 1e-5);
+  // Inputs N(0, 1) rounded to the half type, the output rounded once more.
+  EXPECT_LE(fp16, 4e-3);
+  EXPECT_LE(bf16, 3e-2);
+}
+
+TEST(CudaAttention, HeadsOverTheKernelsLargestKeepTheUnfusedKernels) {
+  const Graph g = attention_block(160);
+  const CompiledGraph compiled = compile_graph(g, attn_options("cuda", Precision::kFP32));
+  EXPECT_TRUE(std::none_of(compiled.graph.nodes.begin(), compiled.graph.nodes.end(),
+                           [](const Node& n) { return n.op == "_attention"; }));
+  EXPECT_GE(compiled.kernels.size(), 3u);
+  EXPECT_LE(attn_error(g, Precision::kFP32), 1e-5);
+}
+
+}  // namespace
+}  // namespace hybgen
