@@ -1,5 +1,6 @@
 #include "verify/bench.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -139,8 +140,12 @@ BenchResult bench_generated(const Graph& graph, const BenchOptions& options) {
       t.kind = kernel_kind_name(kernel.kind);
       for (int node : kernel.nodes)
         t.nodes += (t.nodes.empty() ? "" : " + ") + g.nodes[node].name + " (" + g.nodes[node].op + ")";
-      t.flops = kernel_flops(g, kernel);
-      t.bytes = kernel_bytes(g, kernel);
+      // A run-time batch: a kernel on items does one item's work `batch` times.
+      const bool on_items = std::any_of(kernel.outputs.begin(), kernel.outputs.end(),
+                                        [&](const std::string& v) { return batched.count(v) != 0; });
+      const double items = on_items ? static_cast<double>(batch) : 1.0;
+      t.flops = kernel_flops(g, kernel) * items;
+      t.bytes = kernel_bytes(g, kernel) * items;
       t.median_us = median;
       r.kernel_times.push_back(t);
     }
