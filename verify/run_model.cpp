@@ -104,7 +104,9 @@ std::map<std::string, NpyArray> run_generated(const Graph& graph, const std::map
       {"READS", open + "  for (long chunk = 0; chunk < " + n_chunks + "; ++chunk) {\n" + reads},
       {"WRITES", writes + "  }\n" + close},
       {"ARGS", args},
-      {"THREADS", std::to_string(options.threads)}};
+      {"THREADS", std::to_string(options.threads)},
+      {"BATCH_LOOP_OPEN", ""},
+      {"BATCH_LOOP_CLOSE", ""}};
   if (backend.kernel_hooks)
     for (auto& [key, text] : bisect_driver_values(generated_name(g), false)) driver[key] = text;
   BuildSettings settings{options.cxx, options.cxx_flags, false, false, Emulation::kAllowed};

@@ -345,7 +345,9 @@ MemoryPlan plan_memory(const Graph& graph, const std::vector<Kernel>& kernels, c
       if (block.per_item) block.bytes *= static_cast<std::size_t>(plan.max_batch);
     plan.lower_bound_bytes = peak_live_bytes(largest, static_cast<int>(kernels.size()));
   }
-  for (const auto& [value, where] : b.where) plan.naive_bytes += align_up(value_bytes(value), plan.alignment);
+  for (const auto& [value, where] : b.where)  // at the largest batch
+    plan.naive_bytes += align_up(value_bytes(value), plan.alignment) *
+                        static_cast<std::size_t>(batched.count(value) ? plan.max_batch : 1);
 
   using Less = std::function<bool(const ArenaBlock&, const ArenaBlock&)>;
   auto key = [](long long primary, long long secondary, const ArenaBlock& x) {
