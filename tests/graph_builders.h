@@ -81,4 +81,37 @@ inline Graph tutorial_memory() {
   return g;
 }
 
+// (1, tokens, heads * size) -> (heads, tokens, size), as Gluon's attention
+// cells split heads.
+inline std::string split_heads(Graph& g, const std::string& x, int64_t heads) {
+  g.nodes.push_back(make_node(x + "_r0", "Reshape", {x}, attrs_of({{"shape", std::vector<int64_t>{0, 0, heads, -1}}})));
+  g.nodes.push_back(
+      make_node(x + "_t", "transpose", {x + "_r0"}, attrs_of({{"axes", std::vector<int64_t>{0, 2, 1, 3}}})));
+  g.nodes.push_back(make_node(x + "_r1", "Reshape", {x + "_t"}, attrs_of({{"shape", std::vector<int64_t>{-3, -2}}})));
+  return x + "_r1";
+}
+
+// q, k, v (1, tokens, heads * size) -> softmax(q k^T [* scale]) v with heads
+// merged back: (1, tokens, heads * size), as the zoo transformer's attention
+// (scale 0: no _mul_scalar between the product and the softmax). Unprepared.
+inline Graph attention_graph(int64_t tokens, int64_t heads, int64_t size, double scale = 0) {
+  Graph g;
+  for (const char* x : {"q", "k", "v"}) g.add_input(x, {{1, tokens, heads * size}});
+  const std::string q = split_heads(g, "q", heads), k = split_heads(g, "k", heads), v = split_heads(g, "v", heads);
+  g.nodes.push_back(make_node("scores", "batch_dot", {q, k}, attrs_of({{"transpose_b", true}})));
+  std::string scores = "scores";
+  if (scale != 0) {
+    g.nodes.push_back(make_node("scaled", "_mul_scalar", {"scores"}, attrs_of({{"scalar", scale}})));
+    scores = "scaled";
+  }
+  g.nodes.push_back(make_node("weights", "softmax", {scores}, attrs_of({{"axis", int64_t{-1}}})));
+  g.nodes.push_back(make_node("context", "batch_dot", {"weights", v}));
+  g.nodes.push_back(
+      make_node("c_r0", "Reshape", {"context"}, attrs_of({{"shape", std::vector<int64_t>{-4, -1, heads, -2}}})));
+  g.nodes.push_back(make_node("c_t", "transpose", {"c_r0"}, attrs_of({{"axes", std::vector<int64_t>{0, 2, 1, 3}}})));
+  g.nodes.push_back(make_node("y", "Reshape", {"c_t"}, attrs_of({{"shape", std::vector<int64_t>{0, 0, -3}}})));
+  g.outputs = {"y"};
+  return g;
+}
+
 }  // namespace hybgen::testing

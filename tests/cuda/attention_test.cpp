@@ -22,38 +22,18 @@ using testing::make_node;
 
 const int64_t kAttnTokens = 37, kAttnHeads = 2;
 
-// (1, tokens, heads * size) -> (heads, tokens, size).
-std::string attn_split(Graph& g, const std::string& x) {
-  g.nodes.push_back(
-      make_node(x + "_r0", "Reshape", {x}, attrs_of({{"shape", std::vector<int64_t>{0, 0, kAttnHeads, -1}}})));
-  g.nodes.push_back(
-      make_node(x + "_t", "transpose", {x + "_r0"}, attrs_of({{"axes", std::vector<int64_t>{0, 2, 1, 3}}})));
-  g.nodes.push_back(make_node(x + "_r1", "Reshape", {x + "_t"}, attrs_of({{"shape", std::vector<int64_t>{-3, -2}}})));
-  return x + "_r1";
-}
-
 // y = (merge_heads(softmax(q k^T / sqrt(size)) v) + res) * gain, gain per channel.
 Graph attention_block(int64_t size) {
   const int64_t width = kAttnHeads * size;
-  Graph g;
+  Graph g = testing::attention_graph(kAttnTokens, kAttnHeads, size, 1.0 / std::sqrt(static_cast<double>(size)));
   g.name = "attention_block";
-  for (const char* x : {"q", "k", "v", "res"}) g.add_input(x, {{1, kAttnTokens, width}});
+  g.add_input("res", {{1, kAttnTokens, width}});
   std::vector<float> gain(static_cast<std::size_t>(width));
   for (std::size_t i = 0; i < gain.size(); ++i) gain[i] = 0.5f + 0.01f * static_cast<float>(i % 50);
   g.add_constant("gain", Constant::f32({width}, gain));
-  const std::string q = attn_split(g, "q"), k = attn_split(g, "k"), v = attn_split(g, "v");
-  g.nodes.push_back(make_node("scores", "batch_dot", {q, k}, attrs_of({{"transpose_b", true}})));
-  g.nodes.push_back(make_node("scaled", "_mul_scalar", {"scores"},
-                              attrs_of({{"scalar", 1.0 / std::sqrt(static_cast<double>(size))}})));
-  g.nodes.push_back(make_node("weights", "softmax", {"scaled"}, attrs_of({{"axis", int64_t{-1}}})));
-  g.nodes.push_back(make_node("context", "batch_dot", {"weights", v}));
-  g.nodes.push_back(
-      make_node("c_r0", "Reshape", {"context"}, attrs_of({{"shape", std::vector<int64_t>{-4, -1, kAttnHeads, -2}}})));
-  g.nodes.push_back(make_node("c_t", "transpose", {"c_r0"}, attrs_of({{"axes", std::vector<int64_t>{0, 2, 1, 3}}})));
-  g.nodes.push_back(make_node("merged", "Reshape", {"c_t"}, attrs_of({{"shape", std::vector<int64_t>{0, 0, -3}}})));
-  g.nodes.push_back(make_node("residual", "broadcast_add", {"merged", "res"}));
-  g.nodes.push_back(make_node("y", "broadcast_mul", {"residual", "gain"}));
-  g.outputs = {"y"};
+  g.nodes.push_back(make_node("residual", "broadcast_add", {"y", "res"}));
+  g.nodes.push_back(make_node("gained", "broadcast_mul", {"residual", "gain"}));
+  g.outputs = {"gained"};
   return g;
 }
 

@@ -24,32 +24,10 @@ const int64_t kAttentionTokens = 6, kAttentionHeads = 2, kAttentionSize = 4;
 
 const Target& cuda_target() { return find_target("cuda"); }
 
-// (1, tokens, heads * size) -> (heads, tokens, size), as Gluon's attention cells split heads.
-std::string attention_split_heads(Graph& g, const std::string& x) {
-  g.nodes.push_back(
-      make_node(x + "_r0", "Reshape", {x}, attrs_of({{"shape", std::vector<int64_t>{0, 0, kAttentionHeads, -1}}})));
-  g.nodes.push_back(
-      make_node(x + "_t", "transpose", {x + "_r0"}, attrs_of({{"axes", std::vector<int64_t>{0, 2, 1, 3}}})));
-  g.nodes.push_back(make_node(x + "_r1", "Reshape", {x + "_t"}, attrs_of({{"shape", std::vector<int64_t>{-3, -2}}})));
-  return x + "_r1";
-}
-
-// The zoo transformer's attention, heads of `size`: softmax(q k^T * 1/sqrt(size)) v, heads merged back.
+// The zoo transformer's attention, heads of `size`: softmax(q k^T * 0.5) v, heads merged back,
+// after fuse_strided_batch_dot.
 Graph transformer_attention(int64_t size = kAttentionSize) {
-  Graph g;
-  for (const char* x : {"q", "k", "v"}) g.add_input(x, {{1, kAttentionTokens, kAttentionHeads * size}});
-  const std::string q = attention_split_heads(g, "q"), k = attention_split_heads(g, "k"),
-                    v = attention_split_heads(g, "v");
-  g.nodes.push_back(make_node("scores", "batch_dot", {q, k}, attrs_of({{"transpose_b", true}})));
-  g.nodes.push_back(make_node("scaled", "_mul_scalar", {"scores"}, attrs_of({{"scalar", 0.5}})));
-  g.nodes.push_back(make_node("weights", "softmax", {"scaled"}, attrs_of({{"axis", int64_t{-1}}})));
-  g.nodes.push_back(make_node("context", "batch_dot", {"weights", v}));
-  g.nodes.push_back(make_node("c_r0", "Reshape", {"context"},
-                              attrs_of({{"shape", std::vector<int64_t>{-4, -1, kAttentionHeads, -2}}})));
-  g.nodes.push_back(make_node("c_t", "transpose", {"c_r0"}, attrs_of({{"axes", std::vector<int64_t>{0, 2, 1, 3}}})));
-  g.nodes.push_back(make_node("y", "Reshape", {"c_t"}, attrs_of({{"shape", std::vector<int64_t>{0, 0, -3}}})));
-  g.outputs = {"y"};
-  g = prepared(g);
+  Graph g = prepared(testing::attention_graph(kAttentionTokens, kAttentionHeads, size, 0.5));
   fuse_strided_batch_dot(g);
   infer_shapes(g);
   return g;

@@ -19,33 +19,9 @@ using testing::prepared;
 
 const int64_t kTokens = 6, kHeads = 2, kSize = 4;
 
-// (1, tokens, heads * size) -> (heads, tokens, size), as Gluon's attention
-// cells split heads.
-std::string split_heads(Graph& g, const std::string& x) {
-  g.nodes.push_back(
-      make_node(x + "_r0", "Reshape", {x}, attrs_of({{"shape", std::vector<int64_t>{0, 0, kHeads, -1}}})));
-  g.nodes.push_back(
-      make_node(x + "_t", "transpose", {x + "_r0"}, attrs_of({{"axes", std::vector<int64_t>{0, 2, 1, 3}}})));
-  g.nodes.push_back(make_node(x + "_r1", "Reshape", {x + "_t"}, attrs_of({{"shape", std::vector<int64_t>{-3, -2}}})));
-  return x + "_r1";
-}
-
 // q, k, v (1, tokens, heads * size) -> softmax(q k^T) v with heads merged
 // back: (1, tokens, heads * size).
-Graph attention() {
-  Graph g;
-  for (const char* x : {"q", "k", "v"}) g.add_input(x, {{1, kTokens, kHeads * kSize}});
-  const std::string q = split_heads(g, "q"), k = split_heads(g, "k"), v = split_heads(g, "v");
-  g.nodes.push_back(make_node("scores", "batch_dot", {q, k}, attrs_of({{"transpose_b", true}})));
-  g.nodes.push_back(make_node("weights", "softmax", {"scores"}, attrs_of({{"axis", int64_t{-1}}})));
-  g.nodes.push_back(make_node("context", "batch_dot", {"weights", v}));
-  g.nodes.push_back(
-      make_node("c_r0", "Reshape", {"context"}, attrs_of({{"shape", std::vector<int64_t>{-4, -1, kHeads, -2}}})));
-  g.nodes.push_back(make_node("c_t", "transpose", {"c_r0"}, attrs_of({{"axes", std::vector<int64_t>{0, 2, 1, 3}}})));
-  g.nodes.push_back(make_node("y", "Reshape", {"c_t"}, attrs_of({{"shape", std::vector<int64_t>{0, 0, -3}}})));
-  g.outputs = {"y"};
-  return prepared(g);
-}
+Graph attention() { return prepared(testing::attention_graph(kTokens, kHeads, kSize)); }
 
 TEST(FuseStridedBatchDot, AttentionHeadsAreReadAndWrittenInPlace) {
   Graph g = attention();
