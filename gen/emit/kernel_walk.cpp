@@ -29,11 +29,21 @@ WalkedKernels walk_kernels(LoweredModel& m, KernelPrinter& printer, const std::v
     const bool on_items = kernel.kind != KernelKind::kView && !lowered.already_in_place && m.runs_per_item(lowered);
     const bool op = kernel.kind == KernelKind::kOp || kernel.kind == KernelKind::kEpilogue;
     const OpKernel* anchor_kernel = op ? find_kernel(printer.backend(), find_op(first.op).name) : nullptr;
-    // (Its scratch, if any, is one item's: such a kernel runs per item.)
+    // (Its scratch, if any, is one item's, and so is an epilogue operand
+    // that holds no items but more than one row, read at the output's
+    // index: such a kernel runs per item.)
+    const auto same_for_every_row = [&](const std::string& v) {
+      if (m.batched().count(v)) return true;
+      const Shape& shape = g.type(v).shape;
+      return shape.empty() || g.type(v).num_elements() == shape.back();
+    };
     const bool all_rows = on_items && anchor_kernel && anchor_kernel->rows_follow_batch && lowered.op.scratch.empty() &&
                           m.batched().count(first.inputs[0]) &&
                           std::none_of(first.inputs.begin() + 1, first.inputs.end(),
-                                       [&](const std::string& v) { return m.batched().count(v) != 0; });
+                                       [&](const std::string& v) { return m.batched().count(v) != 0; }) &&
+                          std::all_of(kernel.inputs.begin(), kernel.inputs.end(), [&](const std::string& v) {
+                            return std::count(first.inputs.begin(), first.inputs.end(), v) || same_for_every_row(v);
+                          });
     const bool per_item = on_items && !all_rows;
     if (per_item) m.begin_item_loop();
     try {

@@ -144,6 +144,33 @@ TEST(FusionCodegen, ClampsAndResidualAddsBecomeVectorEpilogues) {
   EXPECT_EQ(operands[1].content.find("epilogue = hg_add_epilogue("), std::string::npos) << operands[1].content;
 }
 
+// A run-time batch: a dense layer takes every item's rows at once
+// (OpKernel::rows_follow_batch), its fused epilogue with them. An epilogue
+// operand that holds no items but spans more than one channel row (a
+// positional table added per token) is not the same for every item's rows
+// at that index, so such a kernel runs per item; a per-channel one and a
+// residual that holds items run with all rows. Each at 1, 2 and 3 items.
+TEST(FusionCodegen, ARunTimeBatchKeepsEpilogueOperandsInTheirRows) {
+  for (const bool table : {true, false}) {
+    Graph g;
+    g.add_input("data", {{1, 4, 8}});
+    g.add_constant("w", Constant::f32({6, 8}, testing::seeded_values(48, 1)));
+    g.add_constant("b", Constant::f32({6}, testing::seeded_values(6, 2)));
+    g.add_constant("pos",
+                   Constant::f32(table ? Shape{1, 4, 6} : Shape{1, 1, 6}, testing::seeded_values(table ? 24 : 6, 3)));
+    g.nodes.push_back(testing::make_node("fc", "FullyConnected", {"data", "w", "b"},
+                                         testing::attrs_of({{"num_hidden", int64_t{6}}, {"flatten", false}})));
+    g.nodes.push_back(testing::make_node("placed", "broadcast_add", {"fc", "pos"}));
+    g.outputs = {"placed"};
+    g.batch = BatchRange{1, 3, {"data"}};
+    VerifyOptions options;
+    const VerifyReport report = verify_model(g, options);
+    ASSERT_EQ(report.checks.size(), 3u);
+    for (const OutputCheck& c : report.checks)
+      EXPECT_TRUE(c.ok) << (table ? "table" : "per channel") << " at " << c.batch << " items: " << c.max_rel_error;
+  }
+}
+
 TEST(FusionCodegen, CodeForATargetWillNotBuildWithoutItsInstructions) {
   // Weights packed for AVX-512 panels must never run through another path:
   // built for plain x86-64, the code stops at an #error naming the target.
