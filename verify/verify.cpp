@@ -63,6 +63,16 @@ std::vector<uint8_t> half_edge(const TensorType& edge, std::vector<float>& value
   return bytes;
 }
 
+// An input's bytes as the driver reads them: float32, a half edge's halves,
+// or a quantized edge's integers (`values` then become the reals those
+// integers stand for, what the reference takes).
+std::vector<uint8_t> encode_edge(const TensorType& edge, std::vector<float>& values) {
+  if (is_half_dtype(edge.dtype)) return half_edge(edge, values);
+  if (!edge.quantization.empty()) return quantize_edge(edge, values);
+  return std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(values.data()),
+                              reinterpret_cast<const uint8_t*>(values.data() + values.size()));
+}
+
 // The driver's output file as float32: the real values of a quantized edge's
 // integers, or a half edge's values.
 std::vector<float> read_edge(const std::string& path, const TensorType& edge) {
@@ -256,14 +266,7 @@ VerifyReport verify_batches(const Graph& g, const CompiledGraph& generated, cons
       std::vector<float> reals = values.to_vector();
       TensorType edge = edges.type(g.inputs[i]);
       edge.shape = shape;
-      std::vector<uint8_t> bytes;
-      if (is_half_dtype(edge.dtype))
-        bytes = half_edge(edge, reals);
-      else if (!edge.quantization.empty())
-        bytes = quantize_edge(edge, reals);
-      else
-        bytes.assign(reinterpret_cast<const uint8_t*>(reals.data()),
-                     reinterpret_cast<const uint8_t*>(reals.data() + reals.size()));
+      const std::vector<uint8_t> bytes = encode_edge(edge, reals);
       inputs[g.inputs[i]] = Tensor::from_vector(shape, reals);
       write_file_atomic(build.dir() + "/in_" + std::to_string(i) + "_b" + std::to_string(batches[k]) + ".bin", bytes);
     }
@@ -355,14 +358,7 @@ VerifyReport verify_model(const Graph& graph, const VerifyOptions& options) {
       values = Tensor::random_normal(shape, 0.0f, 1.0f, options.seed + i).to_vector();
     }
     const TensorType& edge = edges.type(in);
-    std::vector<uint8_t> bytes;
-    if (is_half_dtype(edge.dtype))
-      bytes = half_edge(edge, values);
-    else if (edge.quantization.empty())
-      bytes.assign(reinterpret_cast<const uint8_t*>(values.data()),
-                   reinterpret_cast<const uint8_t*>(values.data() + values.size()));
-    else
-      bytes = quantize_edge(edge, values);
+    std::vector<uint8_t> bytes = encode_edge(edge, values);
     inputs[in] = Tensor::from_vector(shape, values);
     input_files.emplace_back("in_" + std::to_string(i) + ".bin", std::move(bytes));
     const std::string name = "in_" + std::to_string(i);
