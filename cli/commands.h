@@ -43,6 +43,7 @@ struct CompileFlags {
   bool small_arena = false;
   std::string io_precision = "fp32";  // or "quantized"
   std::string precision = "fp32";     // or "tf32", "fp16", "bf16"
+  double max_weight_growth = 0;       // 0: no bound
   CompileOptions options(const Target& default_target = hybgen::default_target()) const;
 };
 

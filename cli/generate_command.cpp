@@ -31,6 +31,7 @@ CompileOptions CompileFlags::options(const Target& default_target) const {
   options.small_arena = small_arena;
   options.io_precision = parse_io_precision(io_precision);
   options.target.precision = parse_precision(precision);
+  options.target.max_weight_growth = max_weight_growth;
   return options;
 }
 

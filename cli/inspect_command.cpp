@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "ir/error.h"
 #include "ir/names.h"
 #include "ir/quantization_json.h"
+#include "lower/lowering.h"
 #include "ops/gemm_pack.h"
 #include "ops/op.h"
 #include "passes/passes.h"
@@ -140,6 +142,18 @@ int run_inspect(const InspectFlags& flags) {
   j["nodes"] = nodes;
   j["parameters"] = g.parameter_count();
   j["weight_bytes"] = weight_bytes;
+  // The weights as the kernels keep them (packed panels, Winograd's
+  // transformed filters), where the model gives their values.
+  std::optional<std::size_t> generated_weight_bytes;
+  if (std::all_of(g.constants.begin(), g.constants.end(), [](const auto& c) { return c.second.has_data(); }))
+    generated_weight_bytes = lower(c, LowerOptions{}).blob.size();
+  const double growth = generated_weight_bytes && weight_bytes
+                            ? static_cast<double>(*generated_weight_bytes) / static_cast<double>(weight_bytes)
+                            : 0.0;
+  j["generated_weight_bytes"] = generated_weight_bytes ? nlohmann::ordered_json(*generated_weight_bytes) : nullptr;
+  j["weight_growth"] = growth > 0 ? nlohmann::ordered_json(growth) : nullptr;
+  j["max_weight_growth"] =
+      c.target.max_weight_growth > 0 ? nlohmann::ordered_json(c.target.max_weight_growth) : nullptr;
   j["flops"] = total_flops;
   j["kernels"] = kernels_to_json(g, c.kernels);
   j["target"] = c.target.name;
@@ -216,6 +230,13 @@ int run_inspect(const InspectFlags& flags) {
   }
   std::printf("\nparameters %lld (%zu bytes), %.4g FLOPs per run\n", static_cast<long long>(g.parameter_count()),
               weight_bytes, total_flops);
+  char bound[64] = "no --max-weight-growth";
+  if (c.target.max_weight_growth > 0)
+    std::snprintf(bound, sizeof bound, "--max-weight-growth %g", c.target.max_weight_growth);
+  if (generated_weight_bytes)
+    std::printf("weights as generated %zu bytes, %.2fx the model's (%s)\n", *generated_weight_bytes, growth, bound);
+  else
+    std::printf("weights as generated: not known without the weights' values (%s)\n", bound);
   const MemoryPlan& p = c.plan;
   std::printf("memory plan (%s) for --target %s: arena %zu bytes, lower bound %zu, without reuse %zu\n",
               p.strategy.c_str(), c.target.name.c_str(), p.arena_bytes, p.lower_bound_bytes, p.naive_bytes);

@@ -77,7 +77,8 @@ void add_external_weights_flag(CLI::App& app, bool& external) {
                "many times their size in memory), or to keep them apart from the code");
 }
 
-// --target, --no-optimize, --small-arena, --io-precision and --precision: what CompileFlags::options() reads.
+// --target, --no-optimize, --small-arena, --io-precision, --precision and --max-weight-growth: what
+// CompileFlags::options() reads.
 void add_compile_flags(CLI::App& app, hybgen::CompileFlags& flags, const std::string& default_target_text) {
   std::string targets;
   for (const hybgen::Target& t : hybgen::all_targets()) targets += "\n  " + t.name + ": " + t.summary;
@@ -104,6 +105,11 @@ void add_compile_flags(CLI::App& app, hybgen::CompileFlags& flags, const std::st
                  "and outputs stay float32)")
       ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}))
       ->capture_default_str();
+  app.add_option("--max-weight-growth", flags.max_weight_growth,
+                 "the most weight values a kernel may keep per weight of the model, for weights that must stay small "
+                 "(flash, memory bandwidth): Winograd's 3x3 convolutions keep 4x (F(4x4)) or 1.78x (F(2x2)) and are "
+                 "not chosen above the bound (1: none; default: no bound); inspect reports the growth")
+      ->check(CLI::Range(1.0, 1e9));
 }
 
 }  // namespace

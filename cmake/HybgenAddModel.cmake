@@ -5,6 +5,7 @@
 #                  [ARCH generic|x86-64-v3|x86-64-v3-vnni|x86-64-v4|x86-64-v4-vnni|armv8-a|cortex-m4|cortex-m7|
 #                        cortex-m55|native|cuda]
 #                  [EXTERNAL_WEIGHTS] [SMALL_ARENA] [IO_PRECISION fp32|quantized|half] [PRECISION fp32|tf32|fp16|bf16]
+#                  [MAX_WEIGHT_GROWTH <factor>]
 #                  [QUANTIZE int8 CALIBRATION <samples.npy>... [CALIBRATION_INPUT <input>]
 #                   [QUANTIZE_METHOD minmax|percentile|entropy]])
 #
@@ -49,6 +50,9 @@
 # PRECISION is --precision (ARCH cuda): tf32 runs the GEMM and convolution
 # tiles on TF32 tensor cores; fp16 and bf16 store weights and activations in
 # half precision (run() stays float32 unless IO_PRECISION half).
+# MAX_WEIGHT_GROWTH is --max-weight-growth: at most this many weight values
+# per weight of the model (1: no Winograd convolutions, which keep up to 4x),
+# for weights that must stay small.
 # QUANTIZE int8 quantizes the model at build time with `hybgen quantize`
 # (docs/quantization.md) and generates the int8 code: CALIBRATION lists the
 # float32 .npy files of sample inputs (first dimension the samples, run in
@@ -88,7 +92,7 @@ endfunction()
 
 function(hybgen_add_model)
   cmake_parse_arguments(PARSE_ARGV 0 HG "EXTERNAL_WEIGHTS;SMALL_ARENA"
-                        "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH;QUANTIZE;CALIBRATION_INPUT;QUANTIZE_METHOD;IO_PRECISION;PRECISION"
+                        "TARGET;MODEL;WEIGHTS;NAMESPACE;NAME;ARCH;QUANTIZE;CALIBRATION_INPUT;QUANTIZE_METHOD;IO_PRECISION;PRECISION;MAX_WEIGHT_GROWTH"
                         "SHAPES;CALIBRATION")
   if(HG_UNPARSED_ARGUMENTS)
     message(WARNING "hybgen_add_model: ignoring unknown arguments: ${HG_UNPARSED_ARGUMENTS}")
@@ -123,6 +127,10 @@ function(hybgen_add_model)
   if(HG_PRECISION AND NOT HG_PRECISION MATCHES "^(fp32|tf32|fp16|bf16)$")
     message(FATAL_ERROR
             "hybgen_add_model(TARGET ${HG_TARGET}): PRECISION takes fp32, tf32, fp16 or bf16, not '${HG_PRECISION}'")
+  endif()
+  if(HG_MAX_WEIGHT_GROWTH AND NOT HG_MAX_WEIGHT_GROWTH MATCHES "^[0-9]+(\\.[0-9]+)?$")
+    message(FATAL_ERROR "hybgen_add_model(TARGET ${HG_TARGET}): MAX_WEIGHT_GROWTH takes a number of at least 1, not "
+                        "'${HG_MAX_WEIGHT_GROWTH}'")
   endif()
   if(NOT TARGET hybgen::hybgen)
     message(FATAL_ERROR "hybgen_add_model: the hybgen::hybgen executable is not known; "
@@ -218,6 +226,9 @@ function(hybgen_add_model)
   endif()
   if(HG_PRECISION)
     list(APPEND generate_flags --precision "${HG_PRECISION}")
+  endif()
+  if(HG_MAX_WEIGHT_GROWTH)
+    list(APPEND generate_flags --max-weight-growth "${HG_MAX_WEIGHT_GROWTH}")
   endif()
   set(shape_flags "")
   foreach(shape IN LISTS HG_SHAPES)

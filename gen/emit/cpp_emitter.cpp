@@ -394,7 +394,6 @@ std::vector<EmittedFile> emit_cpp(const CompiledGraph& compiled, const CppEmitOp
 
   std::string batch_constants, batch_status, c_batch_declarations, c_batch_definitions;
   if (variable_batch) {
-    const MemoryPlan& plan = m.compiled.plan;
     batch_constants = "\n\n" + batch_constants_text(m, "kArenaBytes");
     batch_status = ", kBatchOutOfRange = 4";
     c_batch_declarations =

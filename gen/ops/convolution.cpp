@@ -147,7 +147,16 @@ int64_t winograd_m(const ConvGeometry& g, const Target& target) {
   if (target.isa == Isa::kCortexM || target.isa == Isa::kHelium || g.groups != 1 || g.kh != 3 || g.kw != 3 ||
       g.sh != 1 || g.sw != 1 || g.dh != 1 || g.dw != 1 || g.c < least_channels || g.f < least_channels)
     return 0;
-  if (winograd_tiles(g, 4) >= 16) return 4;
+  // --max-weight-growth: F(4x4) keeps 36 values per 3x3 filter, F(2x2) 16.
+  const double growth_bound = target.max_weight_growth > 0 ? target.max_weight_growth : 1e9;
+  if (growth_bound < 16.0 / 9.0) return 0;
+  if (growth_bound < 4.0) return winograd_tiles(g, 2) >= 16 ? 2 : 0;
+  // F(4x4)'s transformed filters, read once per block of tiles: past a few
+  // MiB they stream from memory, and 16 tiles (a 14x14 map) are too few to
+  // hide that. On ResNet-18's 256-channel 14x14 layers (9.4 MB of them)
+  // F(2x2) (4.2 MB, 49 tiles) took 1.03-1.06 ms against 1.18-1.24.
+  const double f4_filter_bytes = 36.0 * 4.0 * static_cast<double>(g.c) * static_cast<double>(g.f);
+  if (winograd_tiles(g, 4) >= 16 && (f4_filter_bytes <= 4.0 * 1024 * 1024 || winograd_tiles(g, 4) >= 32)) return 4;
   if (winograd_tiles(g, 2) >= 16) return 2;
   return 0;
 }
@@ -163,13 +172,19 @@ int64_t winograd_positions(const ConvGeometry& g, const Target& target) {
 }
 
 // Output tiles per Winograd pass: its scratch, positions * block * (c + f)
-// floats, stays within 1.5 MiB; a multiple of 6 (the GEMM's row block) when
-// that allows.
+// floats, stays within 1.5 MiB, the passes splitting the tiles evenly, in
+// multiples of 6 (the GEMM's row block) where that allows; all tiles in one
+// pass where that takes at most a third more. Each pass reads all the
+// transformed filters: ResNet-18's 128-channel 28x28 layers took 780-820 us
+// in one pass of 49 tiles against 880-930 in passes of 42 and 7.
 int64_t winograd_block(const ConvGeometry& g, const Target& target) {
   const int64_t tiles = winograd_tiles(g, winograd_m(g, target));
-  int64_t block = std::max<int64_t>(1, (int64_t{384} * 1024) / (winograd_positions(g, target) * (g.c + g.f)));
-  if (block >= 6) block = block / 6 * 6;
-  return std::min(block, tiles);
+  const int64_t budget = std::max<int64_t>(1, (int64_t{384} * 1024) / (winograd_positions(g, target) * (g.c + g.f)));
+  if (tiles <= budget + budget / 3) return tiles;
+  const int64_t passes = (tiles + budget - 1) / budget;
+  int64_t block = (tiles + passes - 1) / passes;
+  if (block >= 6 && (block + 5) / 6 * 6 <= budget) block = (block + 5) / 6 * 6;
+  return block;
 }
 
 // Output pixels as the GEMM's rows (conv2d_pixel_gemm.inc) where that wastes

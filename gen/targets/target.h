@@ -109,6 +109,11 @@ struct Target {
   // (other than kFP32 on CUDA targets only; compile_graph checks). Every registered
   // target is kFP32; a compile's copy may say otherwise.
   Precision precision = Precision::kFP32;
+  // --max-weight-growth: the most values a kernel may keep per weight it
+  // reads (Winograd F(4x4, 3x3) keeps 36 per 9, F(2x2, 3x3) 16 per 9); 0:
+  // no bound. Panels padded to whole vectors do not count. Like precision,
+  // set on a compile's copy.
+  double max_weight_growth = 0;
 };
 
 // The C type a value of `dtype` is stored as in `backend`'s generated code:

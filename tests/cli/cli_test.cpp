@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "graph_builders.h"
@@ -186,6 +187,53 @@ TEST_F(Cli, VerifyHelpDefinesTheRelativeError) {
   const auto r = hybgen("verify --help");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.output.find("max |generated - reference| / max |reference|"), std::string::npos) << r.output;
+}
+
+// --max-weight-growth bounds how many values a kernel keeps per weight:
+// a 3x3 convolution on a 16x16 map takes Winograd F(4x4) (36 values per 9)
+// without it, F(2x2) (16 per 9) below 4, and no Winograd below 16/9;
+// inspect reports the growth, which generate's weights line agrees with.
+TEST_F(Cli, MaxWeightGrowthBoundsWinogradAndInspectReportsIt) {
+  Graph g;
+  g.name = "conv";
+  g.add_input("data", {{1, 32, 16, 16}});
+  g.add_constant("w", Constant::f32({32, 32, 3, 3}, testing::seeded_values(32 * 32 * 9, 5)));
+  g.nodes.push_back(testing::make_node("conv", "Convolution", {"data", "w"},
+                                       testing::attrs_of({{"kernel", std::vector<int64_t>{3, 3}},
+                                                          {"num_filter", int64_t{32}},
+                                                          {"pad", std::vector<int64_t>{1, 1}},
+                                                          {"no_bias", true}})));
+  g.outputs = {"conv"};
+  save_model(g, path("conv"));
+  const std::string model = quoted(path("conv.json"));
+  struct Case {
+    std::string flag, algorithm;
+    double least, most;
+  };
+  for (const Case& c : {Case{"", "winograd", 3.9, 4.1}, Case{" --max-weight-growth 3.5", "winograd", 1.7, 1.9},
+                        Case{" --max-weight-growth 1", "rows", 0.99, 1.1}}) {
+    const auto r = hybgen("inspect --json --target x86-64-v4 " + model + c.flag);
+    ASSERT_EQ(r.exit_code, 0) << c.flag << "\n" << r.output;
+    const nlohmann::json j = nlohmann::json::parse(r.output);
+    EXPECT_EQ(j.at("kernels").at(0).at("algorithm"), c.algorithm) << c.flag;
+    const double growth = j.at("weight_growth").get<double>();
+    EXPECT_GE(growth, c.least) << c.flag;
+    EXPECT_LE(growth, c.most) << c.flag;
+    EXPECT_EQ(j.at("max_weight_growth").is_null(), c.flag.empty()) << c.flag;
+    const auto text = hybgen("inspect --target x86-64-v4 " + model + c.flag);
+    EXPECT_NE(text.output.find("weights as generated " + std::to_string(j.at("generated_weight_bytes").get<size_t>()) +
+                               " bytes"),
+              std::string::npos)
+        << text.output;
+    const auto gen = hybgen(model + " --target x86-64-v4 -o " + quoted(path("out")) + c.flag);
+    ASSERT_EQ(gen.exit_code, 0) << gen.output;
+    EXPECT_NE(gen.output.find("weights " + std::to_string(j.at("generated_weight_bytes").get<size_t>()) + " bytes"),
+              std::string::npos)
+        << gen.output;
+  }
+  const auto bad = hybgen("inspect " + model + " --max-weight-growth 0.5");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("--max-weight-growth"), std::string::npos) << bad.output;
 }
 
 TEST_F(Cli, InspectOpsAndVersion) {

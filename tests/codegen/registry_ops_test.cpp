@@ -260,10 +260,11 @@ TEST(RegistryOps, EveryNodeWhoseCudaKernelComputesHalvesRunsInThem) {
                      g.nodes[g.producer(in)].op == "_storage_cast")
             << node.name << " (" << node.op << ") reads float32 under --precision " << precision_name(precision);
       // Cast to float32 gives float32 by its attribute; every other such node makes halves.
-      if (node.op != "Cast")
+      if (node.op != "Cast") {
         for (const auto& out : node.outputs)
           EXPECT_FALSE(g.type(out).dtype == DType::kFloat32 && g.type(out).quantization.empty())
               << node.name << " (" << node.op << ") makes float32 under --precision " << precision_name(precision);
+      }
     }
   }
 }
