@@ -231,6 +231,12 @@ TEST_F(Cli, MaxWeightGrowthBoundsWinogradAndInspectReportsIt) {
               std::string::npos)
         << gen.output;
   }
+  // Without the weights' values the growth is not known, and said so.
+  fs::remove(path("conv.safetensors"));
+  const auto unknown = hybgen("inspect --json " + model);
+  ASSERT_EQ(unknown.exit_code, 0) << unknown.output;
+  EXPECT_TRUE(nlohmann::json::parse(unknown.output).at("weight_growth").is_null()) << unknown.output;
+  EXPECT_NE(hybgen("inspect " + model).output.find("weights as generated: not known"), std::string::npos);
   const auto bad = hybgen("inspect " + model + " --max-weight-growth 0.5");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("--max-weight-growth"), std::string::npos) << bad.output;
