@@ -17,6 +17,8 @@
 //     generation time (conv2d_winograd.inc), but not on microcontrollers;
 //   - small maps where the pixels fill GEMM rows better than GEMM columns:
 //     pixel-row GEMM over W^T packed as a dense weight (conv2d_pixel_gemm.inc);
+//   - at most 4 input channels and 64 filters (a network's first layer) on
+//     x86-64-v4: filters in the vector lanes, no im2col (conv2d_filter_lanes.inc);
 //   - other convolutions with several input channels per group: GEMM over
 //     weights packed at generation time (conv2d_gemm.inc: 1x1 convs read the
 //     input directly, others go through im2col tiles in arena scratch);
