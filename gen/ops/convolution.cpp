@@ -260,17 +260,19 @@ int64_t rows_filter_block(const ConvGeometry& g, const Target& target) {
 // stride 2, MobileNet's 3x3 stride 2) with at most 64 filters, on AVX-512:
 // filters in the vector lanes, taps broadcast from a zero-padded copy of
 // the input (conv2d_filter_lanes.inc), no im2col. ResNet-18's 7x7 stem
-// took 1.73-1.77 ms against 2.04-2.32 with im2col + GEMM.
-bool uses_filter_lanes(const ConvGeometry& g, const Target& target) {
-  return target.isa == Isa::kAvx512 && g.groups == 1 && g.dh == 1 && g.dw == 1 && g.c <= 4 && g.f <= 64 &&
-         g.kh * g.kw >= 9;
-}
-
-// Blocks of 16 filters, and the padded input's rows and row length (every
-// 16-pixel run of output columns reads inside it).
-int64_t filter_lanes_blocks(const ConvGeometry& g) { return (g.f + 15) / 16; }
+// took 1.73-1.94 ms against 2.04-2.37 with im2col + GEMM. The padded copy is
+// the kernel's scratch: only up to 4 MiB of it (ResNet's: 720 KB), where
+// im2col's tiles (at most 1 MiB) would keep the arena smaller.
 int64_t filter_lanes_rows(const ConvGeometry& g) { return (g.oh - 1) * g.sh + g.kh; }
 int64_t filter_lanes_padded(const ConvGeometry& g) { return ((g.ow + 15) / 16 * 16 - 1) * g.sw + g.kw; }
+bool uses_filter_lanes(const ConvGeometry& g, const Target& target) {
+  return target.isa == Isa::kAvx512 && g.groups == 1 && g.dh == 1 && g.dw == 1 && g.c <= 4 && g.f <= 64 &&
+         g.kh * g.kw >= 9 && g.c * filter_lanes_rows(g) * filter_lanes_padded(g) * 4 <= int64_t{4} << 20;
+}
+
+// Blocks of 16 filters; the padded input's rows and row length (above:
+// every 16-pixel run of output columns reads inside it).
+int64_t filter_lanes_blocks(const ConvGeometry& g) { return (g.f + 15) / 16; }
 
 // The weights [f, c, kh, kw] as [c][kh][kw][16 * blocks], filters past f 0.
 std::vector<float> pack_filter_lanes(const float* w, const ConvGeometry& g) {

@@ -225,7 +225,9 @@ TEST(PlanMemory, SmallArenaShrinksIm2colTilesIntoTheRoomTheActivationsLeave) {
     const BufferPlacement* b = c.plan.find(value);
     return b ? b->bytes : 0;
   };
-  for (const char* target : {"generic", "x86-64-v4"}) {
+  // x86-64-v3, not -v4: there these few-channel convolutions keep their
+  // filters in the vector lanes (conv2d_filter_lanes.inc), without im2col.
+  for (const char* target : {"generic", "x86-64-v3"}) {
     SCOPED_TRACE(target);
     CompileOptions options{true, nullptr, find_target(target)};
     const CompiledGraph full = compile_graph(g, options);
