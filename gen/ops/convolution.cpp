@@ -601,7 +601,7 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
               geometry + "hg_conv2d_pixel_gemm(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] +
                   ", geometry, " + ctx.scratch + ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
     case ConvKernel::kFilterLanes:
-      return {{"epilogue", "gemm", "conv2d_winograd", "conv2d_filter_lanes"},
+      return {{"epilogue", "gemm", "conv2d_filter_lanes"},
               geometry + "hg_conv2d_filter_lanes<" + std::to_string(filter_lanes_blocks(g)) + ", " +
                   std::to_string(g.kw) + ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + bias + ", " + ctx.out[0] +
                   ", geometry, " + std::to_string(filter_lanes_rows(g)) + ", " +
