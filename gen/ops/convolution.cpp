@@ -193,23 +193,24 @@ int64_t winograd_block(const ConvGeometry& g, const Target& target) {
 // less of the register tiles than the pixels as columns: hg_gemm_packed_b
 // computes filters in tiles of 64 and pixel rows exactly; hg_gemm_packed_a
 // computes pixels in tiles of 48 on x86-64-v4, and up to 8 pixels past them
-// as narrow columns (gemm.inc) at about twice a tile's cost per column. Only
-// on small maps (at most 64 pixels, 7x7 and 8x8), where the two
-// transpositions this path adds are cheap: on MobileNet v2's 14x14 maps it
-// was 1.7x slower than packed-A even with no tile waste. On 7x7 (49 = 48 +
-// 1) packed-A won with 160 filters (tiles of 64: 192), pixel rows with 320
-// and more, but only where the filters outnumber the reduction steps: on
-// MobileNet v2's 960 -> 320 layer packed-A took 354 us in the model against
-// 404 (its 320 -> 1280 layer: 485 against 434 with pixel rows). Not below 64
-// reduction steps; scratch at most 1.5 MiB. The tile widths are x86-64-v4's;
-// other targets' tiles are narrower, where both paths waste less.
+// as narrow columns (gemm.inc) at about a tile's cost per column. Only on
+// small maps (at most 64 pixels, 7x7 and 8x8), where the two transpositions
+// this path adds are cheap: on MobileNet v2's 14x14 maps it was 1.7x slower
+// than packed-A even with no tile waste. On 7x7 (49 = 48 + 1) packed-A wins:
+// MobileNet v2's 320 -> 1280 layer took 247-273 us in the model against
+// 281-324 with pixel rows, once the narrow column read B from a packed block
+// in L1 after its tile (it had cost several tile columns). Not below 64
+// reduction steps, nor
+// where the reduction steps outnumber the filters; scratch at most 1.5 MiB.
+// The tile widths are x86-64-v4's; other targets' tiles are narrower, where
+// both paths waste less.
 bool uses_pixel_gemm(const ConvGeometry& g, const Target& target) {
   const int64_t k = g.c * g.kh * g.kw, pixels = g.oh * g.ow;
   if (g.groups != 1 || uses_winograd(g, target) || k < 64 || k > g.f || pixels > 64 ||
       pixels * (k + g.f) > int64_t{384} * 1024)
     return false;
   const int64_t tail = pixels % 48;
-  const int64_t tail_cost = tail <= 8 ? 2 * tail : (tail + 15) / 16 * 16;
+  const int64_t tail_cost = tail <= 8 ? tail : (tail + 15) / 16 * 16;
   const double columns = static_cast<double>(pixels) / static_cast<double>(pixels - tail + tail_cost);
   const double rows = static_cast<double>(g.f) / static_cast<double>((g.f + 63) / 64 * 64);
   return rows > columns;
@@ -710,9 +711,10 @@ const OpRegistrar convolution_op([] {
       {conv({3, 3}, 64, {2, 2}, {1, 1}, {}, 1, true), {{1, 3, 9, 80}, {64, 3, 3, 3}}},
       // The row kernel on x86-64-v4: panels of 5 and 4 filters, an odd output height, batch 2.
       {conv({5, 5}, 9, {}, {1, 1}, {}, 1, false), {{2, 2, 13, 20}, {9, 2, 5, 5}, {9}}},
-      // Pixels as GEMM rows: a 7x7 map, 1x1 and strided 3x3, batch 2.
+      // Pixels as GEMM rows: a 6x6 map, 1x1 and strided 3x3, batch 2; on 7x7 packed-A's one narrow column.
+      {conv({1, 1}, 128, {}, {}, {}, 1, false), {{2, 80, 6, 6}, {128, 80, 1, 1}, {128}}},
+      {conv({3, 3}, 128, {2, 2}, {1, 1}, {}, 1, true), {{1, 8, 11, 11}, {128, 8, 3, 3}}},
       {conv({1, 1}, 128, {}, {}, {}, 1, false), {{2, 80, 7, 7}, {128, 80, 1, 1}, {128}}},
-      {conv({3, 3}, 128, {2, 2}, {1, 1}, {}, 1, true), {{1, 8, 13, 13}, {128, 8, 3, 3}}},
       // 1-D (NCW, run as height 1): padded, strided and dilated, grouped, depthwise, a width-1 input.
       {conv({3}, 4, {}, {1}, {}, 1, false), {{2, 3, 11}, {4, 3, 3}, {4}}},
       {conv({5}, 6, {2}, {3}, {2}, 2, true), {{1, 4, 17}, {6, 2, 5}}},

@@ -334,14 +334,15 @@ std::vector<GemmCase> all_cases() {
           if ((m >= 64) + (n >= 64) + (k >= 64) <= 1) cases.push_back({kind, m, n, k});
   // More than one k block (partial sums in C), more than one column block,
   // GEMV with a long k, k == 0 (bias only), and packed-A's narrow last
-  // columns (1 to 8 past whole tiles of 48) beside full tiles and alone.
+  // columns (1 to 8 past whole tiles of 48) beside full tiles and alone,
+  // one such column after k blocks of 192 and 1 and of an odd 7.
   for (long kind : {0, 1})
-    for (const GemmCase& c : {GemmCase{0, 37, 300, 530}, GemmCase{0, 1, 300, 530}, GemmCase{0, 29, 97, 257},
-                              GemmCase{0, 20, 150, 600}, GemmCase{0, 3, 5, 0}, GemmCase{0, 1, 4, 0},
-                              GemmCase{0, 37, 49, 530}, GemmCase{0, 20, 104, 33}, GemmCase{0, 9, 3, 300},
-                              GemmCase{0, 17, 55, 200},
-                              // Row tails of 6, 10 and 11 (packed-B tiles of 12 rows: 4+2, 8+2, 8+2+1).
-                              GemmCase{0, 6, 17, 9}, GemmCase{0, 46, 33, 20}, GemmCase{0, 11, 40, 70}})
+    for (const GemmCase& c :
+         {GemmCase{0, 37, 300, 530}, GemmCase{0, 1, 300, 530}, GemmCase{0, 29, 97, 257}, GemmCase{0, 20, 150, 600},
+          GemmCase{0, 3, 5, 0}, GemmCase{0, 1, 4, 0}, GemmCase{0, 37, 49, 530}, GemmCase{0, 20, 104, 33},
+          GemmCase{0, 9, 3, 300}, GemmCase{0, 17, 55, 200}, GemmCase{0, 37, 49, 385}, GemmCase{0, 13, 97, 7},
+          // Row tails of 6, 10 and 11 (packed-B tiles of 12 rows: 4+2, 8+2, 8+2+1).
+          GemmCase{0, 6, 17, 9}, GemmCase{0, 46, 33, 20}, GemmCase{0, 11, 40, 70}})
       cases.push_back({kind, c.m, c.n, c.k});
   return cases;
 }
