@@ -194,16 +194,16 @@ int64_t winograd_block(const ConvGeometry& g, const Target& target) {
 // computes filters in tiles of 64 and pixel rows exactly; hg_gemm_packed_a
 // computes pixels in tiles of 48 on x86-64-v4, and up to 8 pixels past them
 // as narrow columns (gemm.inc) at about a tile's cost per column. Only on
-// small maps (at most 64 pixels, 7x7 and 8x8), where the two transpositions
-// this path adds are cheap: on MobileNet v2's 14x14 maps it was 1.7x slower
-// than packed-A even with no tile waste. On 7x7 (49 = 48 + 1) packed-A wins:
+// small maps (at most 64 pixels), where the two transpositions this path
+// adds are cheap: on MobileNet v2's 14x14 maps it was 1.7x slower than
+// packed-A even with no tile waste. So it takes maps with more than 8 pixels
+// past the last tile (5x5, 6x6); on 7x7 (49 = 48 + 1) packed-A wins:
 // MobileNet v2's 320 -> 1280 layer took 247-273 us in the model against
 // 281-324 with pixel rows, once the narrow column read B from a packed block
 // in L1 after its tile (it had cost several tile columns). Not below 64
-// reduction steps, nor
-// where the reduction steps outnumber the filters; scratch at most 1.5 MiB.
-// The tile widths are x86-64-v4's; other targets' tiles are narrower, where
-// both paths waste less.
+// reduction steps, nor where they outnumber the filters; scratch at most
+// 1.5 MiB. The tile widths are x86-64-v4's; other targets' tiles are
+// narrower, where both paths waste less.
 bool uses_pixel_gemm(const ConvGeometry& g, const Target& target) {
   const int64_t k = g.c * g.kh * g.kw, pixels = g.oh * g.ow;
   if (g.groups != 1 || uses_winograd(g, target) || k < 64 || k > g.f || pixels > 64 ||
