@@ -78,6 +78,18 @@ TEST_F(CudaHost, GraphCaptureRecordsAndReplaysWithNewInput) { expect_ok("graph_r
 
 TEST_F(CudaHost, MemcpyMemsetRoundTrip) { expect_ok("memcpy_memset"); }
 
+// mma.sync (TF32, FP16, BF16) on the PTX ISA's fragment layouts, a TF32
+// operand's low bits ignored, and wmma, exactly; wmma fragments that differ
+// between a warp's lanes abort with a message.
+TEST_F(CudaHost, TensorCoresComputeTheWarpsTileExactly) {
+  expect_ok("tensor_cores");
+  const CommandResult ran = run("tensor_cores", "differing_fragments");
+  EXPECT_NE(ran.exit_code, 0) << ran.output;
+  EXPECT_EQ(ran.output.find("finished"), std::string::npos) << ran.output;
+  EXPECT_NE(ran.output.find("wmma::mma_sync: lane 1's fragments differ from lane 0's"), std::string::npos)
+      << ran.output;
+}
+
 // __half and __nv_bfloat16 convert as the generator's weights do (gen/ir/half.h) and as rounding in double says.
 TEST_F(CudaHost, HalfConversionsRoundToNearestEven) {
   expect_ok("half_conversions", "-I" + q(HYBGEN_SOURCE_DIR "/gen"));
@@ -112,8 +124,8 @@ TEST_F(CudaHost, NonUniformSynchronisationAbortsWithAMessage) {
 // The layer's own programs, which nvcc compiles too (the kernel families'
 // programs beside them in tests/cuda/programs are compiled by their own tests).
 std::vector<std::string> program_names() {
-  return {"atomics",      "divergent_sync", "elementwise_2d", "graph_replay",
-          "launch_config", "matmul_tiled",   "memcpy_memset",  "warp_reduce"};
+  return {"atomics",      "divergent_sync", "elementwise_2d", "graph_replay", "launch_config",
+          "matmul_tiled", "memcpy_memset",  "tensor_cores",   "warp_reduce"};
 }
 
 class CudaHostProgram : public CudaHost, public ::testing::WithParamInterface<std::string> {};
@@ -132,7 +144,8 @@ TEST_P(CudaHostUnderSanitizers, RunsClean) {
   EXPECT_EQ(ran.output, "OK\n");
 }
 INSTANTIATE_TEST_SUITE_P(Programs, CudaHostUnderSanitizers,
-                         ::testing::Values("matmul_tiled", "warp_reduce", "graph_replay"), program_name);
+                         ::testing::Values("matmul_tiled", "warp_reduce", "graph_replay", "tensor_cores"),
+                         program_name);
 
 // Other machines switch fibers with ucontext: the same results through it.
 TEST_F(CudaHost, UcontextFibersGiveTheSameResults) {

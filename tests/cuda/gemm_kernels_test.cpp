@@ -54,11 +54,13 @@ class GemmKernels : public ::testing::Test {
   std::string dir_;
 };
 
-// In FP32, with HG_CUDA_TF32 (--precision tf32), where the tensor-core
-// configurations' operands are TF32 on cuda-host as on a GPU, and with
-// HG_CUDA_HALF, every case in float, __half and __nv_bfloat16 storage.
+// In FP32; with HG_CUDA_TF32 (the wmma kernel) and HG_CUDA_TF32_MMA as well
+// (--precision tf32: the mma.sync kernel where operands are aligned), the
+// tensor-core configurations running on the layer's emulated tensor cores;
+// and with HG_CUDA_HALF, every case in float, __half and __nv_bfloat16
+// storage (the FP16 / BF16 mma.sync and wmma kernels).
 TEST_F(GemmKernels, TemplatesMatchPlainLoopsOnTheCudaHostLayer) {
-  for (const std::string defines : {"", " -DHG_CUDA_TF32", " -DHG_CUDA_HALF"}) {
+  for (const std::string defines : {"", " -DHG_CUDA_TF32", " -DHG_CUDA_TF32 -DHG_CUDA_TF32_MMA", " -DHG_CUDA_HALF"}) {
     SCOPED_TRACE(defines.empty() ? "fp32" : defines);
     const std::string exe = dir_ + "/gemm_kernels";
     const CommandResult built =

@@ -5,9 +5,10 @@
 // dilation and groups, the 1x1 direct path; sizes that are not multiples of
 // the tiles, misaligned operands (scalar loads), an epilogue that checks
 // the channel and index it is given. Prints OK. Built with HG_CUDA_TF32 as
-// well: the loops then round the operands of configurations 0, 3 and 4 to
-// TF32, as the tensor cores that run them on a GPU do (and the cuda-host
-// layer's kernels must), and still expect the same sums to 1e-5. Built
+// well (and HG_CUDA_TF32_MMA): configurations 0, 3 and 4 then run the
+// tensor-core kernels, whose mma.sync and wmma the cuda-host layer
+// emulates, and the loops round their operands to TF32 as the kernels
+// must, expecting the same sums to 1e-5. Built
 // with HG_CUDA_HALF, every case runs again with __half and __nv_bfloat16
 // storage: operands, bias and outputs rounded to the type, the loops
 // summing the same rounded operands in double (products of two halves are
@@ -255,6 +256,12 @@ static void all_cases() {
   run_gemm<3, 1, 1, false, 8, E>("cfg3 tn split 2", {1, 1, 2, 70, 129, 160, 0, true, 2, 0});
   run_gemm<4, 0, 0, false, 8, E>("cfg4 nt shift 1", {0, 0, 1, 129, 70, 77, 0, true, 1, 1});
   run_gemm<0, 1, 0, false, 8, E>("cfg0 tt shift 4", {1, 0, 1, 72, 40, 96, 0, false, 1, 4});
+  // Rows 16-byte aligned in floats and halves, so that the mma.sync kernels
+  // take them: every operand layout, tile edges in m, n and k, a batch, a
+  // strided output, split-K.
+  run_gemm<3, 1, 0, false, 8, E>("cfg3 tn mma edges", {1, 0, 2, 136, 133, 72, 0, true, 1, 0});
+  run_gemm<4, 0, 1, false, 8, E>("cfg4 nn mma split 3", {0, 1, 1, 200, 264, 344, 0, true, 3, 0});
+  run_gemm<0, 1, 1, false, 8, E>("cfg0 tn mma strided", {1, 1, 1, 40, 48, 24, 3, false, 1, 0});
   // GEMV: m from 1 to 8, both layouts of B, a transposed A, tails in k.
   run_gemm<0, 0, 0, true, 1, E>("gemv kc m1", {0, 0, 1, 1, 37, 300, 0, true, 1, 0});
   run_gemm<0, 0, 0, true, 4, E>("gemv kc m3", {0, 0, 2, 3, 21, 131, 0, true, 1, 0});
