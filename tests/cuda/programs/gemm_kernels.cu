@@ -275,6 +275,11 @@ static void all_cases() {
   run_conv<2, 3, 2, false, E>("conv cfg2 groups dilation", {1, 4, 5, 6, 4, 3, 2, 1, 2, 2, 1, 2, 1, 2, true, 1});
   run_conv<3, 7, 7, false, E>("conv cfg3 7x7 stem", {2, 3, 20, 18, 10, 7, 7, 2, 2, 3, 3, 1, 1, 1, true, 1});
   run_conv<4, 1, 1, false, E>("conv cfg4 1x1 stride 2", {2, 12, 9, 9, 70, 1, 1, 2, 2, 0, 0, 1, 1, 1, true, 1});
+  // Weights rows 16-byte aligned in floats and halves (c * kh * kw a
+  // multiple of 8): with HG_CUDA_TF32_MMA the TF32 mma.sync kernel gathers.
+  run_conv<4, 3, 3, false, E>("conv cfg4 3x3 aligned", {2, 8, 9, 11, 130, 3, 3, 1, 1, 1, 1, 1, 1, 1, true, 1});
+  run_conv<3, 3, 3, false, E>("conv cfg3 3x3 stride 2 dilation split 2 aligned",
+                              {1, 16, 13, 12, 70, 3, 3, 2, 2, 2, 2, 2, 2, 1, true, 2});
   run_conv<2, 3, 3, false, E>("conv 1x1 input pad 3", {1, 1, 1, 1, 2, 3, 3, 1, 1, 3, 3, 1, 1, 1, true, 1});
   run_conv<2, 3, 3, false, E>("conv one channel per group, 2 filters",
                               {1, 3, 7, 7, 6, 3, 3, 1, 1, 1, 1, 1, 1, 3, true, 1});
