@@ -247,7 +247,8 @@ int main(int argc, char** argv) {
                       "kernel, counted in the whole-run latency");
   bench_cmd->add_option("--cxx-flags", bench.cxx_flags,
                         "compiler flags after the target's -march (default: -std=c++11 -O3 -march=native for this "
-                        "machine's target, -std=c++11 -O3 -mtune=native for another)");
+                        "machine's target, -std=c++11 -O3 -mtune=native for another); for --target cuda only their "
+                        "macro definitions (-DNAME[=VALUE]) reach nvcc");
   add_external_weights_flag(*bench_cmd, bench.external_weights);
   add_compile_flags(*bench_cmd, bench.compile, "this machine's best (" + hybgen::host_target().name + ")");
 

@@ -50,8 +50,10 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
     const std::size_t std11 = cxx_flags_.find("-std=c++11");
     if (std11 != std::string::npos) cxx_flags_.replace(std11, 10, "-std=c++17");
   } else if (compiled.target.runner == Runner::kCudaDevice) {
-    // Host-compiler flags do not apply to nvcc; the target's architectures do.
-    cxx_flags_ = "-std=c++17 -O3 " + target_flags;
+    // Host-compiler flags do not apply to nvcc; the target's architectures
+    // do, and the caller's macro definitions (-DNAME[=VALUE]), which select
+    // kernel variants to compare.
+    cxx_flags_ = "-std=c++17 -O3 " + target_flags + macro_definitions(settings.flags);
   }
   if (!toolchain_.flags.empty()) cxx_flags_ += " " + toolchain_.flags;
   const std::string& flags = cxx_flags_;
@@ -177,6 +179,14 @@ bool computes_in_integers_only(const Graph& graph) {
   for (const auto& [value, type] : graph.types)
     if (is_float_dtype(type.dtype)) return false;
   return true;
+}
+
+std::string macro_definitions(const std::string& flags) {
+  std::string out;
+  std::istringstream words(flags);
+  for (std::string word; words >> word;)
+    if (word.size() > 2 && word.rfind("-D", 0) == 0) out += " " + word;
+  return out;
 }
 
 std::vector<std::string> symbols_with_prefixes(const std::string& undefined_symbols,

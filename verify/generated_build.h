@@ -51,6 +51,11 @@ struct BuildSettings {
 // holds: the graph's name where it is a C identifier, else "model".
 std::string generated_name(const Graph& graph);
 
+// The macro definitions among compiler flags (the words starting -D), each
+// after a space: what of bench's --cxx-flags reaches nvcc, where the rest
+// are host-compiler flags.
+std::string macro_definitions(const std::string& flags);
+
 // The symbols of `undefined_symbols` (`nm -u` output: a type letter and a
 // name a line) that start with one of `prefixes`, in order.
 std::vector<std::string> symbols_with_prefixes(const std::string& undefined_symbols,

@@ -8,7 +8,10 @@
 # 1. `hybgen verify --target cuda` on every zoo model at batch 1 (the eager
 #    reference on the CPU), OUT/verify/NAME.txt;
 # 2. bench_gemm_cublas: the GEMM against cuBLAS, OUT/gemm.txt;
-# 3. gpu_bench.py: the generated code against PyTorch (eager, CUDA Graph,
+# 3. the tf32 convolution's two gathers (mma.sync, the default, and wmma with
+#    HG_CUDA_WMMA_GATHER): `hybgen bench --target cuda --precision tf32` of
+#    ResNet-18 at batch 32 both ways, OUT/gather.txt;
+# 4. gpu_bench.py: the generated code against PyTorch (eager, CUDA Graph,
 #    torch.compile max-autotune while time is left), OUT/gpu_bench.txt and .json.
 # Building (nvcc, the exports) runs in parallel first; the timings run one at
 # a time afterwards, with nothing else on the GPU or the CPUs. torch.compile
@@ -58,6 +61,15 @@ else
   echo "bench_gemm_cublas did not build: see $out/gemm_build.txt" > "$out/gemm.txt"
 fi
 stage "GEMM timed"
+"$zoo" resnet18_v1 "$out/zoo/resnet18_v1_b32" 32 > /dev/null 2>&1
+for gather in mma wmma; do
+  flags=""
+  [ "$gather" = wmma ] && flags="-DHG_CUDA_WMMA_GATHER"
+  echo "== tf32 convolution gather: $gather"
+  timeout 300 "$hybgen" bench "$out/zoo/resnet18_v1_b32.json" --target cuda --precision tf32 --external-weights \
+    --runs 50 --warmup 10 --cxx-flags "-O3 $flags" 2>&1 | grep -E "latency|error"
+done > "$out/gather.txt" 2>&1
+stage "tf32 gathers timed"
 budget=$((check_seconds - (SECONDS - start)))
 [ "$budget" -lt 60 ] && budget=60
 PYTHONUNBUFFERED=1 python3 "$here/gpu_bench.py" --phase measure --out "$out" --time-budget "$budget" \
@@ -73,6 +85,7 @@ summary() {
                                        sed "s|^|  $(basename "$f" .txt): |" ;; esac
   done
   echo "===== GEMM"; cat "$out/gemm.txt"
+  echo "===== tf32 convolution gathers (ResNet-18, batch 32)"; cat "$out/gather.txt"
   echo "===== models"; cat "$out/gpu_bench_prepare.txt" "$out/gpu_bench.txt"
 }
 summary 2>&1 | tee "$out/summary.txt"

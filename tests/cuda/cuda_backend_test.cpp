@@ -21,6 +21,7 @@
 #include "pipeline.h"
 #include "run_command.h"
 #include "targets/toolchain.h"
+#include "verify/generated_build.h"
 #include "verify/verify.h"
 
 namespace hybgen {
@@ -48,6 +49,15 @@ std::vector<EmittedFile> cuda_files(const Graph& graph, const std::string& name)
   CppEmitOptions options;
   options.name = name;
   return emit_cuda(compile_graph(graph, CompileOptions::for_target(find_target("cuda"))), options);
+}
+
+// bench --target cuda hands nvcc the macro definitions of --cxx-flags (to
+// pick kernel variants, as gpu_check.sh's HG_CUDA_WMMA_GATHER), no other flag.
+TEST(CudaBackend, OnlyMacroDefinitionsOfTheCxxFlagsReachNvcc) {
+  EXPECT_EQ(macro_definitions("-O3 -march=native -DHG_CUDA_WMMA_GATHER  -DN=2 -D -fno-math"),
+            " -DHG_CUDA_WMMA_GATHER -DN=2");
+  EXPECT_EQ(macro_definitions("-std=c++11 -O3"), "");
+  EXPECT_EQ(macro_definitions(""), "");
 }
 
 TEST(CudaBackend, TheApiBehavesAsDocumented) {
