@@ -298,20 +298,22 @@ TEST_F(GemmKernels, PrintedLaunchesMatchTheReference) {
   EXPECT_TRUE(split);
 }
 
+// A .cu for nvcc: `head` (defines, includes), the kernel files in one
+// namespace, then `tail` (instantiations), which sees them unqualified.
+std::string kernels_source(const std::string& head, const std::vector<std::string>& files, const std::string& tail) {
+  std::string text = head + "namespace nv {\nnamespace kernels {\n";
+  for (const std::string& f : files) text += read_text(kKernels + "/" + f) + "\n";
+  return text + "}  // namespace kernels\n}  // namespace nv\nusing namespace nv::kernels;\n" + tail;
+}
+
 // The templates are valid CUDA for sm_80 and sm_90, FP32 kernels without
 // spills (register tiles stay in registers), and with the TF32 path on.
 TEST_F(GemmKernels, TemplatesCompileWithNvcc) {
   if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on PATH";
-  std::ostringstream d;
-  d << "#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n"
-       "#if defined(HG_CUDA_TF32)\n#include <mma.h>\n#endif\n"
-       "namespace nv {\nnamespace kernels {\n"
-    << read_text(kKernels + "/common.inc") << "\n"
-    << read_text(kKernels + "/gemm.inc") << "\n"
-    << read_text(kKernels + "/conv.inc") << "\n"
-    << R"(}  // namespace kernels
-}  // namespace nv
-using namespace nv::kernels;
+  const std::string source = kernels_source(
+      "#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n"
+      "#if defined(HG_CUDA_TF32)\n#include <mma.h>\n#endif\n",
+      {"common.inc", "gemm.inc", "conv.inc"}, R"(
 cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
   HgNoEpilogue e;
   cudaError_t r = cudaSuccess;
@@ -333,8 +335,8 @@ cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
 #endif
   return r;
 }
-)";
-  std::ofstream(dir_ + "/nv.cu") << d.str();
+)");
+  std::ofstream(dir_ + "/nv.cu") << source;
   const std::string both = "nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' ";
   const CommandResult fp32 = run_command(both + "-Xptxas -v -c " + q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/nv.o"));
   ASSERT_EQ(fp32.exit_code, 0) << fp32.output;
@@ -356,24 +358,18 @@ cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
 // and sm_90: compiled, without spills.
 TEST_F(GemmKernels, Tf32MmaGatherCompilesWithNvccWithoutSpills) {
   if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on PATH";
-  std::ostringstream d;
-  d << "#define HG_CUDA_TF32 1\n#define HG_CUDA_TF32_MMA 1\n"
-       "#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n#include <mma.h>\n"
-       "namespace nv {\nnamespace kernels {\n"
-    << read_text(kKernels + "/common.inc") << "\n"
-    << read_text(kKernels + "/gemm.inc") << "\n"
-    << read_text(kKernels + "/conv.inc") << "\n"
-    << R"(}  // namespace kernels
-}  // namespace nv
-using namespace nv::kernels;
+  const std::string source = kernels_source(
+      "#define HG_CUDA_TF32 1\n#define HG_CUDA_TF32_MMA 1\n"
+      "#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n#include <mma.h>\n",
+      {"common.inc", "gemm.inc", "conv.inc"}, R"(
 cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
   HgNoEpilogue e;
   cudaError_t r = hg_conv2d_gemm<4, 3, 3>(0, a, b, nullptr, c, 2, 64, 56, 56, 64, 56, 56, 1, 1, 1, 1, 1, 1, 1, 1, s, e);
   r = hg_conv2d_gemm<3, 1, 1>(0, a, b, nullptr, c, 2, 64, 56, 56, 128, 28, 28, 2, 2, 0, 0, 1, 1, 1, 1, s, e);
   return r;
 }
-)";
-  std::ofstream(dir_ + "/nv.cu") << d.str();
+)");
+  std::ofstream(dir_ + "/nv.cu") << source;
   const CommandResult built =
       run_command("nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' -Xptxas -v -c " +
                   q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/nv.o"));
@@ -402,18 +398,10 @@ cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
 // halves, none spilling.
 TEST_F(GemmKernels, HalfStorageTemplatesCompileWithNvccWithoutSpills) {
   if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on PATH";
-  std::ostringstream d;
-  d << "#define HG_CUDA_HALF 1\n#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n#include <cstring>\n"
-       "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n#include <mma.h>\n"
-       "namespace nv {\nnamespace kernels {\n"
-    << read_text(kKernels + "/common.inc") << "\n"
-    << read_text(kKernels + "/gemm.inc") << "\n"
-    << read_text(kKernels + "/conv.inc") << "\n"
-    << read_text(kKernels + "/conv3d.inc") << "\n"
-    << read_text(kKernels + "/deconv.inc") << "\n"
-    << R"(}  // namespace kernels
-}  // namespace nv
-using namespace nv::kernels;
+  const std::string source = kernels_source(
+      "#define HG_CUDA_HALF 1\n#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n#include <cstring>\n"
+      "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n#include <mma.h>\n",
+      {"common.inc", "gemm.inc", "conv.inc", "conv3d.inc", "deconv.inc"}, R"(
 template <class E>
 cudaError_t instantiate(const E* a, const E* b, E* c, float* s) {
   HgNoEpilogue e;
@@ -438,8 +426,8 @@ cudaError_t instantiate(const E* a, const E* b, E* c, float* s) {
 }
 template cudaError_t instantiate<__half>(const __half*, const __half*, __half*, float*);
 template cudaError_t instantiate<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, float*);
-)";
-  std::ofstream(dir_ + "/nv.cu") << d.str();
+)");
+  std::ofstream(dir_ + "/nv.cu") << source;
   const CommandResult built = run_command(
       "nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' "
       "-Xptxas -v -c " +
