@@ -119,10 +119,16 @@ static T* device(const std::vector<T>& h) {
   CHECK_CUDA(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
   return p;
 }
-static std::vector<float> host(const float* p, size_t n) {
-  std::vector<float> h(n);
-  CHECK_CUDA(cudaMemcpy(h.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return h;
+// D (on the device) must equal `want` exactly; else names the first
+// difference and exits.
+static void expect_exact(const float* d, const std::vector<float>& want, const char* what) {
+  std::vector<float> got(want.size());
+  CHECK_CUDA(cudaMemcpy(got.data(), d, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < want.size(); ++i)
+    if (got[i] != want[i]) {
+      std::fprintf(stderr, "%s: D[%zu] = %g, expected %g\n", what, i, got[i], want[i]);
+      std::exit(1);
+    }
 }
 
 // A (m x kk) B (kk x n) + C, all small integers or exact sums: exact.
@@ -148,12 +154,7 @@ static void check_tf32() {
   float *da = device(a), *db = device(b), *dc = device(c), *dd = device(std::vector<float>(16 * 8));
   CHECK_CUDA(hg_launch(mma_tf32_tile, dim3(1), dim3(32), nullptr, da, db, dc, dd));
   CHECK_CUDA(cudaDeviceSynchronize());
-  const std::vector<float> got = host(dd, want.size());
-  for (size_t i = 0; i < want.size(); ++i)
-    if (got[i] != want[i]) {
-      std::fprintf(stderr, "mma.sync tf32: D[%zu] = %g, expected %g\n", i, got[i], want[i]);
-      std::exit(1);
-    }
+  expect_exact(dd, want, "mma.sync tf32");
   cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dd);
 }
 
@@ -170,12 +171,7 @@ static void check_k16(H (*to)(float), const char* what) {
   float *dc = device(c), *dd = device(std::vector<float>(16 * 8));
   CHECK_CUDA(hg_launch(mma_k16_tile<H, kBf16>, dim3(1), dim3(32), nullptr, da, db, dc, dd));
   CHECK_CUDA(cudaDeviceSynchronize());
-  const std::vector<float> got = host(dd, want.size());
-  for (size_t i = 0; i < want.size(); ++i)
-    if (got[i] != want[i]) {
-      std::fprintf(stderr, "mma.sync %s: D[%zu] = %g, expected %g\n", what, i, got[i], want[i]);
-      std::exit(1);
-    }
+  expect_exact(dd, want, what);
   cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dd);
 }
 
@@ -197,12 +193,7 @@ static void check_wmma(int spread) {
   float *dc = device(c), *dd = device(std::vector<float>(16 * 16));
   CHECK_CUDA(hg_launch(wmma_tile, dim3(1), dim3(32), nullptr, da, db, dc, dd, spread));
   CHECK_CUDA(cudaDeviceSynchronize());
-  const std::vector<float> got = host(dd, want.size());
-  for (size_t i = 0; i < want.size(); ++i)
-    if (got[i] != want[i]) {
-      std::fprintf(stderr, "wmma 16x16x16: D[%zu] = %g, expected %g\n", i, got[i], want[i]);
-      std::exit(1);
-    }
+  expect_exact(dd, want, "wmma 16x16x16");
   cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dd);
 }
 
@@ -213,8 +204,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   check_tf32();
-  check_k16<__half, false>(to_half, "f16");
-  check_k16<__nv_bfloat16, true>(to_bf16, "bf16");
+  check_k16<__half, false>(to_half, "mma.sync f16");
+  check_k16<__nv_bfloat16, true>(to_bf16, "mma.sync bf16");
   check_wmma(0);
   std::printf("OK\n");
   return 0;
