@@ -108,7 +108,8 @@ void add_compile_flags(CLI::App& app, hybgen::CompileFlags& flags, const std::st
   app.add_option("--max-weight-growth", flags.max_weight_growth,
                  "the most weight values a kernel may keep per weight of the model, for weights that must stay small "
                  "(flash, memory bandwidth): Winograd's 3x3 convolutions keep 4x (F(4x4)) or 1.78x (F(2x2)) and are "
-                 "not chosen above the bound (1: none; default: no bound); inspect reports the growth")
+                 "not chosen above the bound; below 1.78 F(2x2) transforms the filters as it runs (1x); default: no "
+                 "bound; inspect reports the growth")
       ->check(CLI::Range(1.0, 1e9));
 }
 

@@ -51,8 +51,8 @@
 # tiles on TF32 tensor cores; fp16 and bf16 store weights and activations in
 # half precision (run() stays float32 unless IO_PRECISION half).
 # MAX_WEIGHT_GROWTH is --max-weight-growth: at most this many weight values
-# per weight of the model (1: no Winograd convolutions, which keep up to 4x),
-# for weights that must stay small.
+# per weight of the model (Winograd convolutions keep up to 4x; 1: only those
+# that transform their filters as they run), for weights that must stay small.
 # QUANTIZE int8 quantizes the model at build time with `hybgen quantize`
 # (docs/quantization.md) and generates the int8 code: CALIBRATION lists the
 # float32 .npy files of sample inputs (first dimension the samples, run in

@@ -15,6 +15,7 @@
 //   - 3x3 stride-1 with >= 32 channels each way on maps of 7x7 and up:
 //     Winograd F(4x4, 3x3) or F(2x2, 3x3) with filters transformed at
 //     generation time (conv2d_winograd.inc), but not on microcontrollers;
+//     F(2x2) with many filters on few tiles transforms them as it runs;
 //   - small maps where the pixels fill GEMM rows better than GEMM columns:
 //     pixel-row GEMM over W^T packed as a dense weight (conv2d_pixel_gemm.inc);
 //   - at most 4 input channels and 64 filters (a network's first layer) on
@@ -151,7 +152,7 @@ int64_t winograd_m(const ConvGeometry& g, const Target& target) {
     return 0;
   // --max-weight-growth: F(4x4) keeps 36 values per 3x3 filter, F(2x2) 16.
   const double growth_bound = target.max_weight_growth > 0 ? target.max_weight_growth : 1e9;
-  if (growth_bound < 16.0 / 9.0) return 0;
+  // Below F(2x2)'s 16/9, F(2x2) on raw filters (winograd_raw_filters).
   if (growth_bound < 4.0) return winograd_tiles(g, 2) >= 16 ? 2 : 0;
   // F(4x4)'s transformed filters, read once per block of tiles: past a few
   // MiB they stream from memory, and 16 tiles (a 14x14 map) are too few to
@@ -166,6 +167,22 @@ int64_t winograd_m(const ConvGeometry& g, const Target& target) {
 // Not on microcontrollers (winograd_m): the transforms keep kilobytes of
 // tiles on the stack, and the transformed filters take 1.8x-4x the weights' flash.
 bool uses_winograd(const ConvGeometry& g, const Target& target) { return winograd_m(g, target) != 0; }
+
+// F(2x2) reads its transformed filters (16 values per 3x3 filter) once per
+// pass of tiles. Where they are large and the tiles few, the kernel is bound
+// by reading them from memory (ResNet-18's 512-channel 7x7 layers: 16.8 MB
+// per layer for 16 tiles), and transforming the raw filters as it runs (9
+// values) pays; with more tiles per pass (its 14x14 layers, 49) the
+// transform and the row panels' waste cost more than the bytes saved
+// (docs/performance.md). So past 8 MiB of transformed filters on at most 64
+// tiles; and under --max-weight-growth below F(2x2)'s 16/9, which the raw
+// filters keep to 1.
+bool winograd_raw_filters(const ConvGeometry& g, const Target& target) {
+  if (winograd_m(g, target) != 2) return false;
+  const double growth_bound = target.max_weight_growth > 0 ? target.max_weight_growth : 1e9;
+  const double filter_bytes = 16.0 * 4.0 * static_cast<double>(g.c) * static_cast<double>(g.f);
+  return growth_bound < 16.0 / 9.0 || (filter_bytes > 8.0 * 1024 * 1024 && winograd_tiles(g, 2) <= 64);
+}
 
 // Positions of the transform: (m+2)^2.
 int64_t winograd_positions(const ConvGeometry& g, const Target& target) {
@@ -335,6 +352,7 @@ int64_t reduction(const ConvGeometry& g) { return (g.c / g.groups) * g.kd * g.kh
 enum class ConvKernel {
   kDense,
   kWinograd,
+  kWinogradRawFilters,
   kRows,
   kPixelGemm,
   kFilterLanes,
@@ -362,7 +380,8 @@ ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights
   if (g.spatial == 3) return weights_known && g.c / g.groups > 1 ? ConvKernel::kGemm3d : ConvKernel::kDirect3d;
   if (weights_known && uses_gemm(g)) {
     if (uses_dense(g)) return ConvKernel::kDense;
-    if (uses_winograd(g, target)) return ConvKernel::kWinograd;
+    if (uses_winograd(g, target))
+      return winograd_raw_filters(g, target) ? ConvKernel::kWinogradRawFilters : ConvKernel::kWinograd;
     if (uses_rows(g, target)) return ConvKernel::kRows;
     if (uses_pixel_gemm(g, target)) return ConvKernel::kPixelGemm;
     if (uses_filter_lanes(g, target)) return ConvKernel::kFilterLanes;
@@ -372,9 +391,21 @@ ConvKernel conv_kernel(const ConvGeometry& g, const Target& target, bool weights
 }
 
 // The names OpKernel::choose_algorithm records, in ConvKernel's order.
-const char* const kConvKernelNames[] = {
-    "dense",  "winograd",       "rows",      "pixel_gemm", "filter_lanes",   "im2col_gemm",         "depthwise",
-    "direct", "im2col_gemm_3d", "direct_3d", "quantized",  "quantized_gemm", "quantized_depthwise", "quantized_dense"};
+const char* const kConvKernelNames[] = {"dense",
+                                        "winograd",
+                                        "winograd_raw_filters",
+                                        "rows",
+                                        "pixel_gemm",
+                                        "filter_lanes",
+                                        "im2col_gemm",
+                                        "depthwise",
+                                        "direct",
+                                        "im2col_gemm_3d",
+                                        "direct_3d",
+                                        "quantized",
+                                        "quantized_gemm",
+                                        "quantized_depthwise",
+                                        "quantized_dense"};
 static_assert(std::size(kConvKernelNames) == static_cast<std::size_t>(ConvKernel::kQuantizedDense) + 1,
               "one name per ConvKernel");
 
@@ -464,6 +495,14 @@ int64_t convolution_scratch_floats(const KernelSite& site) {
   switch (*kernel) {
     case ConvKernel::kWinograd:
       return winograd_positions(g, target) * winograd_block(g, target) * (g.c + g.f);
+    case ConvKernel::kWinogradRawFilters: {
+      // conv2d_winograd.inc: tiles' inputs in row panels of gemm_mr, the
+      // GEMMs' results, and a block of transformed filters (64 channels x up
+      // to 3 panels of gemm_nr, and a line) per position.
+      const int64_t block = winograd_block(g, target), mr = target.gemm_mr;
+      return winograd_positions(g, target) *
+             ((block + mr - 1) / mr * mr * g.c + block * g.f + 64 * 3 * target.gemm_nr + 16);
+    }
     case ConvKernel::kPixelGemm:
       return g.oh * g.ow * (g.c * g.kh * g.kw + g.f);
     case ConvKernel::kFilterLanes:
@@ -505,6 +544,8 @@ std::optional<std::vector<float>> convolution_pack_weights(const KernelSite& sit
       return pack_w_transposed_panels(data, g.f, g.c, target.gemm_nr);
     case ConvKernel::kWinograd:
       return pack_winograd(data, g.f, g.c, target.gemm_nr, static_cast<int>(winograd_m(g, target)));
+    case ConvKernel::kWinogradRawFilters:
+      return pack_w_transposed_panels(data, g.f, g.c * 9, target.gemm_nr);
     case ConvKernel::kRows:
       return pack_a_panels(data, g.f, g.c * g.kh * g.kw, rows_filter_block(g, target));
     case ConvKernel::kPixelGemm:
@@ -584,13 +625,15 @@ KernelCall convolution_emit_cpp(const EmitContext& ctx) {
                                         ", " + bias + ", " + ctx.out[0] + ", " + std::to_string(g.f) + ", " +
                                         std::to_string(g.n) + ", " + std::to_string(g.f) + ", " + std::to_string(g.c) +
                                         ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");"};
-    case ConvKernel::kWinograd: {
-      const int64_t nr = ctx.target.gemm_nr, u_stride = (g.f + nr - 1) / nr * nr * g.c;
+    case ConvKernel::kWinograd:
+    case ConvKernel::kWinogradRawFilters: {
+      const bool raw = *kernel == ConvKernel::kWinogradRawFilters;
+      const int64_t nr = ctx.target.gemm_nr, u_stride = raw ? 0 : (g.f + nr - 1) / nr * nr * g.c;
       return {{"epilogue", "gemm", "conv2d_winograd"},
-              geometry + "hg_conv2d_winograd<" + std::to_string(winograd_m(g, ctx.target)) + ">(" + ctx.in[0] + ", " + ctx.in[1] +
-                  ", " + std::to_string(u_stride) + ", " + bias + ", " + ctx.out[0] + ", geometry, " +
-                  std::to_string(winograd_block(g, ctx.target)) + ", " + ctx.scratch + ", " + epilogue_argument(ctx) + ", " +
-                  ctx.pool + ");\n}"};
+              geometry + "hg_conv2d_winograd<" + std::to_string(winograd_m(g, ctx.target)) + (raw ? ", true" : "") +
+                  ">(" + ctx.in[0] + ", " + ctx.in[1] + ", " + std::to_string(u_stride) + ", " + bias + ", " +
+                  ctx.out[0] + ", geometry, " + std::to_string(winograd_block(g, ctx.target)) + ", " + ctx.scratch +
+                  ", " + epilogue_argument(ctx) + ", " + ctx.pool + ");\n}"};
     }
     case ConvKernel::kRows:
       return {{"epilogue", "gemm", "conv2d_depthwise", "conv2d_rows"},

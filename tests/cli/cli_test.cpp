@@ -191,8 +191,9 @@ TEST_F(Cli, VerifyHelpDefinesTheRelativeError) {
 
 // --max-weight-growth bounds how many values a kernel keeps per weight:
 // a 3x3 convolution on a 16x16 map takes Winograd F(4x4) (36 values per 9)
-// without it, F(2x2) (16 per 9) below 4, and no Winograd below 16/9;
-// inspect reports the growth, which generate's weights line agrees with.
+// without it, F(2x2) (16 per 9) below 4, and below 16/9 F(2x2) on the raw
+// filters (9 per 9), which verify checks end to end; inspect reports the
+// growth, which generate's weights line agrees with.
 TEST_F(Cli, MaxWeightGrowthBoundsWinogradAndInspectReportsIt) {
   Graph g;
   g.name = "conv";
@@ -211,7 +212,7 @@ TEST_F(Cli, MaxWeightGrowthBoundsWinogradAndInspectReportsIt) {
     double least, most;
   };
   for (const Case& c : {Case{"", "winograd", 3.9, 4.1}, Case{" --max-weight-growth 3.5", "winograd", 1.7, 1.9},
-                        Case{" --max-weight-growth 1", "rows", 0.99, 1.1}}) {
+                        Case{" --max-weight-growth 1", "winograd_raw_filters", 0.99, 1.1}}) {
     const auto r = hybgen("inspect --json --target x86-64-v4 " + model + c.flag);
     ASSERT_EQ(r.exit_code, 0) << c.flag << "\n" << r.output;
     const nlohmann::json j = nlohmann::json::parse(r.output);
@@ -230,6 +231,13 @@ TEST_F(Cli, MaxWeightGrowthBoundsWinogradAndInspectReportsIt) {
     EXPECT_NE(gen.output.find("weights " + std::to_string(j.at("generated_weight_bytes").get<size_t>()) + " bytes"),
               std::string::npos)
         << gen.output;
+  }
+  // The raw filters' kernel on the portable path, and on this machine's
+  // SIMD path split over two threads.
+  for (const std::string& flags : {std::string(), " --target " + host_target().name + " --threads 2"}) {
+    const auto verified = hybgen("verify " + model + " --max-weight-growth 1" + flags);
+    EXPECT_EQ(verified.exit_code, 0) << flags << "\n" << verified.output;
+    EXPECT_NE(verified.output.find("verify: PASS"), std::string::npos) << flags << "\n" << verified.output;
   }
   // Without the weights' values the growth is not known, and said so.
   fs::remove(path("conv.safetensors"));

@@ -239,8 +239,10 @@ bool run_rows_case(long fb, const float* x, const float* w, const float* b, floa
 }
 
 // kind 0: hg_conv2d_winograd<4>, 1: hg_conv2d_pixel_gemm, 2:
-// hg_conv2d_winograd<2>, 3: hg_conv_pointwise_depthwise, 4: hg_conv2d_rows;
-// weights packed by the tool. Returns false when the file ends early.
+// hg_conv2d_winograd<2>, 3: hg_conv_pointwise_depthwise, 4: hg_conv2d_rows,
+// 5: hg_conv2d_winograd<2, true> (raw filters), 6: hg_conv2d_gemm (im2col
+// tiles of `block` pixels); weights packed by the tool. Returns false when
+// the file ends early.
 bool check_packed(Reader& in) {
   const long kind = in.value();
   long g[16];
@@ -272,7 +274,15 @@ bool check_packed(Reader& in) {
     return true;
   }
   const long u_stride = static_cast<long>(packed.size()) / (kind == 0 ? 36 : 16);
-  if (kind == 0 && with_epilogue)
+  if (kind == 5 && with_epilogue)
+    model::kernels::hg_conv2d_winograd<2, true>(&x[0], &packed[0], 0, bias, &y[0], g, block, &scratch[0], fused);
+  else if (kind == 5)
+    model::kernels::hg_conv2d_winograd<2, true>(&x[0], &packed[0], 0, bias, &y[0], g, block, &scratch[0], plain);
+  else if (kind == 6 && with_epilogue)
+    model::kernels::hg_conv2d_gemm(&x[0], &packed[0], 0, bias, &y[0], g, block, &scratch[0], fused);
+  else if (kind == 6)
+    model::kernels::hg_conv2d_gemm(&x[0], &packed[0], 0, bias, &y[0], g, block, &scratch[0], plain);
+  else if (kind == 0 && with_epilogue)
     model::kernels::hg_conv2d_winograd<4>(&x[0], &packed[0], u_stride, bias, &y[0], g, block, &scratch[0], fused);
   else if (kind == 0)
     model::kernels::hg_conv2d_winograd<4>(&x[0], &packed[0], u_stride, bias, &y[0], g, block, &scratch[0], plain);
@@ -289,13 +299,16 @@ bool check_packed(Reader& in) {
   // Winograd with a residual add and relu, the epilogue the generated code
   // passes after a block's last convolution (applied in registers where the
   // kernel can): exactly relu(plain + residual).
-  if ((kind == 0 || kind == 2) && !with_epilogue) {
+  if ((kind == 0 || kind == 2 || kind == 5) && !with_epilogue) {
     std::vector<float> other(y.size() - 1), fused_y(y.size(), 777.0f);
     for (size_t i = 0; i < other.size(); ++i) other[i] = residual(static_cast<long>(i));
     const auto add_relu = model::kernels::hg_add_epilogue(&other[0], model::kernels::HgReluEpilogue());
     if (kind == 0)
       model::kernels::hg_conv2d_winograd<4>(&x[0], &packed[0], u_stride, bias, &fused_y[0], g, block, &scratch[0],
                                             add_relu);
+    else if (kind == 5)
+      model::kernels::hg_conv2d_winograd<2, true>(&x[0], &packed[0], 0, bias, &fused_y[0], g, block, &scratch[0],
+                                                  add_relu);
     else
       model::kernels::hg_conv2d_winograd<2>(&x[0], &packed[0], u_stride, bias, &fused_y[0], g, block, &scratch[0],
                                             add_relu);
@@ -309,9 +322,10 @@ bool check_packed(Reader& in) {
       std::printf("FAIL kind %ld with a residual add and relu: %ld values differ\n", kind, wrong);
   }
   // Winograd's transforms lose a few more bits than a direct sum.
-  compare_with_direct(g, x, wt, bias, y, with_epilogue != 0 ? 1 : 0,
-                      kind == 0 ? "winograd 4x4" : kind == 2 ? "winograd 2x2" : "pixel-row gemm",
-                      kind == 1 ? 1e-5 : 5e-5);
+  const char* const names[] = {"winograd 4x4",    "pixel-row gemm", "winograd 2x2",
+                               "", "", "winograd 2x2 raw filters", "im2col gemm"};
+  compare_with_direct(g, x, wt, bias, y, with_epilogue != 0 ? 1 : 0, names[kind],
+                      kind == 1 || kind == 6 ? 1e-5 : 5e-5);
   return true;
 }
 
@@ -377,9 +391,10 @@ void add_kernel(const std::string& name, std::set<std::string>& seen, std::strin
 }
 
 struct PackedCase {
-  long kind;  // 0 Winograd F(4x4, 3x3), 1 pixel-row GEMM, 2 Winograd F(2x2, 3x3), 3 pointwise-depthwise, 4 rows
+  long kind;  // 0 Winograd F(4x4, 3x3), 1 pixel-row GEMM, 2 Winograd F(2x2, 3x3), 3 pointwise-depthwise, 4 rows,
+              // 5 Winograd F(2x2, 3x3) on raw filters, 6 im2col GEMM
   long n, c, h, w, f, k, stride, pad, block;  // kind 3: f the 1x1's filters, block in GEMM row panels;
-                                              // kind 4: block the filters per panel
+                                              // kind 4: block the filters per panel; kind 6: pixels per tile
 };
 
 // Row-kernel cases (kind 4, x86-64-v4, -v3 and armv8-a): 3x3 and 5x5, padding
@@ -468,7 +483,25 @@ void write_packed_cases(const std::string& path, const std::string& target) {
       {3, 1, 5, 16, 16, 32, 3, 1, 1, 3},
       // Winograd rows wider than a run of tiles (64 output pixels on AVX-512), blocks ending mid-row.
       {0, 1, 20, 9, 70, 18, 3, 1, 1, 13},
-      {2, 1, 18, 5, 71, 20, 3, 1, 0, 37}};
+      {2, 1, 18, 5, 71, 20, 3, 1, 0, 37},
+      // Raw filters: channels past one block of 64 and not a multiple of 16,
+      // filters not a whole block of panels, tiles not whole row panels
+      // (15, 16, 17 in a pass), passes of 10, batch 2, padding 0..2.
+      {5, 1, 70, 9, 5, 52, 3, 1, 1, 15},
+      {5, 2, 32, 7, 7, 40, 3, 1, 1, 16},
+      {5, 1, 130, 8, 9, 97, 3, 1, 0, 17},
+      {5, 1, 17, 12, 12, 19, 3, 1, 1, 10},
+      {5, 1, 33, 5, 5, 64, 3, 1, 2, 9},
+      // im2col: stride 1, 2 and 3, padding 0..3, rows wider than a vector,
+      // tiles that end mid-row, a whole-image tile, 1x1 at stride 2.
+      {6, 1, 3, 29, 33, 20, 3, 2, 1, 64},
+      {6, 2, 8, 21, 40, 19, 3, 2, 1, 48},
+      {6, 1, 5, 13, 70, 9, 3, 1, 2, 1000},
+      {6, 1, 4, 20, 37, 17, 5, 3, 2, 32},
+      {6, 1, 6, 15, 15, 8, 1, 2, 0, 32},
+      {6, 1, 7, 9, 9, 10, 3, 2, 0, 1000},
+      {6, 1, 3, 7, 31, 5, 7, 2, 3, 50},
+      {6, 1, 2, 8, 64, 16, 3, 1, 1, 100}};
   if (target == "x86-64-v4" || target == "x86-64-v3" || target == "armv8-a") {
     const std::vector<PackedCase> rows = rows_cases(target == "x86-64-v3");
     cases.insert(cases.end(), rows.begin(), rows.end());
@@ -487,10 +520,16 @@ void write_packed_cases(const std::string& path, const std::string& target) {
     const long geometry[16] = {p.n, p.c, p.h, p.w, p.f, p.k, p.k, oh, ow, p.stride, p.stride, p.pad, p.pad, 1, 1, 1};
     const std::vector<float> x = random(p.n * p.c * p.h * p.w), w = random(p.f * p.c * p.k * p.k);
     const std::vector<float> packed = p.kind == 4   ? pack_a_panels(w.data(), p.f, p.c * p.k * p.k, p.block)
-                                      : p.kind == 1 ? pack_w_transposed_panels(w.data(), p.f, p.c * p.k * p.k, nr)
-                                                    : pack_winograd(w.data(), p.f, p.c, nr, p.kind == 0 ? 4 : 2);
+                                      : p.kind == 6 ? pack_a_panels(w.data(), p.f, p.c * p.k * p.k, mr)
+                                      : p.kind == 1 || p.kind == 5
+                                          ? pack_w_transposed_panels(w.data(), p.f, p.c * p.k * p.k, nr)
+                                          : pack_winograd(w.data(), p.f, p.c, nr, p.kind == 0 ? 4 : 2);
+    // Kind 5 as gen/ops/convolution.cpp plans it.
+    const long raw_scratch = 16 * ((p.block + mr - 1) / mr * mr * p.c + p.block * p.f + 64 * 3 * nr + 16);
     const long scratch = p.kind == 4   ? 0
                          : p.kind == 1 ? oh * ow * (p.c * p.k * p.k + p.f)
+                         : p.kind == 5 ? raw_scratch
+                         : p.kind == 6 ? p.c * p.k * p.k * std::min(p.block, oh * ow)
                                        : (p.kind == 0 ? 36 : 16) * p.block * (p.c + p.f);
     const bool has_bias = i % 3 != 2;
     // Rows: each panel's cases take the lambda and its epilogue in registers
@@ -518,7 +557,7 @@ void check_conv_kernels(const std::string& flags, const std::string& target, con
   std::set<std::string> seen;
   std::string text;
   for (const char* k : {"epilogue", "gemm", "conv2d_depthwise", "conv2d_winograd", "conv2d_pixel_gemm", "conv2d_rows",
-                        "conv_pointwise_depthwise"})
+                        "conv_pointwise_depthwise", "conv2d_gemm"})
     add_kernel(k, seen, text);
   testing::write_kernel_driver(dir.path(), text, kConvDriver);
   auto r = testing::compile_driver(dir.path(), cxx, flags);
