@@ -1,8 +1,9 @@
 // Fused attention end to end on the cuda-host layer: a multi-head attention
 // whose result takes a residual add and a per-channel gain becomes one
 // kernel (fuse_attention, then the add and the gain as _attention's
-// epilogue) and matches the reference in fp32, fp16 and bf16; heads over the
-// kernel's largest stay three kernels and still match.
+// epilogue) and matches the reference in fp32, fp16 and bf16 (the half types
+// on the tensor-core kernel, its products emulated by the cuda-host layer);
+// heads over the kernel's largest stay three kernels and still match.
 #include <gtest/gtest.h>
 
 #include <algorithm>

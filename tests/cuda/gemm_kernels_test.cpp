@@ -234,9 +234,11 @@ TEST_F(GemmKernels, PrintedLaunchesMatchTheReference) {
        "#define HG_CHECK(call) do { const cudaError_t e_ = (call); if (e_ != cudaSuccess) return e_; } while (0)\n"
        "namespace gemm_driver {\nnamespace kernels {\n"
     << read_text(kKernels + "/common.inc") << "\n"
+    << read_text(kKernels + "/mma.inc") << "\n"
     << read_text(kKernels + "/gemm.inc") << "\n"
     << read_text(kKernels + "/conv.inc") << "\n"
-    << kDriverEpilogue << "}  // namespace kernels\n}  // namespace gemm_driver\nusing namespace gemm_driver::kernels;\n";
+    << kDriverEpilogue
+    << "}  // namespace kernels\n}  // namespace gemm_driver\nusing namespace gemm_driver::kernels;\n";
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     const Prepared& p = prepared[i];
     for (const std::string& k : p.call.kernels)
@@ -313,7 +315,7 @@ TEST_F(GemmKernels, TemplatesCompileWithNvcc) {
   const std::string source = kernels_source(
       "#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n"
       "#if defined(HG_CUDA_TF32)\n#include <mma.h>\n#endif\n",
-      {"common.inc", "gemm.inc", "conv.inc"}, R"(
+      {"common.inc", "mma.inc", "gemm.inc", "conv.inc"}, R"(
 cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
   HgNoEpilogue e;
   cudaError_t r = cudaSuccess;
@@ -361,7 +363,7 @@ TEST_F(GemmKernels, Tf32MmaGatherCompilesWithNvccWithoutSpills) {
   const std::string source = kernels_source(
       "#define HG_CUDA_TF32 1\n#define HG_CUDA_TF32_MMA 1\n"
       "#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n#include <mma.h>\n",
-      {"common.inc", "gemm.inc", "conv.inc"}, R"(
+      {"common.inc", "mma.inc", "gemm.inc", "conv.inc"}, R"(
 cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
   HgNoEpilogue e;
   cudaError_t r = hg_conv2d_gemm<4, 3, 3>(0, a, b, nullptr, c, 2, 64, 56, 56, 64, 56, 56, 1, 1, 1, 1, 1, 1, 1, 1, s, e);
@@ -401,7 +403,7 @@ TEST_F(GemmKernels, HalfStorageTemplatesCompileWithNvccWithoutSpills) {
   const std::string source = kernels_source(
       "#define HG_CUDA_HALF 1\n#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n#include <cstring>\n"
       "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n#include <mma.h>\n",
-      {"common.inc", "gemm.inc", "conv.inc", "conv3d.inc", "deconv.inc"}, R"(
+      {"common.inc", "mma.inc", "gemm.inc", "conv.inc", "conv3d.inc", "deconv.inc"}, R"(
 template <class E>
 cudaError_t instantiate(const E* a, const E* b, E* c, float* s) {
   HgNoEpilogue e;
@@ -446,6 +448,54 @@ template cudaError_t instantiate<__nv_bfloat16>(const __nv_bfloat16*, const __nv
   EXPECT_GT(entries, 0u) << built.output;
   EXPECT_EQ(clean, entries) << built.output;
   EXPECT_GT(mma, 0u) << "no FP16 / BF16 mma.sync kernel was compiled\n" << built.output;
+}
+
+// The attention kernel on the tensor cores (attention.inc, half storage,
+// which shares mma.inc's products with the GEMM): every head size it takes
+// (32, 64, 128, and unequal ones), each block size (1, 2 and 4 warps), both
+// half types, for sm_80 and sm_90, none spilling.
+TEST_F(GemmKernels, AttentionOnTensorCoresCompilesWithNvccWithoutSpills) {
+  if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on PATH";
+  const std::string source = kernels_source(
+      "#define HG_CUDA_HALF 1\n#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n#include <cstring>\n"
+      "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n",
+      {"common.inc", "reduce_common.inc", "mma.inc", "attention.inc"}, R"(
+template <class E>
+cudaError_t instantiate(const E* q, E* o) {
+  HgNoEpilogue e;
+  cudaError_t r = cudaSuccess;
+  r = hg_attention<32, 32, 4>(0, q, 0, 32, 1, q, 0, 32, 1, q, 0, 32, 1, o, 0, 32, 32, 1, 100, 100, 32, 32, 0.1f, e);
+  r = hg_attention<64, 64, 4>(0, q, 0, 64, 1, q, 0, 64, 1, q, 0, 64, 1, o, 0, 64, 64, 1, 100, 100, 64, 64, 0.1f, e);
+  r = hg_attention<128, 128, 4>(0, q, 0, 128, 1, q, 0, 128, 1, q, 0, 128, 1, o, 0, 128, 128, 1, 100, 100, 128, 128,
+                                0.1f, e);
+  r = hg_attention<64, 128, 4>(0, q, 0, 64, 1, q, 0, 64, 1, q, 0, 128, 1, o, 0, 128, 128, 1, 100, 100, 64, 128, 0.1f,
+                               e);
+  return r;
+}
+template cudaError_t instantiate<__half>(const __half*, __half*);
+template cudaError_t instantiate<__nv_bfloat16>(const __nv_bfloat16*, __nv_bfloat16*);
+)");
+  std::ofstream(dir_ + "/nv.cu") << source;
+  const CommandResult built =
+      run_command("nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' -Xptxas -v -c " +
+                  q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/nv.o"));
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  std::size_t entries = 0, clean = 0, mma = 0;
+  for (std::size_t at = built.output.find("spill stores"); at != std::string::npos;
+       at = built.output.find("spill stores", at + 1))
+    ++entries;
+  for (std::size_t at = built.output.find(" 0 bytes spill stores, 0 bytes spill loads"); at != std::string::npos;
+       at = built.output.find(" 0 bytes spill stores, 0 bytes spill loads", at + 1))
+    ++clean;
+  for (std::size_t at = built.output.find("Compiling entry function '_ZN2nv7kernels23hg_attention_mma_kernel");
+       at != std::string::npos;
+       at = built.output.find("Compiling entry function '_ZN2nv7kernels23hg_attention_mma_kernel", at + 1))
+    ++mma;
+  // 4 head sizes x 3 block sizes x 2 types x 2 architectures, and only those:
+  // half storage never takes the FP32 kernel.
+  EXPECT_EQ(mma, 48u) << built.output;
+  EXPECT_EQ(entries, mma) << built.output;
+  EXPECT_EQ(clean, entries) << built.output;
 }
 
 }  // namespace

@@ -27,8 +27,9 @@
 namespace gemm_test {
 namespace kernels {
 #include "../../../templates/cuda/kernels/common.inc"
-#include "../../../templates/cuda/kernels/gemm.inc"
 #include "../../../templates/cuda/kernels/conv.inc"
+#include "../../../templates/cuda/kernels/gemm.inc"
+#include "../../../templates/cuda/kernels/mma.inc"
 }  // namespace kernels
 }  // namespace gemm_test
 
