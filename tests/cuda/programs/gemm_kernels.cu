@@ -26,10 +26,13 @@
 
 namespace gemm_test {
 namespace kernels {
+// In the order each needs the ones before (clang-format would sort them).
+// clang-format off
 #include "../../../templates/cuda/kernels/common.inc"
-#include "../../../templates/cuda/kernels/conv.inc"
-#include "../../../templates/cuda/kernels/gemm.inc"
 #include "../../../templates/cuda/kernels/mma.inc"
+#include "../../../templates/cuda/kernels/gemm.inc"
+#include "../../../templates/cuda/kernels/conv.inc"
+// clang-format on
 }  // namespace kernels
 }  // namespace gemm_test
 
