@@ -497,11 +497,12 @@ int64_t convolution_scratch_floats(const KernelSite& site) {
       return winograd_positions(g, target) * winograd_block(g, target) * (g.c + g.f);
     case ConvKernel::kWinogradRawFilters: {
       // conv2d_winograd.inc: tiles' inputs in row panels of gemm_mr, the
-      // GEMMs' results, and a block of transformed filters (64 channels x up
-      // to 3 panels of gemm_nr, and a line) per position.
+      // GEMMs' results, and per position a block of transformed filters (64
+      // channels x up to 3 panels of gemm_nr, and a line) for each of up to
+      // 4 threads (HG_WINOGRAD_RAW_PARTS).
       const int64_t block = winograd_block(g, target), mr = target.gemm_mr;
       return winograd_positions(g, target) *
-             ((block + mr - 1) / mr * mr * g.c + block * g.f + 64 * 3 * target.gemm_nr + 16);
+             ((block + mr - 1) / mr * mr * g.c + block * g.f + 4 * (64 * 3 * target.gemm_nr + 16));
     }
     case ConvKernel::kPixelGemm:
       return g.oh * g.ow * (g.c * g.kh * g.kw + g.f);

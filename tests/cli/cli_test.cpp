@@ -198,10 +198,11 @@ TEST_F(Cli, MaxWeightGrowthBoundsWinogradAndInspectReportsIt) {
   Graph g;
   g.name = "conv";
   g.add_input("data", {{1, 32, 16, 16}});
-  g.add_constant("w", Constant::f32({32, 32, 3, 3}, testing::seeded_values(32 * 32 * 9, 5)));
+  // 64 filters: two blocks of the raw filters' kernel for two threads on every SIMD path.
+  g.add_constant("w", Constant::f32({64, 32, 3, 3}, testing::seeded_values(64 * 32 * 9, 5)));
   g.nodes.push_back(testing::make_node("conv", "Convolution", {"data", "w"},
                                        testing::attrs_of({{"kernel", std::vector<int64_t>{3, 3}},
-                                                          {"num_filter", int64_t{32}},
+                                                          {"num_filter", int64_t{64}},
                                                           {"pad", std::vector<int64_t>{1, 1}},
                                                           {"no_bias", true}})));
   g.outputs = {"conv"};

@@ -525,7 +525,7 @@ void write_packed_cases(const std::string& path, const std::string& target) {
                                           ? pack_w_transposed_panels(w.data(), p.f, p.c * p.k * p.k, nr)
                                           : pack_winograd(w.data(), p.f, p.c, nr, p.kind == 0 ? 4 : 2);
     // Kind 5 as gen/ops/convolution.cpp plans it.
-    const long raw_scratch = 16 * ((p.block + mr - 1) / mr * mr * p.c + p.block * p.f + 64 * 3 * nr + 16);
+    const long raw_scratch = 16 * ((p.block + mr - 1) / mr * mr * p.c + p.block * p.f + 4 * (64 * 3 * nr + 16));
     const long scratch = p.kind == 4   ? 0
                          : p.kind == 1 ? oh * ow * (p.c * p.k * p.k + p.f)
                          : p.kind == 5 ? raw_scratch
