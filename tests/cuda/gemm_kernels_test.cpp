@@ -51,6 +51,13 @@ class GemmKernels : public ::testing::Test {
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
+  // `source` as DIR/nv.cu, compiled by nvcc for sm_80 and sm_90 with ptxas's
+  // report (registers, spills per kernel) in the output.
+  CommandResult nvcc_report(const std::string& source) const {
+    std::ofstream(dir_ + "/nv.cu") << source;
+    return run_command("nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' -Xptxas -v -c " +
+                       q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/nv.o"));
+  }
   std::string dir_;
 };
 
@@ -302,6 +309,13 @@ TEST_F(GemmKernels, PrintedLaunchesMatchTheReference) {
 
 // A .cu for nvcc: `head` (defines, includes), the kernel files in one
 // namespace, then `tail` (instantiations), which sees them unqualified.
+// How many times `needle` occurs in `text` (ptxas's lines per kernel).
+std::size_t occurrences(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
 std::string kernels_source(const std::string& head, const std::vector<std::string>& files, const std::string& tail) {
   std::string text = head + "namespace nv {\nnamespace kernels {\n";
   for (const std::string& f : files) text += read_text(kKernels + "/" + f) + "\n";
@@ -338,17 +352,10 @@ cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
   return r;
 }
 )");
-  std::ofstream(dir_ + "/nv.cu") << source;
-  const std::string both = "nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' ";
-  const CommandResult fp32 = run_command(both + "-Xptxas -v -c " + q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/nv.o"));
+  const CommandResult fp32 = nvcc_report(source);
   ASSERT_EQ(fp32.exit_code, 0) << fp32.output;
-  std::size_t entries = 0, clean = 0;
-  for (std::size_t at = fp32.output.find("spill stores"); at != std::string::npos;
-       at = fp32.output.find("spill stores", at + 1))
-    ++entries;
-  for (std::size_t at = fp32.output.find(" 0 bytes spill stores, 0 bytes spill loads"); at != std::string::npos;
-       at = fp32.output.find(" 0 bytes spill stores, 0 bytes spill loads", at + 1))
-    ++clean;
+  const std::size_t entries = occurrences(fp32.output, "spill stores");
+  const std::size_t clean = occurrences(fp32.output, " 0 bytes spill stores, 0 bytes spill loads");
   EXPECT_GT(entries, 0u) << fp32.output;
   EXPECT_EQ(clean, entries) << fp32.output;
   const CommandResult tf32 =
@@ -371,10 +378,7 @@ cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
   return r;
 }
 )");
-  std::ofstream(dir_ + "/nv.cu") << source;
-  const CommandResult built =
-      run_command("nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' -Xptxas -v -c " +
-                  q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/nv.o"));
+  const CommandResult built = nvcc_report(source);
   ASSERT_EQ(built.exit_code, 0) << built.output;
   // The mma.sync kernels' entries with AM 0 and BMODE 2 (the gather), and
   // their spills. (The wmma fallback, which unaligned weights take, spills
@@ -429,22 +433,11 @@ cudaError_t instantiate(const E* a, const E* b, E* c, float* s) {
 template cudaError_t instantiate<__half>(const __half*, const __half*, __half*, float*);
 template cudaError_t instantiate<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, float*);
 )");
-  std::ofstream(dir_ + "/nv.cu") << source;
-  const CommandResult built = run_command(
-      "nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' "
-      "-Xptxas -v -c " +
-      q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/nv.o"));
+  const CommandResult built = nvcc_report(source);
   ASSERT_EQ(built.exit_code, 0) << built.output;
-  std::size_t entries = 0, clean = 0, mma = 0;
-  for (std::size_t at = built.output.find("spill stores"); at != std::string::npos;
-       at = built.output.find("spill stores", at + 1))
-    ++entries;
-  for (std::size_t at = built.output.find(" 0 bytes spill stores, 0 bytes spill loads"); at != std::string::npos;
-       at = built.output.find(" 0 bytes spill stores, 0 bytes spill loads", at + 1))
-    ++clean;
-  for (std::size_t at = built.output.find("hg_gemm_mma_half_kernel"); at != std::string::npos;
-       at = built.output.find("hg_gemm_mma_half_kernel", at + 1))
-    ++mma;
+  const std::size_t entries = occurrences(built.output, "spill stores");
+  const std::size_t clean = occurrences(built.output, " 0 bytes spill stores, 0 bytes spill loads");
+  const std::size_t mma = occurrences(built.output, "hg_gemm_mma_half_kernel");
   EXPECT_GT(entries, 0u) << built.output;
   EXPECT_EQ(clean, entries) << built.output;
   EXPECT_GT(mma, 0u) << "no FP16 / BF16 mma.sync kernel was compiled\n" << built.output;
@@ -475,22 +468,12 @@ cudaError_t instantiate(const E* q, E* o) {
 template cudaError_t instantiate<__half>(const __half*, __half*);
 template cudaError_t instantiate<__nv_bfloat16>(const __nv_bfloat16*, __nv_bfloat16*);
 )");
-  std::ofstream(dir_ + "/nv.cu") << source;
-  const CommandResult built =
-      run_command("nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' -Xptxas -v -c " +
-                  q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/nv.o"));
+  const CommandResult built = nvcc_report(source);
   ASSERT_EQ(built.exit_code, 0) << built.output;
-  std::size_t entries = 0, clean = 0, mma = 0;
-  for (std::size_t at = built.output.find("spill stores"); at != std::string::npos;
-       at = built.output.find("spill stores", at + 1))
-    ++entries;
-  for (std::size_t at = built.output.find(" 0 bytes spill stores, 0 bytes spill loads"); at != std::string::npos;
-       at = built.output.find(" 0 bytes spill stores, 0 bytes spill loads", at + 1))
-    ++clean;
-  for (std::size_t at = built.output.find("Compiling entry function '_ZN2nv7kernels23hg_attention_mma_kernel");
-       at != std::string::npos;
-       at = built.output.find("Compiling entry function '_ZN2nv7kernels23hg_attention_mma_kernel", at + 1))
-    ++mma;
+  const std::size_t entries = occurrences(built.output, "spill stores");
+  const std::size_t clean = occurrences(built.output, " 0 bytes spill stores, 0 bytes spill loads");
+  const std::size_t mma =
+      occurrences(built.output, "Compiling entry function '_ZN2nv7kernels23hg_attention_mma_kernel");
   // 4 head sizes x 3 block sizes x 2 types x 2 architectures, and only those:
   // half storage never takes the FP32 kernel.
   EXPECT_EQ(mma, 48u) << built.output;
