@@ -453,16 +453,22 @@ TEST_F(GemmKernels, AttentionOnTensorCoresCompilesWithNvccWithoutSpills) {
       "#define HG_CUDA_HALF 1\n#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n#include <cstring>\n"
       "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n",
       {"common.inc", "reduce_common.inc", "mma.inc", "attention.inc"}, R"(
+// Blocks of 1, 2 and 4 warps (hg_attention's kRows under half storage).
+template <int D, int DV, class E>
+cudaError_t heads(const E* q, E* o, HgNoEpilogue e) {
+  cudaError_t r = hg_attention<D, DV, 1>(0, q, 0, D, 1, q, 0, D, 1, q, 0, DV, 1, o, 0, DV, DV, 1, 16, 100, D, DV, 0.1f, e);
+  r = hg_attention<D, DV, 2>(0, q, 0, D, 1, q, 0, D, 1, q, 0, DV, 1, o, 0, DV, DV, 1, 32, 100, D, DV, 0.1f, e);
+  r = hg_attention<D, DV, 4>(0, q, 0, D, 1, q, 0, D, 1, q, 0, DV, 1, o, 0, DV, DV, 1, 100, 100, D, DV, 0.1f, e);
+  return r;
+}
 template <class E>
 cudaError_t instantiate(const E* q, E* o) {
   HgNoEpilogue e;
   cudaError_t r = cudaSuccess;
-  r = hg_attention<32, 32, 4>(0, q, 0, 32, 1, q, 0, 32, 1, q, 0, 32, 1, o, 0, 32, 32, 1, 100, 100, 32, 32, 0.1f, e);
-  r = hg_attention<64, 64, 4>(0, q, 0, 64, 1, q, 0, 64, 1, q, 0, 64, 1, o, 0, 64, 64, 1, 100, 100, 64, 64, 0.1f, e);
-  r = hg_attention<128, 128, 4>(0, q, 0, 128, 1, q, 0, 128, 1, q, 0, 128, 1, o, 0, 128, 128, 1, 100, 100, 128, 128,
-                                0.1f, e);
-  r = hg_attention<64, 128, 4>(0, q, 0, 64, 1, q, 0, 64, 1, q, 0, 128, 1, o, 0, 128, 128, 1, 100, 100, 64, 128, 0.1f,
-                               e);
+  r = heads<32, 32>(q, o, e);
+  r = heads<64, 64>(q, o, e);
+  r = heads<128, 128>(q, o, e);
+  r = heads<64, 128>(q, o, e);
   return r;
 }
 template cudaError_t instantiate<__half>(const __half*, __half*);

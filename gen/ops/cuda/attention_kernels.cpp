@@ -1,8 +1,9 @@
 // CUDA kernel of _attention (templates/cuda/kernels/attention.inc): one
 // launch of hg_attention, its tile sizes (D, DV: the head sizes rounded up
-// to 32, 64 or 128; kRows: query rows a warp, attention_rows_per_warp)
-// chosen here as template arguments, since the kernel's shared arrays are
-// static. Head sizes over 128 would not fit 48 KiB of static
+// to 32, 64 or 128; kRows: query rows a warp of the FP32 kernel,
+// attention_rows_per_warp, or under half storage the tensor-core kernel's
+// warps a block, attention_mma_warps) chosen here as template arguments,
+// since the kernel's shared arrays are static. Head sizes over 128 would not fit 48 KiB of static
 // shared memory: OpKernel::supports says no, so fuse_attention leaves such
 // attention to the three kernels it would replace. Storage float32, or
 // float16 / bfloat16 under --precision fp16 / bf16; arithmetic float.
@@ -39,6 +40,10 @@ int64_t attention_rows_per_warp(int64_t tile, int64_t m, int64_t batch) {
   return rows;
 }
 
+// The tensor-core kernel's warps a block (16 query rows each): 1 or 2 where
+// the queries number at most 16 or 32, else 4.
+int64_t attention_mma_warps(int64_t m) { return m <= 16 ? 1 : m <= 32 ? 2 : 4; }
+
 std::string attention_strides(const Attrs& a, const std::string& name, std::size_t count) {
   const std::vector<int64_t> s = a.get_ints(name);
   if (s.size() != 3) throw Error("_attention: " + name + " needs 3 strides");
@@ -56,7 +61,9 @@ KernelCall emit_attention(const EmitContext& ctx) {
   if (out.empty()) throw Error("_attention: the output has no axes");
   const int64_t d = a.get_int("d"), dv = a.get_int("dv");
   const int64_t tile_d = attention_tile(d), tile_dv = attention_tile(dv);
-  const int64_t rows = attention_rows_per_warp(std::max(tile_d, tile_dv), a.get_int("m"), a.get_int("batch"));
+  const bool half = ctx.in_types[0].dtype == DType::kFloat16 || ctx.in_types[0].dtype == DType::kBFloat16;
+  const int64_t rows = half ? attention_mma_warps(a.get_int("m"))
+                            : attention_rows_per_warp(std::max(tile_d, tile_dv), a.get_int("m"), a.get_int("batch"));
   return {{"attention"},
           "HG_CHECK((hg_attention<" + int_str(tile_d) + ", " + int_str(tile_dv) + ", " + int_str(rows) + ">(" +
               ctx.stream + ", " + ctx.in[0] + ", " + attention_strides(a, "q_strides", 3) + ctx.in[1] + ", " +
