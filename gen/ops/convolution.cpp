@@ -292,13 +292,10 @@ bool uses_filter_lanes(const ConvGeometry& g, const Target& target) {
 // every 16-pixel run of output columns reads inside it).
 int64_t filter_lanes_blocks(const ConvGeometry& g) { return (g.f + 15) / 16; }
 
-// The weights [f, c, kh, kw] as [c][kh][kw][16 * blocks], filters past f 0.
+// The weights [f, c, kh, kw] as [c][kh][kw][16 * blocks], filters past f 0:
+// W^T as one column panel 16 * blocks wide.
 std::vector<float> pack_filter_lanes(const float* w, const ConvGeometry& g) {
-  const int64_t width = 16 * filter_lanes_blocks(g), taps = g.c * g.kh * g.kw;
-  std::vector<float> packed(static_cast<std::size_t>(taps * width), 0.0f);
-  for (int64_t f = 0; f < g.f; ++f)
-    for (int64_t t = 0; t < taps; ++t) packed[static_cast<std::size_t>(t * width + f)] = w[f * taps + t];
-  return packed;
+  return pack_w_transposed_panels(w, g.f, g.c * g.kh * g.kw, 16 * filter_lanes_blocks(g));
 }
 
 // A 1x1 convolution on a 1x1 map (a classifier after global pooling) is a

@@ -10,7 +10,9 @@
 // pixel-row GEMM kernels read weights packed here by the tool's functions for
 // the driver's target, as does the small direct kernel (conv2d_rows.inc, its
 // filters in panels) on AVX-512, AVX2 and NEON builds; the fused 1x1-then-depthwise kernel
-// (conv_pointwise_depthwise.inc) reads its 1x1 weights packed the same way. |got - expected| <= tol * (sum of |terms|), tol 1e-5,
+// (conv_pointwise_depthwise.inc) reads its 1x1 weights packed the same way, and the
+// filters-in-lanes kernel (conv2d_filter_lanes.inc, AVX-512) its weights as
+// one panel of W^T. |got - expected| <= tol * (sum of |terms|), tol 1e-5,
 // 5e-5 for Winograd (its transforms add rounding).
 #include <gtest/gtest.h>
 
@@ -238,10 +240,44 @@ bool run_rows_case(long fb, const float* x, const float* w, const float* b, floa
   return false;
 }
 
+// kind 7: hg_conv2d_filter_lanes<FB, KW> (AVX-512 drivers) with
+// epilogue 0 (none), 1 (the lambda) or 2 (the clamp, in registers), for the
+// (FB, KW) pairs write_packed_cases makes; false for another.
+template <int FB, int KW>
+bool run_filter_lanes(const float* x, const float* w, const float* b, float* y, const long* g, long rows, long padded,
+                      float* scratch, long epilogue) {
+#if defined(HG_SIMD_AVX512)
+  if (epilogue == 0)
+    model::kernels::hg_conv2d_filter_lanes<FB, KW>(x, w, b, y, g, rows, padded, scratch, model::kernels::HgNoEpilogue());
+  else if (epilogue == 1)
+    model::kernels::hg_conv2d_filter_lanes<FB, KW>(x, w, b, y, g, rows, padded, scratch, [](long ch, long idx, float v) {
+      const float r = v + channel_add(ch) + residual(idx);
+      return r > 0.0f ? r : 0.0f;
+    });
+  else
+    model::kernels::hg_conv2d_filter_lanes<FB, KW>(x, w, b, y, g, rows, padded, scratch,
+                                                   model::kernels::HgClampEpilogue(-0.3f, 0.4f));
+  return true;
+#else
+  (void)x, (void)w, (void)b, (void)y, (void)g, (void)rows, (void)padded, (void)scratch, (void)epilogue;
+  return false;
+#endif
+}
+
+bool run_filter_lanes_case(long fb, const float* x, const float* w, const float* b, float* y, const long* g,
+                           long rows, long padded, float* scratch, long epilogue) {
+  const long kw = g[6];
+  if (fb == 1 && kw == 3) return run_filter_lanes<1, 3>(x, w, b, y, g, rows, padded, scratch, epilogue);
+  if (fb == 2 && kw == 3) return run_filter_lanes<2, 3>(x, w, b, y, g, rows, padded, scratch, epilogue);
+  if (fb == 3 && kw == 5) return run_filter_lanes<3, 5>(x, w, b, y, g, rows, padded, scratch, epilogue);
+  if (fb == 4 && kw == 7) return run_filter_lanes<4, 7>(x, w, b, y, g, rows, padded, scratch, epilogue);
+  return false;
+}
+
 // kind 0: hg_conv2d_winograd<4>, 1: hg_conv2d_pixel_gemm, 2:
 // hg_conv2d_winograd<2>, 3: hg_conv_pointwise_depthwise, 4: hg_conv2d_rows,
 // 5: hg_conv2d_winograd<2, true> (raw filters), 6: hg_conv2d_gemm (im2col
-// tiles of `block` pixels); weights packed by the tool. Returns false when
+// tiles of `block` pixels), 7: hg_conv2d_filter_lanes; weights packed by the tool. Returns false when
 // the file ends early.
 bool check_packed(Reader& in) {
   const long kind = in.value();
@@ -271,6 +307,22 @@ bool check_packed(Reader& in) {
     }
     if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL rows wrote past the output\n");
     compare_with_direct(g, x, wt, bias, y, static_cast<int>(with_epilogue), "rows");
+    return true;
+  }
+  if (kind == 7) {
+    // block: the blocks of 16 filters; the padded input's rows and row length as the generator plans them.
+    const long rows = (oh - 1) * g[9] + kh, padded = ((ow + 15) / 16 * 16 - 1) * g[10] + kw;
+    // The kernel loads its weight vectors aligned, as generated code places them (64 bytes).
+    std::vector<float> aligned_storage(packed.size() + 16);
+    float* const weights = &aligned_storage[(16 - reinterpret_cast<size_t>(&aligned_storage[0]) / 4 % 16) % 16];
+    for (size_t i = 0; i < packed.size(); ++i) weights[i] = packed[i];
+    ++g_cases;
+    if (!run_filter_lanes_case(block, &x[0], weights, bias, &y[0], g, rows, padded, &scratch[0], with_epilogue)) {
+      if (++g_failures < 20) std::printf("FAIL no filter-lanes kernel for %ld blocks of k%ld\n", block, kw);
+      return true;
+    }
+    if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL filter lanes wrote past the output\n");
+    compare_with_direct(g, x, wt, bias, y, static_cast<int>(with_epilogue), "filter lanes");
     return true;
   }
   const long u_stride = static_cast<long>(packed.size()) / (kind == 0 ? 36 : 16);
@@ -392,7 +444,7 @@ void add_kernel(const std::string& name, std::set<std::string>& seen, std::strin
 
 struct PackedCase {
   long kind;  // 0 Winograd F(4x4, 3x3), 1 pixel-row GEMM, 2 Winograd F(2x2, 3x3), 3 pointwise-depthwise, 4 rows,
-              // 5 Winograd F(2x2, 3x3) on raw filters, 6 im2col GEMM
+              // 5 Winograd F(2x2, 3x3) on raw filters, 6 im2col GEMM, 7 filters in the vector lanes
   long n, c, h, w, f, k, stride, pad, block;  // kind 3: f the 1x1's filters, block in GEMM row panels;
                                               // kind 4: block the filters per panel; kind 6: pixels per tile
 };
@@ -506,6 +558,17 @@ void write_packed_cases(const std::string& path, const std::string& target) {
     const std::vector<PackedCase> rows = rows_cases(target == "x86-64-v3");
     cases.insert(cases.end(), rows.begin(), rows.end());
   }
+  // Filters in the vector lanes (block: blocks of 16 filters): a MobileNet
+  // stem with a short last run of pixels, a ResNet 7x7 stem at batch 2, 5
+  // filters (part of one block), 40 filters at stride 3, 24 at stride 1
+  // without padding.
+  if (target == "x86-64-v4")
+    cases.insert(cases.end(), {{7, 1, 3, 17, 23, 32, 3, 2, 1, 2},
+                               {7, 2, 3, 29, 40, 64, 7, 2, 3, 4},
+                               {7, 1, 1, 9, 37, 5, 3, 1, 1, 1},
+                               {7, 1, 4, 12, 20, 40, 5, 3, 2, 3},
+                               {7, 1, 2, 8, 33, 24, 3, 1, 0, 2},
+                               {7, 1, 3, 10, 19, 32, 3, 2, 1, 2}});
   std::ofstream out(path, std::ios::binary);
   SeededFloats random(4321);
   std::map<std::pair<long, long>, long> rows_seen;  // rows cases so far per (K, FB)
@@ -519,14 +582,17 @@ void write_packed_cases(const std::string& path, const std::string& target) {
     const long oh = (p.h + 2 * p.pad - p.k) / p.stride + 1, ow = (p.w + 2 * p.pad - p.k) / p.stride + 1;
     const long geometry[16] = {p.n, p.c, p.h, p.w, p.f, p.k, p.k, oh, ow, p.stride, p.stride, p.pad, p.pad, 1, 1, 1};
     const std::vector<float> x = random(p.n * p.c * p.h * p.w), w = random(p.f * p.c * p.k * p.k);
-    const std::vector<float> packed = p.kind == 4   ? pack_a_panels(w.data(), p.f, p.c * p.k * p.k, p.block)
-                                      : p.kind == 6 ? pack_a_panels(w.data(), p.f, p.c * p.k * p.k, mr)
-                                      : p.kind == 1 || p.kind == 5
-                                          ? pack_w_transposed_panels(w.data(), p.f, p.c * p.k * p.k, nr)
-                                          : pack_winograd(w.data(), p.f, p.c, nr, p.kind == 0 ? 4 : 2);
+    const std::vector<float> packed =
+        p.kind == 7                  ? pack_w_transposed_panels(w.data(), p.f, p.c * p.k * p.k, 16 * p.block)
+        : p.kind == 4                ? pack_a_panels(w.data(), p.f, p.c * p.k * p.k, p.block)
+        : p.kind == 6                ? pack_a_panels(w.data(), p.f, p.c * p.k * p.k, mr)
+        : p.kind == 1 || p.kind == 5 ? pack_w_transposed_panels(w.data(), p.f, p.c * p.k * p.k, nr)
+                                     : pack_winograd(w.data(), p.f, p.c, nr, p.kind == 0 ? 4 : 2);
     // Kind 5 as gen/ops/convolution.cpp plans it.
     const long raw_scratch = 16 * ((p.block + mr - 1) / mr * mr * p.c + p.block * p.f + 4 * (64 * 3 * nr + 16));
-    const long scratch = p.kind == 4   ? 0
+    const long lanes_scratch = p.c * ((oh - 1) * p.stride + p.k) * (((ow + 15) / 16 * 16 - 1) * p.stride + p.k);
+    const long scratch = p.kind == 7   ? lanes_scratch
+                         : p.kind == 4 ? 0
                          : p.kind == 1 ? oh * ow * (p.c * p.k * p.k + p.f)
                          : p.kind == 5 ? raw_scratch
                          : p.kind == 6 ? p.c * p.k * p.k * std::min(p.block, oh * ow)
@@ -536,6 +602,7 @@ void write_packed_cases(const std::string& path, const std::string& target) {
     // in turn (compare_with_direct's numbers); the others: with or without the lambda.
     long epilogue = static_cast<long>(i % 2 == 0);
     if (p.kind == 4) epilogue = rows_seen[{p.k, p.block}]++ % 2 == 0 ? 1 : rows_register_epilogue(p.k, p.block);
+    if (p.kind == 7) epilogue = static_cast<long>(i % 3);
     put(out, p.kind);
     for (long g : geometry) put(out, g);
     for (long v : {p.block, scratch, static_cast<long>(has_bias), epilogue}) put(out, v);
@@ -557,7 +624,7 @@ void check_conv_kernels(const std::string& flags, const std::string& target, con
   std::set<std::string> seen;
   std::string text;
   for (const char* k : {"epilogue", "gemm", "conv2d_depthwise", "conv2d_winograd", "conv2d_pixel_gemm", "conv2d_rows",
-                        "conv_pointwise_depthwise", "conv2d_gemm"})
+                        "conv_pointwise_depthwise", "conv2d_gemm", "conv2d_filter_lanes"})
     add_kernel(k, seen, text);
   testing::write_kernel_driver(dir.path(), text, kConvDriver);
   auto r = testing::compile_driver(dir.path(), cxx, flags);
