@@ -17,7 +17,9 @@ For each model it
      --rounds rounds (the order rotates every round), and reports the median
      over rounds of each process's median latency:
        hybgen_generated   `hybgen bench MODEL.json --runs N --warmup W` (the generated
-                          C++ built with -O3 -march=native, a static arena)
+                          C++ built with -O3 -march=native, a static arena; with
+                          --hybgen-target T generated for target T instead, e.g.
+                          x86-64-v3 to time the AVX2 code on an AVX-512 machine)
        hybgen_eager,      runtime-lite's eager and hybridized (cached graph,
        hybgen_hybridized  reference kernels + OpenBLAS) in-process: export_zoo --time
        onnxruntime        ONNX Runtime: 1 intra-op / 1 inter-op thread, sequential,
@@ -381,6 +383,8 @@ def prepare_model(name: str, args, tools: dict, work: Path) -> dict:
     if Path(str(prefix) + ".safetensors").stat().st_size > LARGE_WEIGHTS_BYTES:
         ctx["hybgen_flags"] = ["--external-weights"]
         log("  weights over 256 MiB: hybgen verify and bench with --external-weights")
+    if args.hybgen_target:
+        ctx["hybgen_flags"] += ["--target", args.hybgen_target]
     try:
         import to_onnx
         from peer_runner import bench_input
@@ -531,6 +535,8 @@ def prepare_onnx_model(name: str, path: str, args, tools: dict, work: Path) -> d
     if onnx_weight_bytes(onnx_path) > LARGE_WEIGHTS_BYTES:
         ctx["hybgen_flags"].append("--external-weights")
         log("  weights over 256 MiB: hybgen verify and bench with --external-weights")
+    if args.hybgen_target:
+        ctx["hybgen_flags"] += ["--target", args.hybgen_target]
     try:
         inputs, _ = onnx_io(str(onnx_path), parse_shapes(ctx["shapes"]))
     except SystemExit as e:  # a symbolic dim without --shape: onnx_io says which
@@ -681,6 +687,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cpu", type=int, help="pin every runner process to this CPU (default: no pinning)")
     ap.add_argument("--openblas-coretype", help="OPENBLAS_CORETYPE for every runner (default from the CPU flags)")
     ap.add_argument("--tolerance", type=float, default=1e-4, help="of the ONNX conversion check")
+    ap.add_argument("--hybgen-target", help="generate hybgen's code for this target (hybgen bench --target), "
+                                            "e.g. x86-64-v3 on an AVX-512 machine (default: this machine's)")
     ap.add_argument("--quantize", choices=["int8"],
                     help="also time each model quantized to int8 by hybgen quantize and by ONNX Runtime's "
                          "quantize_static (QDQ, S8S8), against both float32 (default models " + QUANTIZE_MODELS + ")")
@@ -716,6 +724,7 @@ def main(argv=None) -> int:
     result = {"command": [sys.argv[0], *sys.argv[1:]], "machine": machine_info(), "versions": versions(tools["hybgen"]),
               "environment": {k: runner_env()[k] for k in sorted(FIXED_ENV) + ["OPENBLAS_CORETYPE"]},
               "settings": {"rounds": args.rounds, "runs": args.runs, "warmup": args.warmup, "cpu_pinning": args.cpu,
+                           "hybgen_target": args.hybgen_target or "this machine's",
                            "build": str(build), "timer": "steady_clock (C++) / perf_counter_ns (Python), per call"},
               "skipped_peers": {k: v for k, v in skip.items() if v}, "models": {}}
 
