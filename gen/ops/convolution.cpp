@@ -320,13 +320,14 @@ bool reads_input_directly(const ConvGeometry& g) {
 // Output pixels per im2col tile: the whole image when its columns take at
 // most 1 MiB, else fewer (a multiple of 16, which every SIMD path's vector
 // width divides), so the scratch stays small next to the activations. At
-// most 256 KiB for 32 reduction steps or fewer (a 3-channel 3x3 stem): in
-// MobileNet v2 its stem took 395 us with such tiles against 467 with 1 MiB
-// ones (the same alone); ResNet-18's stem (147 steps) was 6-12% slower with
-// them.
+// most 24 KiB, which stay in L1 while the product reads them, for 32
+// reduction steps or fewer (a 3-channel 3x3 stem): MobileNet v2's stem on
+// AVX2 (Zen 4) took 436 us with 224-pixel tiles, 456-474 with 336 to 2416
+// (256 KiB); 1 MiB tiles had been slower still. ResNet-18's stem (147
+// steps) was 6-12% slower with 256 KiB tiles.
 int64_t im2col_tile(const ConvGeometry& g) {
   const int64_t k = (g.c / g.groups) * g.kd * g.kh * g.kw, spatial = g.od * g.oh * g.ow;
-  const int64_t budget = (int64_t{1} << (k <= 32 ? 16 : 18)) / k;  // floats
+  const int64_t budget = (k <= 32 ? int64_t{6} << 10 : int64_t{1} << 18) / k;  // floats
   if (budget >= spatial) return spatial;
   return std::max<int64_t>(16, budget / 16 * 16);
 }
