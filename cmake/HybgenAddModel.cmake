@@ -287,7 +287,12 @@ function(hybgen_add_model)
     if(NOT CMAKE_CUDA_ARCHITECTURES
        OR (arch_help STREQUAL "CUDA architectures" AND "$ENV{CUDAARCHS}" STREQUAL ""
            AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "$CACHE{CMAKE_CUDA_ARCHITECTURES}"))
-      set_target_properties(${HG_TARGET} PROPERTIES CUDA_ARCHITECTURES "80;90")
+      # fp16 and bf16 run Hopper's warpgroup products, which only sm_90a code has.
+      if(HG_PRECISION STREQUAL "fp16" OR HG_PRECISION STREQUAL "bf16")
+        set_target_properties(${HG_TARGET} PROPERTIES CUDA_ARCHITECTURES "80;90a-real")
+      else()
+        set_target_properties(${HG_TARGET} PROPERTIES CUDA_ARCHITECTURES "80;90")
+      endif()
     endif()
     target_compile_features(${HG_TARGET} PRIVATE cuda_std_17)
     if(NOT TARGET CUDA::cudart)

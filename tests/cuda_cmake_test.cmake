@@ -110,6 +110,10 @@ foreach(sm sm_80 sm_90)
   endif()
 endforeach()
 message(STATUS "net.cu compiled for sm_80 and sm_90")
+string(REGEX MATCH "[^\n]*net_half\\.cu\\.o[^\n]*" half_command "${commands}")
+if(NOT half_command MATCHES "sm_80" OR NOT half_command MATCHES "sm_90a")
+  message(FATAL_ERROR "PRECISION fp16: net_half.cu was not compiled for sm_80 and sm_90a: ${half_command}")
+endif()
 
 # 2. The caller's architectures win (configure only: the flags are decided then).
 set(build86 "${WORK_DIR}/build86")

@@ -39,8 +39,9 @@ inline NvccResult nvcc_compile(const Graph& graph, const std::string& name, Prec
   TempDir dir("hybgen-nvcc");
   write_generated(files, dir.path());
   const std::string cu = dir.path() + "/" + options.name + ".cu";
-  const CommandResult r = run_command("nvcc -std=c++17 -O3 " + cuda.compiler_flags + " -Xptxas -v -Werror all-warnings -c " +
-                                      quoted(cu) + " -o " + quoted(dir.path() + "/model.o"));
+  const CommandResult r =
+      run_command("nvcc -std=c++17 -O3 " + compiler_flags_for(compile.target) + " -Xptxas -v -Werror all-warnings -c " +
+                  quoted(cu) + " -o " + quoted(dir.path() + "/model.o"));
   NvccResult result{r.exit_code, r.output, "", 0};
   std::istringstream lines(r.output);
   std::string function, line;

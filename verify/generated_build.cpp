@@ -38,7 +38,7 @@ GeneratedBuild::GeneratedBuild(const CompiledGraph& compiled, const std::string&
     if (!problem.empty()) throw Error("the model " + problem);
   }
   toolchain_ = toolchain_for(compiled.target, settings.cxx, settings.emulation);
-  const std::string& target_flags = compiled.target.compiler_flags;
+  const std::string target_flags = compiler_flags_for(compiled.target);
   // The target's -march first: a -march among the caller's flags (bench's
   // -march=native) then wins, with its tuning for this CPU; after it,
   // -march=x86-64-v4 tuned for a generic CPU and MobileNet v2's stem ran 30%

@@ -3,10 +3,13 @@
 // with HG_CUDA_TF32_MMA: mma.sync fed by cp.async, the "TF32" rows) against
 // cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32. Benchmark only (links
 // cuBLAS; the generated code never does). See README.md:
-//   nvcc -O3 -arch=sm_90 -std=c++17 bench_gemm_cublas.cu -lcublas -o bench_gemm_cublas
+//   nvcc -O3 -arch=sm_90a -std=c++17 bench_gemm_cublas.cu -lcublas -o bench_gemm_cublas
 //   ./bench_gemm_cublas [M N K]
-// cuBLAS FP16 (cublasGemmEx, CUDA_R_16F operands, FP32 compute) is timed
-// alone, as the reference for an FP16 GEMM (none in the generated code yet).
+// The FP16 kernels (HG_CUDA_HALF, what --precision fp16 runs: Hopper's
+// wgmma where the build has sm_90a code, else mma.sync) against cublasGemmEx
+// with CUDA_R_16F operands and C, FP32 compute; build with
+//   nvcc -O3 -std=c++17 -gencode 'arch=compute_90a,code=sm_90a' ...
+// on a Hopper GPU, or the wgmma rows are skipped.
 // Each kernel is timed with CUDA events, the median of 20 runs after 3
 // warm-up runs, and checked against cuBLAS FP32 (max |diff| / max |ref|):
 // a result over 1e-4 (FP32) or 1e-2 (TF32, about 1e-3 when right) is
@@ -15,6 +18,7 @@
 // with split-K, and the other tile shapes of its mma.sync kernel that fit
 // 48 KiB of shared memory are timed next to the default (HgMmaTileDefault).
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <mma.h>
@@ -27,11 +31,14 @@
 #include <string>
 #include <vector>
 
-// The kernel files as the generated code pastes them: once with exact FP32,
-// once with the TF32 path on.
+// The kernel files as the generated code pastes them, each in the order
+// its successors need (clang-format would sort them): with exact FP32, the
+// TF32 paths, and half storage.
+// clang-format off
 namespace fp32 {
 namespace kernels {
 #include "../../templates/cuda/kernels/common.inc"
+#include "../../templates/cuda/kernels/mma.inc"
 #include "../../templates/cuda/kernels/gemm.inc"
 }  // namespace kernels
 }  // namespace fp32
@@ -39,6 +46,7 @@ namespace kernels {
 namespace tf32_wmma {  // the default TF32 path: nvcuda::wmma
 namespace kernels {
 #include "../../templates/cuda/kernels/common.inc"
+#include "../../templates/cuda/kernels/mma.inc"
 #include "../../templates/cuda/kernels/gemm.inc"
 }  // namespace kernels
 }  // namespace tf32_wmma
@@ -46,9 +54,19 @@ namespace kernels {
 namespace tf32 {  // with HG_CUDA_TF32_MMA: the mma.sync + cp.async kernel
 namespace kernels {
 #include "../../templates/cuda/kernels/common.inc"
+#include "../../templates/cuda/kernels/mma.inc"
 #include "../../templates/cuda/kernels/gemm.inc"
 }  // namespace kernels
 }  // namespace tf32
+#define HG_CUDA_HALF 1
+namespace fp16 {  // --precision fp16: the wgmma kernel on sm_90a, mma.sync elsewhere
+namespace kernels {
+#include "../../templates/cuda/kernels/common.inc"
+#include "../../templates/cuda/kernels/mma.inc"
+#include "../../templates/cuda/kernels/gemm.inc"
+}  // namespace kernels
+}  // namespace fp16
+// clang-format on
 
 #define CHECK_CUDA(call)                                                                                     \
   do {                                                                                                       \
@@ -72,7 +90,7 @@ namespace kernels {
 template <class TC>
 static void tf32_tile(const float* a, const float* b, float* c, long m, long n, long k) {
   namespace K = tf32::kernels;
-  K::HgGemmArgs g = K::hg_gemm_args();
+  K::HgGemmArgs<float> g = K::hg_gemm_args<float>();
   g.a = a;
   g.b = b;
   g.c = c;
@@ -84,11 +102,13 @@ static void tf32_tile(const float* a, const float* b, float* c, long m, long n, 
   g.c_ld = n;
   g.channels = n;
   g.k_split = k;
-  g.a_vec = K::hg_gemm_aligned(a) && k % 4 == 0;
-  g.b_vec = K::hg_gemm_aligned(b) && n % 4 == 0;
-  g.c_vec = K::hg_gemm_aligned(c) && n % 4 == 0;
+  g.a_vec = K::hg_gemm_vec(a, k, 0);
+  g.b_vec = K::hg_gemm_vec(b, n, 0);
+  g.c_vec = K::hg_gemm_vec(c, n, 0);
+  g.a_row16 = K::hg_gemm_row16(a, k, 0);
+  g.b_row16 = K::hg_gemm_row16(b, n, 0);
   cudaError_t e = cudaSuccess;
-  if (!K::HgGemmMma<TC, 0, 1, false, K::HgNoEpilogue>::launch(0, g, 1, K::HgNoEpilogue(), &e)) {
+  if (!K::HgGemmMma<TC, 0, 1, 0, 0, false, K::HgNoEpilogue>::launch(0, g, 1, K::HgNoEpilogue(), &e)) {
     std::fprintf(stderr, "the mma.sync kernel does not take these operands (K and N multiples of 4)\n");
     std::exit(1);
   }
@@ -289,8 +309,8 @@ int main(int argc, char** argv) {
     variant("  tile 256x128 k16 2st 4x2 warps",
             [&] { tf32_tile<tf32::kernels::HgMmaTile<256, 128, 16, 2, 4, 2, 1>>(a, b, c, m, n, k); });
   }
-  // cuBLAS FP16 (halves in, FP32 sums), the reference for the FP16 figure: with C in FP16 (what
-  // --precision fp16 stores) and in FP32. hybgen has no FP16 GEMM kernel in this tree to time against it.
+  // FP16 (halves in, FP32 sums, C in FP16 as --precision fp16 stores it): hybgen's wgmma and mma.sync
+  // kernels against cuBLAS, and cuBLAS with C in FP32.
   struct Ref {
     std::string name;
     float ms;
@@ -319,6 +339,40 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());
     refs.push_back({"cuBLAS FP16 (A B, C half) [the reference]", t16, rel_error(c, ref, static_cast<size_t>(m * n))});
+    CHECK_CUDA(fp16::kernels::hg_probe_device());
+    const bool wgmma = fp16::kernels::hg_wgmma_ready();
+    for (const bool use_wgmma : {true, false}) {
+      if (use_wgmma && !wgmma) {
+        std::printf("wgmma: not run (no sm_90a code for this device)\n");
+        continue;
+      }
+      fp16::kernels::hg_wgmma_ready() = use_wgmma;
+      for (const bool nt : {false, true}) {  // B N-contiguous (A B), or K-contiguous (A W^T)
+        auto ours = [&] {
+          if (nt) {
+            CHECK_CUDA((fp16::kernels::hg_gemm<0, 0, 0>(0, ah, k, 0, bh, k, 0, nullptr, ch, n, 0, n, 1, m, n, k, 1,
+                                                        nullptr, fp16::kernels::HgNoEpilogue())));
+          } else {
+            CHECK_CUDA((fp16::kernels::hg_gemm<0, 0, 1>(0, ah, k, 0, bh, n, 0, nullptr, ch, n, 0, n, 1, m, n, k, 1,
+                                                        nullptr, fp16::kernels::HgNoEpilogue())));
+          }
+        };
+        const float t = time_ms(ours);
+        if (nt) {
+          cublas_fp32_nt();  // B read as W^T: the same halves' bits, another matrix
+        } else {
+          cublas_fp32();
+        }
+        ours();
+        to_float<<<1024, 256>>>(ch, c, static_cast<size_t>(m * n));
+        CHECK_CUDA(cudaGetLastError());
+        CHECK_CUDA(cudaDeviceSynchronize());
+        rows.push_back({std::string(use_wgmma ? "FP16 wgmma" : "FP16 mma.sync") + (nt ? " (A W^T)" : " (A B)  ") +
+                            " vs cuBLAS FP16 (A B, C half)",
+                        t, t16, rel_error(c, ref, static_cast<size_t>(m * n)), kFp16Tol});
+      }
+    }
+    fp16::kernels::hg_wgmma_ready() = wgmma;
     const float t32 = time_ms([&] { cublas_fp16(CUDA_R_32F, c); });
     cublas_fp32();
     cublas_fp16(CUDA_R_32F, c);

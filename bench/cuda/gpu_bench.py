@@ -449,6 +449,19 @@ def check_mapping(args, work):
 # prepare: export, generate and build (CPU only).
 
 
+def nvcc_arch(precision, args):
+    """nvcc -arch for a library: --arch, except sm_90a for fp16 / bf16 on a Hopper GPU when --arch is native:
+    the wgmma GEMM exists only in sm_90a code (plain sm_90 code runs the mma.sync kernel)."""
+    if args.arch != "native" or precision not in ("fp16", "bf16"):
+        return args.arch
+    try:
+        caps = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"], capture_output=True,
+                              text=True, timeout=60).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return args.arch
+    return "sm_90a" if caps and caps[0] == "9.0" else args.arch
+
+
 def prepare_one(name, batch, precision, args, work: Path):
     t0 = time.time()
     prefix = export(name, batch, args, work)
@@ -461,7 +474,7 @@ def prepare_one(name, batch, precision, args, work: Path):
     t1 = time.time()
     lib = gen / f"lib{stem}.so"
     tmp = gen / f"lib{stem}.so.tmp-build"
-    run([args.nvcc, "-std=c++17", "-O3", f"-arch={args.arch}", "-shared", "-Xcompiler", "-fPIC", "-I", gen,
+    run([args.nvcc, "-std=c++17", "-O3", f"-arch={nvcc_arch(precision, args)}", "-shared", "-Xcompiler", "-fPIC", "-I", gen,
          gen / "shim.cu", gen / f"{stem}.cu", "-o", tmp])
     tmp.replace(lib)  # no half-written library for measure to load
     manifest = json.loads((gen / f"{stem}.manifest.json").read_text())

