@@ -18,6 +18,7 @@
 // with split-K, and the other tile shapes of its mma.sync kernel that fit
 // 48 KiB of shared memory are timed next to the default (HgMmaTileDefault).
 #include <cublas_v2.h>
+#include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -341,12 +342,14 @@ int main(int argc, char** argv) {
     refs.push_back({"cuBLAS FP16 (A B, C half) [the reference]", t16, rel_error(c, ref, static_cast<size_t>(m * n))});
     CHECK_CUDA(fp16::kernels::hg_probe_device());
     const bool wgmma = fp16::kernels::hg_wgmma_ready();
-    for (const bool use_wgmma : {true, false}) {
+    for (const int kind : {2, 1, 0}) {  // wgmma with TMA copies, with cp.async copies, mma.sync
+      const bool use_wgmma = kind > 0;
       if (use_wgmma && !wgmma) {
-        std::printf("wgmma: not run (no sm_90a code for this device)\n");
+        if (kind == 2) std::printf("wgmma: not run (no sm_90a code for this device)\n");
         continue;
       }
       fp16::kernels::hg_wgmma_ready() = use_wgmma;
+      fp16::kernels::hg_wgmma_tma() = kind == 2;
       for (const bool nt : {false, true}) {  // B N-contiguous (A B), or K-contiguous (A W^T)
         auto ours = [&] {
           if (nt) {
@@ -367,12 +370,15 @@ int main(int argc, char** argv) {
         to_float<<<1024, 256>>>(ch, c, static_cast<size_t>(m * n));
         CHECK_CUDA(cudaGetLastError());
         CHECK_CUDA(cudaDeviceSynchronize());
-        rows.push_back({std::string(use_wgmma ? "FP16 wgmma" : "FP16 mma.sync") + (nt ? " (A W^T)" : " (A B)  ") +
-                            " vs cuBLAS FP16 (A B, C half)",
+        rows.push_back({std::string(kind == 2   ? "FP16 wgmma TMA"
+                                    : kind == 1 ? "FP16 wgmma cp.async"
+                                                : "FP16 mma.sync") +
+                            (nt ? " (A W^T)" : " (A B)  ") + " vs cuBLAS FP16 (A B, C half)",
                         t, t16, rel_error(c, ref, static_cast<size_t>(m * n)), kFp16Tol});
       }
     }
     fp16::kernels::hg_wgmma_ready() = wgmma;
+    fp16::kernels::hg_wgmma_tma() = true;
     const float t32 = time_ms([&] { cublas_fp16(CUDA_R_32F, c); });
     cublas_fp32();
     cublas_fp16(CUDA_R_32F, c);

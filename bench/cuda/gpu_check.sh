@@ -14,7 +14,8 @@
 #    ResNet-18 at batch 32 both ways, OUT/gather.txt;
 # 4. fp16 on Hopper's wgmma (the default on an sm_90a build): `hybgen verify
 #    --precision fp16` of ResNet-18 at batch 32 and the transformer layer, and
-#    `hybgen bench` of both on wgmma and on mma.sync (-DHG_CUDA_NO_WGMMA),
+#    `hybgen bench` of both on wgmma (TMA copies), on wgmma with cp.async
+#    copies (-DHG_CUDA_NO_TMA) and on mma.sync (-DHG_CUDA_NO_WGMMA),
 #    OUT/wgmma.txt;
 # 5. gpu_bench.py: the generated code against PyTorch (eager, CUDA Graph,
 #    torch.compile max-autotune while time is left), OUT/gpu_bench.txt and .json.
@@ -83,8 +84,9 @@ for model in resnet18_v1_b32 transformer_encoder_b32; do
   echo "== fp16 $model: verify (wgmma on a Hopper)"
   timeout 300 "$hybgen" verify "$out/zoo/$model.json" --target cuda --precision fp16 --external-weights 2>&1 |
     grep -E "reference$|^verify:|error" | tail -2
-  for kernel in wgmma mma.sync; do
+  for kernel in wgmma wgmma-cp.async mma.sync; do
     flags=""
+    [ "$kernel" = wgmma-cp.async ] && flags="-DHG_CUDA_NO_TMA"
     [ "$kernel" = mma.sync ] && flags="-DHG_CUDA_NO_WGMMA"
     echo "== fp16 $model on $kernel"
     timeout 300 "$hybgen" bench "$out/zoo/$model.json" --target cuda --precision fp16 --external-weights \

@@ -133,7 +133,7 @@ std::string driver_source(const std::vector<Prepared>& cases, const std::string&
   std::string s =
       std::string(element == "float" ? "" : "#define HG_CUDA_HALF 1\n") +
       "#include <cuda_runtime.h>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <vector>\n"
-      "#if defined(HG_CUDA_HALF) && !defined(HG_CUDA_HOST)\n#include <cuda_fp16.h>\n#endif\n"
+      "#if defined(HG_CUDA_HALF) && !defined(HG_CUDA_HOST)\n#include <cuda.h>\n#include <cuda_fp16.h>\n#endif\n"
       "#define HG_CHECK(call) do { const cudaError_t e_ = (call); if (e_ != cudaSuccess) return e_; } while (0)\n"
       "namespace model { namespace kernels {\n";
   for (const auto& k : order) s += read_text(kKernels + "/" + k + ".inc") + "\n";

@@ -408,7 +408,8 @@ cudaError_t instantiate(const float* a, const float* b, float* c, float* s) {
 TEST_F(GemmKernels, HalfStorageTemplatesCompileWithNvccWithoutSpills) {
   if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on PATH";
   const std::string source = kernels_source(
-      "#define HG_CUDA_HALF 1\n#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n#include <cstring>\n"
+      "#define HG_CUDA_HALF 1\n#include <cuda_runtime.h>\n#include <cuda.h>\n"
+      "#include <cstdint>\n#include <cmath>\n#include <cstring>\n"
       "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n#include <mma.h>\n",
       {"common.inc", "mma.inc", "gemm.inc", "conv.inc", "conv3d.inc", "deconv.inc"}, R"(
 template <class E>
@@ -486,7 +487,8 @@ TEST_F(GemmKernels, CublasBenchmarkCompilesWithNvcc) {
 TEST_F(GemmKernels, AttentionOnTensorCoresCompilesWithNvccWithoutSpills) {
   if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on PATH";
   const std::string source = kernels_source(
-      "#define HG_CUDA_HALF 1\n#include <cuda_runtime.h>\n#include <cstdint>\n#include <cmath>\n#include <cstring>\n"
+      "#define HG_CUDA_HALF 1\n#include <cuda_runtime.h>\n#include <cuda.h>\n"
+      "#include <cstdint>\n#include <cmath>\n#include <cstring>\n"
       "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n",
       {"common.inc", "reduce_common.inc", "mma.inc", "attention.inc"}, R"(
 // Blocks of 1, 2 and 4 warps (hg_attention's kRows under half storage).

@@ -296,12 +296,17 @@ int main() {
   all_cases<float>();
 #if defined(HG_CUDA_HALF)
   // The half cases on an sm_80-like device (mma.sync), then on one that runs
-  // Hopper's warpgroup products (wgmma), which the layer emulates.
-  for (const bool wgmma : {false, true}) {
-    hg_wgmma_ready() = wgmma;
-    g_type = wgmma ? "__half (wgmma)" : "__half";
+  // Hopper's warpgroup products (wgmma), which the layer emulates, with its
+  // operands copied by cp.async and by TMA (one product at a time).
+  const char* const kinds[][2] = {{"__half", "__nv_bfloat16"},
+                                  {"__half (wgmma, cp.async)", "__nv_bfloat16 (wgmma, cp.async)"},
+                                  {"__half (wgmma, TMA)", "__nv_bfloat16 (wgmma, TMA)"}};
+  for (int kind = 0; kind < 3; ++kind) {
+    hg_wgmma_ready() = kind > 0;
+    hg_wgmma_tma() = kind == 2;
+    g_type = kinds[kind][0];
     all_cases<__half>();
-    g_type = wgmma ? "__nv_bfloat16 (wgmma)" : "__nv_bfloat16";
+    g_type = kinds[kind][1];
     all_cases<__nv_bfloat16>();
   }
 #endif
