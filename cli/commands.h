@@ -74,6 +74,7 @@ struct VerifyFlags {
   bool external_weights = false;
   bool bisect = false;     // compare kernel by kernel even when the outputs pass
   bool no_bisect = false;  // not even when an output fails
+  std::string cxx_flags;   // added to verify's compiler flags
 };
 int run_verify(const VerifyFlags& flags);
 

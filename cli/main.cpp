@@ -168,6 +168,10 @@ int main(int argc, char** argv) {
       "done by a second build anyway when an output fails)");
   verify_cmd->add_flag("--no-bisect", verify.no_bisect, "when an output fails, do not look for the kernel that diverges")
       ->excludes(bisect_flag);
+  verify_cmd->add_option("--cxx-flags", verify.cxx_flags,
+                         "compiler flags added after verify's own (-std=c++11 -O2 -Wall -Wextra -Wpedantic -Werror "
+                         "-fno-exceptions -fno-rtti), e.g. macro definitions that select kernel variants; for "
+                         "--target cuda only their macro definitions (-DNAME[=VALUE]) reach nvcc");
   verify_cmd
       ->add_option("--threads", verify.threads,
                    "run the generated code on a pool of this many threads (its results must not change)")

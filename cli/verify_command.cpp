@@ -22,6 +22,7 @@ int run_verify(const VerifyFlags& flags) {
       flags.tolerance_given || exact ? flags.tolerance : default_tolerance(options.compile.target.precision);
   options.threads = flags.threads;
   options.external_weights = flags.external_weights;
+  if (!flags.cxx_flags.empty()) options.cxx_flags += " " + flags.cxx_flags;
   options.bisect = flags.bisect ? BisectMode::kAlways : flags.no_bisect ? BisectMode::kOff : BisectMode::kOnFailure;
   ModelSource source = flags.model.source();
   for (const auto& text : flags.inputs) {

@@ -29,7 +29,8 @@ struct NvccResult {
   int most_spilled = 0;       // the largest spill store of one kernel, bytes
 };
 
-inline NvccResult nvcc_compile(const Graph& graph, const std::string& name, Precision precision = Precision::kFP32) {
+inline NvccResult nvcc_compile(const Graph& graph, const std::string& name, Precision precision = Precision::kFP32,
+                               const std::string& defines = "") {
   const Target& cuda = find_target("cuda");
   CppEmitOptions options;
   options.name = c_identifier(name);
@@ -40,8 +41,8 @@ inline NvccResult nvcc_compile(const Graph& graph, const std::string& name, Prec
   write_generated(files, dir.path());
   const std::string cu = dir.path() + "/" + options.name + ".cu";
   const CommandResult r =
-      run_command("nvcc -std=c++17 -O3 " + compiler_flags_for(compile.target) + " -Xptxas -v -Werror all-warnings -c " +
-                  quoted(cu) + " -o " + quoted(dir.path() + "/model.o"));
+      run_command("nvcc -std=c++17 -O3 " + compiler_flags_for(compile.target) + defines +
+                  " -Xptxas -v -Werror all-warnings -c " + quoted(cu) + " -o " + quoted(dir.path() + "/model.o"));
   NvccResult result{r.exit_code, r.output, "", 0};
   std::istringstream lines(r.output);
   std::string function, line;

@@ -16,7 +16,9 @@
 #    --precision fp16` of ResNet-18 at batch 32 and the transformer layer, and
 #    `hybgen bench` of both on wgmma (TMA copies), on wgmma with cp.async
 #    copies (-DHG_CUDA_NO_TMA) and on mma.sync (-DHG_CUDA_NO_WGMMA),
-#    OUT/wgmma.txt;
+#    OUT/wgmma.txt; and ResNet-18 and the transformer layer at batch 1 in
+#    fp16 verified with programmatic dependent launch (-DHG_CUDA_PDL) and
+#    timed with and without it, OUT/pdl.txt;
 # 5. gpu_bench.py: the generated code against PyTorch (eager, CUDA Graph,
 #    torch.compile max-autotune while time is left), OUT/gpu_bench.txt and .json.
 # Building (nvcc, the exports) runs in parallel first; the timings run one at
@@ -94,6 +96,18 @@ for model in resnet18_v1_b32 transformer_encoder_b32; do
   done
 done > "$out/wgmma.txt" 2>&1
 stage "fp16 wgmma and mma.sync verified and timed"
+# Programmatic dependent launch at batch 1 (fp16: its sm_90a code has the waits).
+for model in resnet18_v1 transformer_encoder; do
+  echo "== fp16 $model batch 1: verify with -DHG_CUDA_PDL"
+  timeout 300 "$hybgen" verify "$out/zoo/$model.json" --target cuda --precision fp16 --external-weights \
+    --cxx-flags "-DHG_CUDA_PDL" 2>&1 | grep -E "reference$|^verify:|error" | tail -2
+  for flags in "" "-DHG_CUDA_PDL"; do
+    echo "== fp16 $model batch 1 ${flags:-(plain launches)}"
+    timeout 300 "$hybgen" bench "$out/zoo/$model.json" --target cuda --precision fp16 --external-weights \
+      --runs 200 --warmup 20 --cxx-flags "-O3 $flags" 2>&1 | grep -E "latency|error"
+  done
+done > "$out/pdl.txt" 2>&1
+stage "programmatic dependent launch verified and timed"
 budget=$((check_seconds - (SECONDS - start)))
 [ "$budget" -lt 60 ] && budget=60
 PYTHONUNBUFFERED=1 python3 "$here/gpu_bench.py" --phase measure --out "$out" --time-budget "$budget" \
@@ -111,6 +125,7 @@ summary() {
   echo "===== GEMM"; cat "$out/gemm.txt"
   echo "===== tf32 convolution gathers (ResNet-18, batch 32)"; cat "$out/gather.txt"
   echo "===== fp16: wgmma against mma.sync (batch 32)"; cat "$out/wgmma.txt"
+  echo "===== fp16 batch 1: programmatic dependent launch"; cat "$out/pdl.txt"
   echo "===== models"; cat "$out/gpu_bench_prepare.txt" "$out/gpu_bench.txt"
 }
 summary 2>&1 | tee "$out/summary.txt"

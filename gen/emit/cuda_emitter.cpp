@@ -182,8 +182,10 @@ std::string print_elementwise_kernel(const Graph& graph, const LoweredKernel& lo
   if (index == "int")
     for (std::size_t at = counters.find("const long "); at != std::string::npos; at = counters.find("const long ", at))
       counters.replace(at, 11, "const int ");
-  const std::string body = "for (" + index + " o = blockIdx.x * blockDim.x + threadIdx.x; o < " + std::to_string(total) +
-                           "; o += gridDim.x * blockDim.x) {\n" + indent_lines(counters + loop.statements, "  ") + "}\n";
+  // First the wait for the previous kernel (common.inc's HG_GRID_DEPENDENCY), as every kernel.
+  const std::string body = "HG_GRID_DEPENDENCY();\nfor (" + index + " o = blockIdx.x * blockDim.x + threadIdx.x; o < " +
+                           std::to_string(total) + "; o += gridDim.x * blockDim.x) {\n" +
+                           indent_lines(counters + loop.statements, "  ") + "}\n";
   std::vector<std::string> operands = loop.reads;
   operands.insert(operands.end(), loop.writes.begin(), loop.writes.end());
   std::vector<std::string> generic_reads, generic_writes;

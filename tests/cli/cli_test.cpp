@@ -155,6 +155,18 @@ TEST_F(Cli, VerifyPassesAndFailsOnWrongExpectedValues) {
   EXPECT_NE(r.output.find("OK     expected " + path("right.npy")), std::string::npos) << r.output;
 }
 
+// --cxx-flags reach the compiler after verify's own: a macro definition
+// builds and passes, a flag the compiler refuses fails the build.
+TEST_F(Cli, VerifyAddsTheCxxFlagsToItsOwn) {
+  const std::string model = small_model();
+  auto r = hybgen("verify --target generic --cxx-flags \"-DHG_UNUSED_MACRO=1\" " + quoted(model));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("verify: PASS"), std::string::npos) << r.output;
+  r = hybgen("verify --target generic --cxx-flags \"-fno-such-compiler-flag\" " + quoted(model));
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("-fno-such-compiler-flag"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, VerifyRejectsArraysThatDoNotFitTheModel) {
   const std::string model = small_model();
   write_npy(path("x.npy"), {{2, 8}, testing::seeded_values(16, 9)});

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "all_ops_graph.h"
+#include "cuda_test_support.h"
 #include "emit/cuda_emitter.h"
 #include "emit/generate.h"
 #include "emit/templates.h"
@@ -94,18 +95,77 @@ TEST(CudaBackend, EveryRegisteredOpHasACudaKernel) {
 }
 
 // The registry test's graph (tests/codegen/registry_ops_test.cpp runs it on
-// cuda-host) through nvcc for sm_80 and sm_90, in float32 and in the
-// half-precision storage of --precision fp16 and bf16 (every kernel that
-// declares those types instantiated for __half and __nv_bfloat16).
+// cuda-host) through nvcc at the cuda target's flags (sm_80 and sm_90; sm_80
+// and sm_90a for halves), in float32 and in the half-precision storage of
+// --precision fp16 and bf16 (every kernel that declares those types
+// instantiated for __half and __nv_bfloat16), fp16 with -DHG_CUDA_PDL.
 TEST(CudaBackend, EveryOpExampleCompilesWithNvcc) {
   if (!on_path("nvcc")) GTEST_SKIP() << "nvcc is not on the PATH";
   const Graph graph = testing::all_ops_graph(1, {}, Backend::kCuda).graph;
   for (Precision precision : {Precision::kFP32, Precision::kFP16, Precision::kBF16}) {
     SCOPED_TRACE(precision_name(precision));
-    const testing::NvccResult r = testing::nvcc_compile(graph, "all_ops_" + precision_name(precision), precision);
+    // fp16 (sm_90a) with programmatic dependent launch: the waits and cudaLaunchKernelEx.
+    const std::string defines = precision == Precision::kFP16 ? " -DHG_CUDA_PDL" : "";
+    const testing::NvccResult r =
+        testing::nvcc_compile(graph, "all_ops_" + precision_name(precision), precision, defines);
     std::printf("%s", r.ptxas_summary.c_str());
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_LE(r.most_spilled, testing::kMostSpillBytes) << r.output;
+  }
+}
+
+// The __global__ functions of CUDA source whose first statement is not
+// HG_GRID_DEPENDENCY() (common.inc), each named by its text up to the body,
+// and how many there are in all.
+std::pair<std::vector<std::string>, int> kernels_not_waiting_first(const std::string& text) {
+  std::vector<std::string> late;
+  int kernels = 0;
+  for (std::size_t at = text.find("__global__"); at != std::string::npos; at = text.find("__global__", at + 1)) {
+    const std::size_t line = text.rfind('\n', at) + 1;
+    if (text.compare(text.find_first_not_of(' ', line), 2, "//") == 0) continue;  // a comment
+    int depth = 0;
+    bool params = false;
+    std::size_t body = at;
+    for (; body < text.size(); ++body) {
+      const char c = text[body];
+      if (c == '(') ++depth, params = true;
+      if (c == ')') --depth;
+      if (c == ';' && depth == 0) break;  // a declaration
+      if (c == '{' && depth == 0 && params) break;
+    }
+    if (body >= text.size() || text[body] != '{') continue;
+    ++kernels;
+    const std::size_t first = text.find_first_not_of(" \n", body + 1);
+    if (text.compare(first, 21, "HG_GRID_DEPENDENCY();") != 0) late.push_back(text.substr(at, body - at));
+  }
+  return {late, kernels};
+}
+
+// With -DHG_CUDA_PDL a kernel launches while the one before it runs, so
+// every kernel must wait for it before it reads or writes anything: its
+// first statement is HG_GRID_DEPENDENCY(). Checked on every template and on
+// the generated .cu of every op example (the emitter's elementwise kernels
+// too), in float and in half storage.
+TEST(CudaBackend, EveryKernelStartsByWaitingForThePreviousOne) {
+  int kernels = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(testing::kKernels)) {
+    const auto [late, count] = kernels_not_waiting_first(testing::read_text(entry.path().string()));
+    kernels += count;
+    for (const auto& k : late) ADD_FAILURE() << entry.path().filename().string() << ": " << k;
+  }
+  EXPECT_GT(kernels, 50);
+  const Graph graph = testing::all_ops_graph(1, {}, Backend::kCuda).graph;
+  for (Precision precision : {Precision::kFP32, Precision::kFP16}) {
+    CompileOptions compile = CompileOptions::for_target(find_target("cuda"));
+    compile.target.precision = precision;
+    CppEmitOptions options;
+    options.name = "all_ops";
+    for (const auto& f : emit_cuda(compile_graph(graph, compile), options)) {
+      if (f.filename != "all_ops.cu") continue;
+      const auto [late, count] = kernels_not_waiting_first(f.content);
+      EXPECT_GT(count, 50) << precision_name(precision);
+      for (const auto& k : late) ADD_FAILURE() << precision_name(precision) << ": " << k;
+    }
   }
 }
 

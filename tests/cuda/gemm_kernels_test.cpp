@@ -518,8 +518,7 @@ template cudaError_t instantiate<__nv_bfloat16>(const __nv_bfloat16*, __nv_bfloa
   const std::size_t clean = occurrences(built.output, " 0 bytes spill stores, 0 bytes spill loads");
   const std::size_t mma =
       occurrences(built.output, "Compiling entry function '_ZN2nv7kernels23hg_attention_mma_kernel");
-  const std::size_t probes =
-      occurrences(built.output, "Compiling entry function '_ZN2nv7kernels21hg_wgmma_probe_kernel");
+  const std::size_t probes = occurrences(built.output, "Compiling entry function '_ZN2nv7kernels15hg_probe_kernel");
   // 4 head sizes x 3 block sizes x 2 types x 2 architectures, and only those
   // (beside common.inc's device probe): half storage never takes the FP32 kernel.
   EXPECT_EQ(mma, 48u) << built.output;
