@@ -82,29 +82,34 @@ for gather in mma wmma; do
 done > "$out/gather.txt" 2>&1
 stage "tf32 gathers timed"
 "$zoo" transformer_encoder "$out/zoo/transformer_encoder_b32" 32 > /dev/null 2>&1
+# verify_fp16 MODEL [FLAGS], bench_fp16 MODEL RUNS [FLAGS]: MODEL's export in fp16.
+verify_fp16() {
+  timeout 300 "$hybgen" verify "$out/zoo/$1.json" --target cuda --precision fp16 --external-weights \
+    --cxx-flags "${2:-}" 2>&1 | grep -E "reference$|^verify:|error" | tail -2
+}
+bench_fp16() {
+  timeout 300 "$hybgen" bench "$out/zoo/$1.json" --target cuda --precision fp16 --external-weights \
+    --runs "$2" --warmup 10 --cxx-flags "-O3 ${3:-}" 2>&1 | grep -E "latency|error"
+}
 for model in resnet18_v1_b32 transformer_encoder_b32; do
   echo "== fp16 $model: verify (wgmma on a Hopper)"
-  timeout 300 "$hybgen" verify "$out/zoo/$model.json" --target cuda --precision fp16 --external-weights 2>&1 |
-    grep -E "reference$|^verify:|error" | tail -2
+  verify_fp16 "$model"
   for kernel in wgmma wgmma-cp.async mma.sync; do
     flags=""
     [ "$kernel" = wgmma-cp.async ] && flags="-DHG_CUDA_NO_TMA"
     [ "$kernel" = mma.sync ] && flags="-DHG_CUDA_NO_WGMMA"
     echo "== fp16 $model on $kernel"
-    timeout 300 "$hybgen" bench "$out/zoo/$model.json" --target cuda --precision fp16 --external-weights \
-      --runs 50 --warmup 10 --cxx-flags "-O3 $flags" 2>&1 | grep -E "latency|error"
+    bench_fp16 "$model" 50 "$flags"
   done
 done > "$out/wgmma.txt" 2>&1
 stage "fp16 wgmma and mma.sync verified and timed"
 # Programmatic dependent launch at batch 1 (fp16: its sm_90a code has the waits).
 for model in resnet18_v1 transformer_encoder; do
   echo "== fp16 $model batch 1: verify with -DHG_CUDA_PDL"
-  timeout 300 "$hybgen" verify "$out/zoo/$model.json" --target cuda --precision fp16 --external-weights \
-    --cxx-flags "-DHG_CUDA_PDL" 2>&1 | grep -E "reference$|^verify:|error" | tail -2
+  verify_fp16 "$model" -DHG_CUDA_PDL
   for flags in "" "-DHG_CUDA_PDL"; do
     echo "== fp16 $model batch 1 ${flags:-(plain launches)}"
-    timeout 300 "$hybgen" bench "$out/zoo/$model.json" --target cuda --precision fp16 --external-weights \
-      --runs 200 --warmup 20 --cxx-flags "-O3 $flags" 2>&1 | grep -E "latency|error"
+    bench_fp16 "$model" 200 "$flags"
   done
 done > "$out/pdl.txt" 2>&1
 stage "programmatic dependent launch verified and timed"
