@@ -99,23 +99,29 @@ void check_depthwise(long n, long c, long h, long w, long kh, long kw, long sh, 
   for (size_t i = 0; i < x.size(); ++i) x[i] = random_value();
   for (size_t i = 0; i < wt.size(); ++i) wt[i] = random_value();
   for (long i = 0; i < c; ++i) b[i] = random_value();
-  // A guard value after the output catches writes past its end.
-  std::vector<float> y(static_cast<size_t>(n * c * oh * ow + 1), 777.0f);
-  if (epilogue == 1)
-    model::kernels::hg_conv2d_depthwise(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry,
-                                        [](long ch, long idx, float v) {
-                                          const float r = v + channel_add(ch) + residual(idx);
-                                          return r > 0.0f ? r : 0.0f;
-                                        });
-  else if (epilogue == 2)
-    model::kernels::hg_conv2d_depthwise(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry,
-                                        model::kernels::HgClampEpilogue(-0.3f, 0.4f));
-  else
-    model::kernels::hg_conv2d_depthwise(&x[0], &wt[0], bias ? &b[0] : 0, &y[0], geometry,
-                                        model::kernels::HgNoEpilogue());
-  ++g_cases;
-  if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL wrote past the output\n");
-  compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, epilogue, "depthwise");
+  // The input between unreadable pages, once against each: the kernels'
+  // plain loads may read beyond a plane's rows, never beyond the input.
+  for (int at_end = 0; at_end < 2; ++at_end) {
+    const GuardedFloats guarded(x, at_end != 0);
+    const float* const xp = guarded.data();
+    // A guard value after the output catches writes past its end.
+    std::vector<float> y(static_cast<size_t>(n * c * oh * ow + 1), 777.0f);
+    if (epilogue == 1)
+      model::kernels::hg_conv2d_depthwise(xp, &wt[0], bias ? &b[0] : 0, &y[0], geometry,
+                                          [](long ch, long idx, float v) {
+                                            const float r = v + channel_add(ch) + residual(idx);
+                                            return r > 0.0f ? r : 0.0f;
+                                          });
+    else if (epilogue == 2)
+      model::kernels::hg_conv2d_depthwise(xp, &wt[0], bias ? &b[0] : 0, &y[0], geometry,
+                                          model::kernels::HgClampEpilogue(-0.3f, 0.4f));
+    else
+      model::kernels::hg_conv2d_depthwise(xp, &wt[0], bias ? &b[0] : 0, &y[0], geometry,
+                                          model::kernels::HgNoEpilogue());
+    ++g_cases;
+    if (y[y.size() - 1] != 777.0f && ++g_failures < 20) std::printf("FAIL wrote past the output\n");
+    compare_with_direct(geometry, x, wt, bias ? &b[0] : 0, y, epilogue, "depthwise");
+  }
 }
 
 
@@ -438,6 +444,13 @@ int main(int argc, char** argv) {
   check_depthwise(1, 2, 13, 30, 7, 7, 1, 2, 3, 3, 1, 1, false, true);
   check_depthwise(1, 2, 5, 70, 1, 9, 1, 1, 0, 4, 1, 1, true, true);
   check_depthwise(1, 1, 4, 4, 3, 3, 1, 1, 5, 5, 1, 1, true, true);  // outputs with no tap inside
+  // Rows wide enough for stride 2's pairs of column groups; a last row group
+  // whose rows end the plane and the input, its right border read through masks.
+  check_depthwise(1, 3, 9, 70, 3, 3, 2, 2, 1, 1, 1, 1, true, 2);
+  check_depthwise(1, 2, 11, 75, 5, 5, 2, 2, 2, 2, 1, 1, false, 0);
+  check_depthwise(2, 3, 14, 21, 3, 3, 2, 2, 1, 1, 1, 1, true, 2);
+  // No padding rows, padding columns: the first row group starts the input, its left border read through masks.
+  check_depthwise(1, 2, 9, 20, 3, 3, 1, 1, 0, 1, 1, 1, true, 2);
   // Planes of at most 64 pixels with rows as wide as the input (the flat AVX-512 path), batch 2.
   check_depthwise(2, 5, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, true, true);
   check_depthwise(2, 3, 8, 8, 5, 5, 1, 1, 2, 2, 1, 1, false, true);

@@ -155,10 +155,46 @@ inline std::string native_repeats_an_explicit_path() {
   return "";
 }
 
-inline const char* kKernelDriverSupport = R"SUPPORT(#include <cstdio>
+inline const char* kKernelDriverSupport = R"SUPPORT(#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace {
+
+// A copy of `values` between two pages that cannot be read, ending where the
+// second starts (at_end) or starting where the first ends: a kernel that
+// reads past its input's end or before its start faults.
+class GuardedFloats {
+ public:
+  GuardedFloats(const std::vector<float>& values, bool at_end) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE)), bytes = values.size() * sizeof(float);
+    const size_t inner = (bytes + page - 1) / page * page;
+    size_ = inner + 2 * page;
+    void* const base = mmap(0, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+      std::printf("FAIL mmap\n");
+      std::exit(1);
+    }
+    base_ = static_cast<char*>(base);
+    mprotect(base_, page, PROT_NONE);
+    mprotect(base_ + page + inner, page, PROT_NONE);
+    data_ = reinterpret_cast<float*>(at_end ? base_ + page + inner - bytes : base_ + page);
+    if (bytes > 0) std::memcpy(data_, &values[0], bytes);
+  }
+  ~GuardedFloats() { munmap(base_, size_); }
+  const float* data() const { return data_; }
+
+ private:
+  GuardedFloats(const GuardedFloats&);
+  GuardedFloats& operator=(const GuardedFloats&);
+  char* base_;
+  size_t size_;
+  float* data_;
+};
 
 struct Reader {
   std::FILE* f;
