@@ -18,8 +18,9 @@
 //     F(2x2) with many filters on few tiles transforms them as it runs;
 //   - small maps where the pixels fill GEMM rows better than GEMM columns:
 //     pixel-row GEMM over W^T packed as a dense weight (conv2d_pixel_gemm.inc);
-//   - at most 4 input channels and 64 filters (a network's first layer) on
-//     x86-64-v4: filters in the vector lanes, no im2col (conv2d_filter_lanes.inc);
+//   - at most 4 input channels and 64 filters (a network's first layer),
+//     kernels larger than 3x3, on x86-64-v4: filters in the vector lanes, no
+//     im2col (conv2d_filter_lanes.inc);
 //   - other convolutions with several input channels per group: GEMM over
 //     weights packed at generation time (conv2d_gemm.inc: 1x1 convs read the
 //     input directly, others go through im2col tiles in arena scratch);
@@ -275,17 +276,20 @@ int64_t rows_filter_block(const ConvGeometry& g, const Target& target) {
 }
 
 // Few input channels (a network's first layer: ResNet's 3-channel 7x7
-// stride 2, MobileNet's 3x3 stride 2) with at most 64 filters, on AVX-512:
-// filters in the vector lanes, taps broadcast from a zero-padded copy of
-// the input (conv2d_filter_lanes.inc), no im2col. ResNet-18's 7x7 stem
-// took 1.73-1.94 ms against 2.04-2.37 with im2col + GEMM. The padded copy is
-// the kernel's scratch: only up to 4 MiB of it (ResNet's: 720 KB), where
-// im2col's tiles (at most 1 MiB) would keep the arena smaller.
+// stride 2) with at most 64 filters and a kernel larger than 3x3, on
+// AVX-512: filters in the vector lanes, taps broadcast from a zero-padded
+// copy of the input (conv2d_filter_lanes.inc), no im2col. With 27 or fewer
+// reduction steps a column tile of im2col is built in L1 and the GEMM is
+// faster: the 3x3 stride-2 stems of MobileNet v1 and v2, SqueezeNet and
+// Inception v3 took 11-21% less time that way, ResNet-18's 7x7 one 6% more
+// (docs/performance.md). The padded copy is the kernel's scratch: only up
+// to 4 MiB of it (ResNet's: 720 KB), where im2col's tiles (at most 1 MiB)
+// would keep the arena smaller.
 int64_t filter_lanes_rows(const ConvGeometry& g) { return (g.oh - 1) * g.sh + g.kh; }
 int64_t filter_lanes_padded(const ConvGeometry& g) { return ((g.ow + 15) / 16 * 16 - 1) * g.sw + g.kw; }
 bool uses_filter_lanes(const ConvGeometry& g, const Target& target) {
   return target.isa == Isa::kAvx512 && g.groups == 1 && g.dh == 1 && g.dw == 1 && g.c <= 4 && g.f <= 64 &&
-         g.kh * g.kw >= 9 && g.c * filter_lanes_rows(g) * filter_lanes_padded(g) * 4 <= int64_t{4} << 20;
+         g.kh * g.kw > 9 && g.c * filter_lanes_rows(g) * filter_lanes_padded(g) * 4 <= int64_t{4} << 20;
 }
 
 // Blocks of 16 filters; the padded input's rows and row length (above:
