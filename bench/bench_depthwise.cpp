@@ -36,13 +36,9 @@ struct Layer {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int rounds = 9;
-  double min_ms = 20;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--rounds") rounds = std::atoi(argv[i + 1]);
-    else if (flag == "--min-ms") min_ms = std::atof(argv[i + 1]);
-  }
+  const bench::RoundOptions options = bench::parse_rounds(argc, argv, 9, 20);
+  const int rounds = options.rounds;
+  const double min_ms = options.min_ms;
   const double peak = bench::fma_peak_gflops();
   std::printf("bench_depthwise: MobileNet v2's 3x3 depthwise layers, relu6, one thread, %d rounds; FMA peak now %.1f "
               "GFLOP/s\n",

@@ -47,13 +47,9 @@ struct Way {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int rounds = 9;
-  double min_ms = 50;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--rounds") rounds = std::atoi(argv[i + 1]);
-    else if (flag == "--min-ms") min_ms = std::atof(argv[i + 1]);
-  }
+  const bench::RoundOptions options = bench::parse_rounds(argc, argv, 9, 50);
+  const int rounds = options.rounds;
+  const double min_ms = options.min_ms;
   openblas_set_num_threads(1);
   std::printf("machine: %s; OpenBLAS %s, 1 thread; compiler %s\n", cpu_model().c_str(), openblas_get_config(),
               __VERSION__);

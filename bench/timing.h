@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace bench {
@@ -29,6 +31,24 @@ inline double sample_us(const std::function<void()>& f, int n) {
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < n; ++i) f();
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+}
+
+// Rounds of samples and the milliseconds a sample lasts: `--rounds N` and
+// `--min-ms M` from the command line, else the defaults given.
+struct RoundOptions {
+  int rounds;
+  double min_ms;
+};
+inline RoundOptions parse_rounds(int argc, char** argv, int rounds, double min_ms) {
+  RoundOptions o{rounds, min_ms};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--rounds")
+      o.rounds = std::atoi(argv[i + 1]);
+    else if (flag == "--min-ms")
+      o.min_ms = std::atof(argv[i + 1]);
+  }
+  return o;
 }
 
 // The median of timing samples (the mean of the middle two for an even count).
