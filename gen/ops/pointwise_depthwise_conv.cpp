@@ -28,15 +28,14 @@ namespace {
 
 // The size of one channel block of `mid` (256 KiB, in floats): the block is
 // the most whole GEMM row panels (the target's gemm_mr channels each) within
-// it, and at least the panels that hold kMinBlockChannels. 256 KiB blocks stay in a 512 KiB or larger L2 next to the
-// block's input rows.
+// it, and at least the panels that hold kMinBlockChannels. 256 KiB blocks
+// stay in a 512 KiB or larger L2 next to the block's input rows.
 constexpr int64_t kBlockBudgetFloats = int64_t{256} * 1024 / 4;
 
 // Every block reads the 1x1 convolution's whole input again, so on large
 // maps, where a panel alone passes the budget, fewer and larger blocks pay
-// more than keeping a block in L2: MobileNet v2's 16 -> 96 layer on 112x112
-// (800 KB of input) ran fastest with 24 channels a block, against 6 on
-// AVX2 and 8 on AVX-512.
+// more than keeping a block in L2 (MobileNet v2's 16 -> 96 layer on
+// 112x112; bench_expansion and docs/performance.md).
 constexpr int64_t kMinBlockChannels = 24;
 
 // The depthwise convolution's geometry on the 1x1 convolution's output
@@ -128,8 +127,8 @@ void pointwise_depthwise_conv_reference(const KernelIO& io) {
 // Channels per block of `mid` for this target (see kBlockBudgetFloats).
 int64_t channel_block(const Geometry& g, const Target& target) {
   const int64_t mr = target.gemm_mr, panels_total = (g.f + mr - 1) / mr;
-  const int64_t least = (kMinBlockChannels + mr - 1) / mr;
-  const int64_t panels = std::clamp<int64_t>(std::max(kBlockBudgetFloats / (g.h * g.w * mr), least), 1, panels_total);
+  const int64_t least = (kMinBlockChannels + mr - 1) / mr;  // at least one panel
+  const int64_t panels = std::min(std::max(kBlockBudgetFloats / (g.h * g.w * mr), least), panels_total);
   return panels * mr;
 }
 

@@ -180,8 +180,10 @@ class GuardedFloats {
       std::exit(1);
     }
     base_ = static_cast<char*>(base);
-    mprotect(base_, page, PROT_NONE);
-    mprotect(base_ + page + inner, page, PROT_NONE);
+    if (mprotect(base_, page, PROT_NONE) != 0 || mprotect(base_ + page + inner, page, PROT_NONE) != 0) {
+      std::printf("FAIL mprotect\n");
+      std::exit(1);
+    }
     data_ = reinterpret_cast<float*>(at_end ? base_ + page + inner - bytes : base_ + page);
     if (bytes > 0) std::memcpy(data_, &values[0], bytes);
   }
